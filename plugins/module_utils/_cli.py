@@ -1,0 +1,117 @@
+# Copyright (c) tapeops.qualify contributors
+# GNU General Public License v3.0+ (see LICENSES/GPL-3.0-or-later.txt or https://www.gnu.org/licenses/gpl-3.0.txt)
+# SPDX-License-Identifier: GPL-3.0-or-later
+
+"""Run command-line tools with a fixed locale and fail with evidence.
+
+Private to this collection: may change without notice.
+
+Modeled on community.docker's ``_common_cli`` (one place runs the tool; a
+failure carries ``cmd``, ``rc``, ``stdout``, ``stderr``) and community.general's
+``CmdRunner`` (``LC_ALL=C`` before any output is parsed).
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+
+C_LOCALE_ENV = {'LC_ALL': 'C', 'LANG': 'C', 'LANGUAGE': 'C'}
+
+
+class CliError(Exception):
+    """A tool failed. Carries the evidence and a sentence saying what to do."""
+
+    def __init__(self, msg, cmd=None, rc=None, stdout=None, stderr=None, hint=None):
+        super().__init__(msg)
+        self.msg = msg
+        self.cmd = cmd
+        self.rc = rc
+        self.stdout = stdout
+        self.stderr = stderr
+        self.hint = hint
+
+    def as_fail_kwargs(self):
+        """Keyword arguments for ``AnsibleModule.fail_json``."""
+        msg = self.msg if not self.hint else '%s %s' % (self.msg, self.hint)
+        result = {'msg': msg}
+        for key in ('cmd', 'rc', 'stdout', 'stderr'):
+            value = getattr(self, key)
+            if value is not None:
+                result[key] = value
+        return result
+
+
+class CliResult:
+    """Outcome of one command."""
+
+    __slots__ = ('cmd', 'rc', 'stdout', 'stderr')
+
+    def __init__(self, cmd, rc, stdout, stderr):
+        self.cmd = cmd
+        self.rc = rc
+        self.stdout = stdout
+        self.stderr = stderr
+
+    @property
+    def ok(self):
+        return self.rc == 0
+
+
+def find_tool(name, module=None, required=True, hint=None):
+    """Return the path of ``name``; raise CliError when it is required and missing."""
+    path = None
+    if module is not None:
+        path = module.get_bin_path(name, required=False, opt_dirs=['/usr/sbin', '/sbin'])
+    if path is None:
+        path = shutil.which(name, path=os.environ.get('PATH', '') + ':/usr/sbin:/sbin')
+    if path is None and required:
+        raise CliError(
+            '%s was not found on this host.' % name,
+            hint=hint or 'Install it (see bindep.txt at the collection root for package names).',
+        )
+    return path
+
+
+def run(cmd, module=None, check=False, hint=None, timeout=None, data=None):
+    """Run ``cmd`` (a list) with ``LC_ALL=C``; return a CliResult.
+
+    With ``module`` (an AnsibleModule), ``module.run_command`` is used so the
+    command shows up in Ansible's logs the usual way; otherwise subprocess.
+    ``check=True`` raises CliError on a non-zero exit, with ``hint`` as the
+    sentence saying what to do.
+    """
+    cmd = [str(c) for c in cmd]
+    if module is not None and timeout is None:
+        rc, out, err = module.run_command(cmd, environ_update=dict(C_LOCALE_ENV), data=data,
+                                          binary_data=data is not None)
+    else:
+        env = dict(os.environ)
+        env.update(C_LOCALE_ENV)
+        try:
+            proc = subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=timeout,
+                                  input=data, check=False)
+        except subprocess.TimeoutExpired as exc:
+            raise CliError(
+                '%s did not finish within %s seconds.' % (cmd[0], timeout), cmd=cmd,
+                stdout=_text(exc.stdout), stderr=_text(exc.stderr),
+                hint=hint or 'Check that the device is not hung (dmesg) and retry.',
+            ) from exc
+        except OSError as exc:
+            raise CliError('Cannot run %s: %s.' % (cmd[0], exc), cmd=cmd,
+                           hint=hint or 'Install the tool or fix its path.') from exc
+        rc, out, err = proc.returncode, proc.stdout, proc.stderr
+    result = CliResult(cmd, rc, out, err)
+    if check and rc != 0:
+        raise CliError('%s failed with exit code %d.' % (' '.join(cmd), rc), cmd=cmd, rc=rc,
+                       stdout=out, stderr=err, hint=hint)
+    return result
+
+
+def _text(value):
+    if value is None:
+        return None
+    if isinstance(value, bytes):
+        return value.decode('utf-8', 'replace')
+    return value
