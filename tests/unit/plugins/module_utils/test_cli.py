@@ -1,0 +1,36 @@
+"""Tests for the tool runner: locale, evidence on failure, timeouts."""
+
+import pytest
+
+from ansible_collections.tapeops.qualify.plugins.module_utils import _cli
+
+
+def test_run_forces_c_locale(monkeypatch):
+    monkeypatch.setenv('LC_ALL', 'de_DE.UTF-8')
+    result = _cli.run(['sh', '-c', 'echo "$LC_ALL/$LANG"'])
+    assert result.ok
+    assert result.stdout.strip() == 'C/C'
+
+
+def test_failure_carries_evidence_and_hint():
+    with pytest.raises(_cli.CliError) as info:
+        _cli.run(['sh', '-c', 'echo out; echo err >&2; exit 3'], check=True, hint='Do this instead.')
+    kwargs = info.value.as_fail_kwargs()
+    assert kwargs['rc'] == 3
+    assert kwargs['stdout'] == 'out\n'
+    assert kwargs['stderr'] == 'err\n'
+    assert kwargs['cmd'][0] == 'sh'
+    assert kwargs['msg'].endswith('Do this instead.')
+
+
+def test_timeout_is_an_error_not_a_hang():
+    with pytest.raises(_cli.CliError) as info:
+        _cli.run(['sleep', '5'], timeout=0.2)
+    assert 'did not finish within 0.2 seconds' in info.value.msg
+
+
+def test_missing_tool_says_what_to_install():
+    with pytest.raises(_cli.CliError) as info:
+        _cli.find_tool('surely-not-a-real-tool-xyz')
+    assert 'bindep.txt' in info.value.as_fail_kwargs()['msg']
+    assert _cli.find_tool('surely-not-a-real-tool-xyz', required=False) is None
