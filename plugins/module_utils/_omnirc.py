@@ -1,0 +1,199 @@
+# Copyright (c) tapeops.qualify contributors
+# GNU General Public License v3.0+ (see LICENSES/GPL-3.0-or-later.txt or https://www.gnu.org/licenses/gpl-3.0.txt)
+# SPDX-License-Identifier: GPL-3.0-or-later
+
+"""Data Protector ``omnirc`` editing and device recommendations (pure functions).
+
+Private to this collection: may change without notice.
+
+The omnirc file (``/opt/omni/.omnirc`` on a Linux Media Agent, created by the
+administrator from the ``/opt/omni/.omnirc.TMPL`` template that Data Protector
+installs) is plain text: ``#`` starts a comment, every other non-blank line is
+``KEY=value``. The Media Agent reads it when a session starts, so an edit needs
+no service restart.
+
+``update_omnirc`` keeps every comment, blank line and unknown key where it is,
+changes the value of managed keys in place, activates a commented-out example
+(``#KEY=...``) by adding the active line right after it, and otherwise appends
+the key at the end. Nothing here touches the file system.
+"""
+
+from __future__ import annotations
+
+import re
+
+# Data Protector omnirc variables are upper-case names with digits and
+# underscores (OB2IMMEDFM, OB2BLKPADDING_<n>, OB2FORCESCSI ...).
+KEY_RE = re.compile(r'^[A-Z][A-Z0-9_]*$')
+_ACTIVE_RE = re.compile(r'^(?P<indent>[ \t]*)(?P<key>[A-Za-z][A-Za-z0-9_]*)[ \t]*=(?P<value>.*)$')
+_COMMENTED_RE = re.compile(r'^[ \t]*#+[ \t]*(?P<key>[A-Z][A-Z0-9_]*)[ \t]*=')
+
+# DP's rule for the default segment size of a tape device (see docs/roles.md):
+# native capacity / 50; a segment also closes when its catalog reaches 12 MB.
+SEGMENT_DIVISOR = 50
+CATALOG_SEGMENT_LIMIT_MB = 12
+# Data Protector accepts tape block sizes in KB up to 1024 KB on Linux Media
+# Agents; 256 KB is its default for LTO devices.
+DP_DEFAULT_BLOCK_KB = 256
+DP_MAX_BLOCK_KB = 1024
+
+
+class OmnircError(ValueError):
+    """A key or value that cannot go into an omnirc file, with what to do instead."""
+
+
+def validate_keys(keys):
+    """Check a ``{KEY: value}`` dict; return it with values as strings.
+
+    ``None`` as a value means "remove this key". Raises OmnircError naming the
+    offending key and the format to use.
+    """
+    if not isinstance(keys, dict):
+        raise OmnircError('omnirc keys must be a mapping of KEY: value, got %s.' % type(keys).__name__)
+    clean = {}
+    for key, value in keys.items():
+        if not isinstance(key, str) or not KEY_RE.match(key):
+            raise OmnircError(
+                'omnirc key %r is not in Data Protector format: use upper-case letters, digits and '
+                'underscores, starting with a letter (for example OB2IMMEDFM).' % (key,))
+        if value is None:
+            clean[key] = None
+            continue
+        if isinstance(value, bool):
+            value = 1 if value else 0
+        text = str(value)
+        if '\n' in text or '\r' in text or '#' in text:
+            raise OmnircError(
+                'omnirc value for %s must be a single line without "#" (omnirc has no quoting): got %r.'
+                % (key, text))
+        if text != text.strip():
+            raise OmnircError('omnirc value for %s has leading or trailing blanks: use %r.' % (key, text.strip()))
+        clean[key] = text
+    return clean
+
+
+def parse_omnirc(text):
+    """Return ``{KEY: value}`` of the active lines (the last one wins, as for a shell-style file)."""
+    result = {}
+    for line in text.splitlines():
+        if line.lstrip().startswith('#'):
+            continue
+        match = _ACTIVE_RE.match(line)
+        if match:
+            result[match.group('key')] = match.group('value').strip()
+    return result
+
+
+def update_omnirc(text, keys):
+    """Return ``(new_text, changes)`` with ``keys`` applied to omnirc ``text``.
+
+    ``changes`` is a list of ``{'key', 'before', 'after'}`` (``None`` for absent).
+    """
+    keys = validate_keys(keys)
+    lines = text.splitlines()
+    trailing_newline = text.endswith('\n') or not text
+    active = {}
+    commented = {}
+    tight_seen = set()
+    for idx, line in enumerate(lines):
+        if line.lstrip().startswith('#'):
+            match = _COMMENTED_RE.match(line)
+            if match:
+                # Prefer an example written exactly as an active line
+                # ("#KEY=value") over prose such as "# KEY=0|1".
+                key = match.group('key')
+                if line.lstrip().startswith('#' + key):
+                    if key not in tight_seen:
+                        commented[key] = idx
+                        tight_seen.add(key)
+                elif key not in commented:
+                    commented[key] = idx
+            continue
+        match = _ACTIVE_RE.match(line)
+        if match:
+            active.setdefault(match.group('key'), []).append(idx)
+
+    changes = []
+    replace = {}
+    drop = set()
+    insert_after = {}
+    append = []
+    for key, value in keys.items():
+        positions = active.get(key, [])
+        before = _ACTIVE_RE.match(lines[positions[-1]]).group('value').strip() if positions else None
+        if value is None:
+            if positions:
+                drop.update(positions)
+                changes.append({'key': key, 'before': before, 'after': None})
+            continue
+        if positions:
+            # One key per line: keep the first occurrence, drop duplicates
+            # (they would shadow it).
+            first = positions[0]
+            indent = _ACTIVE_RE.match(lines[first]).group('indent')
+            new_line = '%s%s=%s' % (indent, key, value)
+            if before != value or len(positions) > 1:
+                replace[first] = new_line
+                drop.update(positions[1:])
+                changes.append({'key': key, 'before': before, 'after': value})
+            continue
+        line = '%s=%s' % (key, value)
+        if key in commented:
+            insert_after.setdefault(commented[key], []).append(line)
+        else:
+            append.append(line)
+        changes.append({'key': key, 'before': None, 'after': value})
+
+    if not changes:
+        return text, []
+    out = []
+    for idx, line in enumerate(lines):
+        if idx in drop:
+            continue
+        out.append(replace.get(idx, line))
+        out.extend(insert_after.get(idx, []))
+    out.extend(append)
+    new_text = '\n'.join(out)
+    if trailing_newline or append:
+        new_text += '\n'
+    return new_text, changes
+
+
+def recommend_device(native_capacity_gb, hba_max_transfer_bytes=None, max_block_kb=DP_MAX_BLOCK_KB):
+    """Recommend a Data Protector tape device block size and segment size.
+
+    ``native_capacity_gb`` is the cartridge's native (uncompressed) capacity in
+    decimal GB, from the drive model. Returns a dict:
+
+    - ``segment_size_mb``: native capacity / 50, in MB (DP's default rule);
+    - ``catalog_segment_limit_mb``: 12 (a segment also closes at 12 MB of catalog);
+    - ``block_size_kb``: the largest power-of-two KB block not above
+      ``max_block_kb`` nor the HBA path's maximum transfer (when known);
+    - ``block_size_limited_by``: ``dp`` or ``hba``.
+    """
+    if native_capacity_gb is None or native_capacity_gb <= 0:
+        raise OmnircError('native capacity must be a positive number of GB, got %r.' % (native_capacity_gb,))
+    if max_block_kb < 64 or max_block_kb > DP_MAX_BLOCK_KB:
+        raise OmnircError('max_block_kb must be between 64 and %d KB, got %r.' % (DP_MAX_BLOCK_KB, max_block_kb))
+    segment_mb = int(round(native_capacity_gb * 1000.0 / SEGMENT_DIVISOR))
+    limit_kb = max_block_kb
+    limited_by = 'dp'
+    if hba_max_transfer_bytes:
+        hba_kb = int(hba_max_transfer_bytes) // 1024
+        if hba_kb < limit_kb:
+            limit_kb = hba_kb
+            limited_by = 'hba'
+    block_kb = 1
+    while block_kb * 2 <= limit_kb:
+        block_kb *= 2
+    if block_kb < 64:
+        raise OmnircError(
+            'the HBA path carries only %d KB per transfer, below the 64 KB minimum worth configuring: '
+            'raise the st max_sg_segs / HBA sg_tablesize limit (see the st_tuning preflight facts).' % limit_kb)
+    return {
+        'native_capacity_gb': native_capacity_gb,
+        'segment_size_mb': segment_mb,
+        'catalog_segment_limit_mb': CATALOG_SEGMENT_LIMIT_MB,
+        'block_size_kb': block_kb,
+        'block_size_limited_by': limited_by,
+    }
