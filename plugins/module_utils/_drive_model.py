@@ -1,0 +1,630 @@
+# Copyright (c) tapeops.qualify contributors
+# GNU General Public License v3.0+ (see COPYING or https://www.gnu.org/licenses/gpl-3.0.txt)
+# SPDX-License-Identifier: GPL-3.0-or-later
+
+"""The LTO drive model: what each generation needs from the host.
+
+Private to this collection: may change without notice. Pure Python, no
+Ansible imports, importable on Python 3.9+ managed hosts.
+
+* ``lookup()`` gives a :class:`DriveSpec` per generation (1-10), form factor
+  where it matters (LTO-8, LTO-9) and vendor where the vendor publishes its
+  speed-matching range (IBM, HPE).
+* ``identify_inquiry()`` and ``generation_from_density()`` turn SCSI INQUIRY
+  strings and the density code that ``mt status`` / ``tapeinfo`` print into a
+  generation.
+* ``required_feed()`` is the rate math: the host feed (MB/s of uncompressed
+  data) that keeps a drive at full speed and at its speed-matching floor for a
+  given on-tape compression ratio; ``tape_ratio_from_software()`` and
+  ``estimate_compressibility()`` estimate that ratio from a cheap software
+  compressor on a sample.
+
+All rates are decimal MB/s (10**6 bytes/s) and capacities decimal GB, as the
+vendors quote them. Every number below names its source (keys of
+``SOURCES``; full references in docs/drive-model.md). Where no source gives a
+number (most speed-matching floors), the model says ``None`` = unknown and the
+inventory may set it per drive; it never guesses one.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+import re
+import zlib
+
+# Short citations. The docs (docs/drive-model.md) carry the full references.
+SOURCES = {
+    'ibm-ts4300-speed': 'IBM TS4300 docs, "Speed matching", tables 1 (full height) and 2 (half height)',
+    'ibm-lto10-speed': 'IBM docs STAKKZ con_LTOdrive_speedmatching (Generation 10 and 10 PA media columns)',
+    'ibm-ts4500-perf': 'IBM TS4500 docs, "Performance specifications for LTO tape drives" (native data rates, Inquiry strings)',
+    'ibm-lto10-drives': 'IBM docs STAKKZ "Tape drives" table 2 (LTO-10: Inquiry ULT3580-TDA / ULTRIUM-TDA, 400 MB/s native)',
+    'ibm-ts4500-carts': 'IBM TS4500 docs, "Capacity of supported LTO tape cartridges" (L3..L9, M8)',
+    'ibm-ultrium2-guide': 'IBM TotalStorage LTO Ultrium 2 Tape Drive (T400) guide, "Speed Matching and Channel Calibration"',
+    'ibm-ultrium3-guide': 'IBM TotalStorage Ultrium Tape Drive T800 (Generation 3) guide, "Speed Matching"',
+    'ibm-t200-density': 'IBM Ultrium T200/T200F SCSI reference, table 75 "Density Information for LTO Formats"',
+    'hp-gen3-trm': 'HP Ultrium drives technical reference manual, Generation 3, volume 4 (Q1530-90901 ed. 5, 2004), ch. 10',
+    'hp-gen2-trm': 'HP Ultrium drives technical reference manual, generations 1 and 2 (C7379-90900), REPORT DENSITY SUPPORT',
+    'quantum-lto4-density': 'Quantum LTO-4 SCSI reference, REPORT DENSITY SUPPORT descriptor fields',
+    'quantum-lto9hh-speed': "Quantum LTO-9 HH SAS User's Guide, \"Speed Matching\" (same rates as IBM's tables)",
+    'mt-st-1.7': 'mt-st 1.7 "mt densities" (mt.c density_tbl), fixture mt_densities__mt-st-1.7-debian12__1.txt',
+    'mt-st-git': 'mt-st upstream mt.c density_tbl after 1.7 (github.com/iustin/mt-st, commit 024313d4541c): 0x60 LTO-9',
+    'ibm-hh9-capture': 'real IBM ULT3580-HH9 (LTO-9) mt status showing density 0x60, fixture mt_status_mtst__IBM-ULT3580-HH9-N9B1-lin_tape__2.txt',
+    'freebsd-libmt-lto10': 'FreeBSD commit 930486f9be5c "mt(1)/libmt: Add LTO-10 density codes and specs" (2026-03-02)',
+    'issue-2': 'tapeops.qualify issue 2, section 4 (native rates as collected for the project)',
+    'ibm-lto-dc': 'IBM Ultrium 4 description: LTO-DC is a Lempel-Ziv class 1 (LZ-1) algorithm, an extension of ALDC',
+}
+
+GENERATIONS = tuple(range(1, 11))
+FORM_FACTORS = ('FH', 'HH')
+VENDORS = ('IBM', 'HPE')
+
+# Largest nominal compression ratio of any LTO generation (2.5:1 from LTO-6 on).
+MAX_NOMINAL_RATIO = 2.5
+
+
+@dataclasses.dataclass(frozen=True)
+class DriveSpec:
+    """One drive model: generation, form factor, vendor and its numbers."""
+
+    generation: int
+    form_factor: str | None      # 'FH', 'HH', or None where it makes no difference
+    vendor: str | None           # 'IBM', 'HPE', or None (generic)
+    native_mb_s: float
+    native_capacity_gb: int
+    compression_ratio: float     # nominal: 2.0 up to LTO-5, 2.5 from LTO-6
+    speed_floor_mb_s: float | None   # None = unknown (no source)
+    speed_steps_mb_s: tuple | None   # where a source lists the steps, fastest first
+    label: str
+    sources: tuple
+    notes: tuple = ()            # assumptions the lookup made, in words
+
+    def as_dict(self):
+        """Plain dict for module results and JSON."""
+        result = dataclasses.asdict(self)
+        result['speed_steps_mb_s'] = list(self.speed_steps_mb_s) if self.speed_steps_mb_s else None
+        result['sources'] = list(self.sources)
+        result['notes'] = list(self.notes)
+        return result
+
+
+# ---------------------------------------------------------------------------
+# Per-generation data for the generation's own cartridge.
+# generation: (native capacity GB, nominal compression ratio, native MB/s, sources)
+# ---------------------------------------------------------------------------
+_GENERATION = {
+    # LTO-1: 100 GB = density descriptor "95367 MB" of 2**20 bytes (IBM T200 table 75;
+    # Quantum LTO-4 REPORT DENSITY lists 100,000 MB). 15 MB/s native: issue 2.
+    1: (100, 2.0, 15.0, ('ibm-t200-density', 'quantum-lto4-density', 'issue-2')),
+    # LTO-2: 200 GB (HP gen 1/2 TRM: capacity 200,000 MB; Quantum LTO-4 reference).
+    # Native rate is vendor-specific: IBM 35 MB/s (top speed-matching step, IBM
+    # Ultrium 2 guide), HP 30 MB/s (issue 2). Generic uses the higher one so the
+    # full-speed feed requirement errs high, never low.
+    2: (200, 2.0, 35.0, ('hp-gen2-trm', 'quantum-lto4-density', 'ibm-ultrium2-guide')),
+    # LTO-3: 400 GB (IBM TS4500 cartridges), 80 MB/s (IBM TS4500 performance table
+    # "80 Mb/s (L3)"; HP gen 3 TRM "Native: 80 MB/s").
+    3: (400, 2.0, 80.0, ('ibm-ts4500-carts', 'ibm-ts4500-perf', 'hp-gen3-trm')),
+    # LTO-4: 800 GB, 120 MB/s (IBM TS4500 cartridges / performance "120 Mb/s (L4)").
+    4: (800, 2.0, 120.0, ('ibm-ts4500-carts', 'ibm-ts4500-perf')),
+    # LTO-5: 1.5 TB, 140 MB/s, 2:1 (IBM TS4500 tables: "L5 and earlier compressed at 2:1").
+    5: (1500, 2.0, 140.0, ('ibm-ts4500-carts', 'ibm-ts4500-perf')),
+    # LTO-6: 2.5 TB, 160 MB/s, 2.5:1 (IBM TS4500 tables: "L6 ... compressed at 2.5:1").
+    6: (2500, 2.5, 160.0, ('ibm-ts4500-carts', 'ibm-ts4500-perf')),
+    # LTO-7: 6 TB, 300 MB/s (IBM TS4500 tables).
+    7: (6000, 2.5, 300.0, ('ibm-ts4500-carts', 'ibm-ts4500-perf')),
+    # LTO-8: 12 TB, 360 MB/s full height (IBM TS4500 tables); half height below.
+    8: (12000, 2.5, 360.0, ('ibm-ts4500-carts', 'ibm-ts4500-perf')),
+    # LTO-9: 18 TB, 400 MB/s full height (IBM TS4500 tables); half height below.
+    9: (18000, 2.5, 400.0, ('ibm-ts4500-carts', 'ibm-ts4500-perf')),
+    # LTO-10: 30 TB standard (LA) cartridge, 40 TB premium (PA, density 0x63),
+    # 75 TB at 2.5:1 (FreeBSD libmt commit); 400 MB/s native (IBM LTO-10 drives).
+    10: (30000, 2.5, 400.0, ('freebsd-libmt-lto10', 'ibm-lto10-drives')),
+}
+
+# Native rates that differ by form factor or vendor: (generation, form_factor, vendor) -> (MB/s, source).
+# Only LTO-8 and LTO-9 differ by form factor here: issue 2 gives 300 MB/s for
+# both half-height drives. HP's half-height LTO-3/LTO-4 drives are slower than
+# their full-height ones too, but no source at hand gives the number: not modelled.
+_NATIVE_OVERRIDE = {
+    (2, None, 'HPE'): (30.0, 'issue-2'),
+    (8, 'HH', None): (300.0, 'issue-2'),
+    (9, 'HH', None): (300.0, 'issue-2'),
+}
+_FORM_FACTOR_MATTERS = frozenset((8, 9))
+
+# Speed matching: (generation, form_factor, vendor) -> (steps fastest first or None, floor MB/s, source).
+_SPEED = {
+    # "one of five speeds ... 17.5, 21.9, 26.25, 30.63, or 35 MB/s" (IBM Ultrium 2 guide).
+    (2, None, 'IBM'): ((35.0, 30.63, 26.25, 21.9, 17.5), 17.5, 'ibm-ultrium2-guide'),
+    # "one of five speeds ... 40, 50, 60, 70, or 80 MB/s" (IBM Ultrium 3 / T800 guide).
+    (3, None, 'IBM'): ((80.0, 70.0, 60.0, 50.0, 40.0), 40.0, 'ibm-ultrium3-guide'),
+    # "ATS data rate range (3:1) 27-80 MB/s (U3)"; HP lists the range, not the steps.
+    (3, None, 'HPE'): (None, 27.0, 'hp-gen3-trm'),
+    # IBM TS4300 "Speed matching": generation 7 media, full- and half-height
+    # drives list the same twelve rates.
+    (7, None, 'IBM'): ((306.0, 287.52, 268.56, 250.66, 231.86, 213.06, 194.26,
+                        175.46, 157.67, 138.52, 120.11, 101.46), 101.46, 'ibm-ts4300-speed'),
+    # Generation 8 media, full height (table 1) and half height (table 2).
+    (8, 'FH', 'IBM'): ((365.0, 341.0, 318.0, 306.4, 273.0, 249.5, 226.0, 203.0,
+                        180.0, 157.5, 135.0, 112.0), 112.0, 'ibm-ts4300-speed'),
+    (8, 'HH', 'IBM'): ((306.4, 273.0, 249.5, 226.0, 203.0, 180.0, 157.5, 135.0,
+                        112.0), 112.0, 'ibm-ts4300-speed'),
+    # Generation 9 media, full height (table 1) and half height (table 2).
+    (9, 'FH', 'IBM'): ((408.0, 385.0, 366.0, 347.0, 325.0, 305.0, 284.0, 263.0,
+                        244.0, 223.0, 203.0, 177.0), 177.0, 'ibm-ts4300-speed'),
+    (9, 'HH', 'IBM'): ((284.0, 263.0, 244.0, 223.0, 203.0, 177.0), 177.0, 'ibm-ts4300-speed'),
+    # Generation 10 (LA) media. Premium PA media runs 407..162 MB/s (14 steps),
+    # so its floor is 162; the drive spec describes the standard cartridge.
+    (10, None, 'IBM'): ((407.0, 387.0, 368.0, 349.0, 330.0, 311.0, 291.0, 272.0,
+                         253.0, 234.0, 214.0, 195.0, 176.0, 157.0), 157.0, 'ibm-lto10-speed'),
+}
+
+_GEN_CHARS = {'A': 10}
+
+
+def _check_generation(value):
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise ValueError('LTO generation must be a whole number 1-10, got %r.' % (value,))
+    if value not in GENERATIONS:
+        raise ValueError(
+            'LTO generation %d is not one this model knows (1-10). Check the drive '
+            '(lsscsi / sg_inq vendor and product) or set the generation in the inventory.' % value)
+    return value
+
+
+def _normalize_form_factor(value):
+    if value is None:
+        return None
+    text = re.sub(r'[\s_-]+', '', str(value)).upper()
+    if text in ('FH', 'FULLHEIGHT', 'FULL', 'TD'):
+        return 'FH'
+    if text in ('HH', 'HALFHEIGHT', 'HALF'):
+        return 'HH'
+    raise ValueError("form factor must be 'FH' (full height) or 'HH' (half height), got %r." % (value,))
+
+
+def _normalize_vendor(value):
+    """'IBM', 'HPE' or None. Other vendors (Quantum, Tandberg, Dell...) are generic."""
+    if value is None:
+        return None
+    text = re.sub(r'[^A-Z]', '', str(value).upper())
+    if text == 'IBM':
+        return 'IBM'
+    if text in ('HP', 'HPE', 'HEWLETTPACKARD', 'HEWLETTPACKARDENTERPRISE'):
+        return 'HPE'
+    return None
+
+
+_GEN_TEXT_RE = re.compile(
+    r'^(?:LTO|ULTRIUM|GEN(?:ERATION)?)?\s*(?P<gen>10|[1-9])\s*(?P<ff>FH|HH|FULL(?:HEIGHT)?|HALF(?:HEIGHT)?)?$')
+
+
+def parse_generation(text):
+    """Parse 'LTO-9 FH', 'lto9', 'LTO9-HH', 'Ultrium 9', 'LTO-10' or 9 into (generation, form_factor).
+
+    form_factor is 'FH', 'HH' or None when the text does not say. Raises
+    ValueError with the accepted forms on anything else.
+    """
+    if isinstance(text, bool):
+        raise ValueError('LTO generation must be a number 1-10 or text like "LTO-9 HH", got %r.' % (text,))
+    if isinstance(text, int):
+        return _check_generation(text), None
+    if not isinstance(text, str):
+        raise ValueError('LTO generation must be a number 1-10 or text like "LTO-9 HH", got %r.' % (text,))
+    squeezed = re.sub(r'[\s_-]+', '', text.upper())
+    match = _GEN_TEXT_RE.match(squeezed)
+    if not match:
+        raise ValueError(
+            'Cannot read an LTO generation from %r. Use a number 1-10 or text like '
+            '"LTO-9", "LTO-9 HH", "lto8", "Ultrium 7" or "LTO-10".' % (text,))
+    return _check_generation(int(match.group('gen'))), _normalize_form_factor(match.group('ff'))
+
+
+def lookup(generation, form_factor=None, vendor=None, speed_floor_mb_s=None):
+    """The :class:`DriveSpec` for a drive.
+
+    generation: 1-10, or text accepted by :func:`parse_generation`.
+    form_factor: 'FH' / 'HH' / None. Only LTO-8 and LTO-9 differ; when it is
+    not given for them the full-height (faster) spec is used, so the required
+    feed errs high, and a note says so.
+    vendor: 'IBM', 'HP'/'HPE' or anything else (generic). Speed-matching floors
+    are vendor data: a generic drive has floor None unless the caller sets it.
+    speed_floor_mb_s: per-drive floor from the inventory; overrides the table.
+    """
+    notes = []
+    if isinstance(generation, tuple) and len(generation) == 2:
+        # parse_generation()'s (generation, form_factor) result, passed on as is.
+        generation, text_ff = generation
+        if text_ff is not None and form_factor is None:
+            form_factor = text_ff
+    if isinstance(generation, str):
+        generation, text_ff = parse_generation(generation)
+        if text_ff is not None:
+            given_ff = _normalize_form_factor(form_factor)
+            if given_ff is not None and given_ff != text_ff:
+                raise ValueError('Form factor %s in the generation text conflicts with form_factor=%s; give one.'
+                                 % (text_ff, given_ff))
+            form_factor = text_ff
+    generation = _check_generation(generation)
+    form_factor = _normalize_form_factor(form_factor)
+    raw_vendor = vendor
+    vendor = _normalize_vendor(vendor)
+    if raw_vendor is not None and vendor is None:
+        notes.append('no vendor-specific data for %r: generic LTO-%d numbers used' % (raw_vendor, generation))
+
+    if generation in _FORM_FACTOR_MATTERS:
+        if form_factor is None:
+            form_factor = 'FH'
+            notes.append('form factor not given: full height assumed (higher native rate, so the feed requirement errs high)')
+    elif form_factor is not None:
+        notes.append('form factor %s makes no difference for LTO-%d in this model' % (form_factor, generation))
+        form_factor = None
+
+    capacity, ratio, native, sources = _GENERATION[generation]
+    sources = list(sources)
+    override = _NATIVE_OVERRIDE.get((generation, form_factor, vendor)) or _NATIVE_OVERRIDE.get((generation, form_factor, None))
+    if override is not None:
+        native = override[0]
+        sources.append(override[1])
+    elif generation == 2 and vendor is None:
+        notes.append('vendor not known: IBM 35 MB/s used (HP LTO-2 drives run 30 MB/s)')
+
+    steps, floor = None, None
+    speed = _SPEED.get((generation, form_factor, vendor))
+    if speed is not None:
+        steps, floor, source = speed
+        sources.append(source)
+        if generation == 9 and vendor == 'IBM':
+            sources.append('quantum-lto9hh-speed')
+    elif vendor is None:
+        notes.append('speed-matching floor is vendor data and the vendor is not known: floor unknown')
+    else:
+        notes.append('no source gives the %s LTO-%d speed-matching floor: floor unknown' % (vendor, generation))
+
+    if speed_floor_mb_s is not None:
+        floor_value = _positive_number(speed_floor_mb_s, 'speed_floor_mb_s')
+        if floor_value > native:
+            raise ValueError(
+                'speed_floor_mb_s %s is above the native rate of LTO-%d (%s MB/s). The floor is the '
+                'slowest native (uncompressed) speed the drive can stream at; check the inventory value.'
+                % (speed_floor_mb_s, generation, native))
+        if floor is None or floor_value != floor:
+            steps = None
+        floor = floor_value
+        notes.append('speed-matching floor %s MB/s set per drive (inventory)' % floor_value)
+        sources.append('inventory')
+
+    label = 'LTO-%d' % generation + (' %s' % form_factor if form_factor else '')
+    return DriveSpec(
+        generation=generation,
+        form_factor=form_factor,
+        vendor=vendor,
+        native_mb_s=float(native),
+        native_capacity_gb=capacity,
+        compression_ratio=ratio,
+        speed_floor_mb_s=None if floor is None else float(floor),
+        speed_steps_mb_s=steps,
+        label=label,
+        sources=tuple(dict.fromkeys(sources)),
+        notes=tuple(notes),
+    )
+
+
+# ---------------------------------------------------------------------------
+# Identification from SCSI INQUIRY vendor / product strings.
+# ---------------------------------------------------------------------------
+# IBM product IDs: ULT3580-TDn (full height, "TD") / ULT3580-HHn (half height),
+# and ULTRIUM-TDn / ULTRIUM-HHn for library drives; generation 10 is "A"
+# (IBM TS4500 and LTO-10 drive tables list ULT3580-TD5..TD9 / ULTRIUM-TD5..TD9,
+# ULT3580-TDA / ULTRIUM-TDA). OEMs with IBM mechanisms report the same product
+# IDs (Dell "IBM ULTRIUM-HH9", Quantum "ULTRIUM-HH9", fixtures and IBM Storage
+# Protect's LTO-9 drive list), so the mechanism is IBM's whatever the vendor field says.
+_IBM_PRODUCT_RE = re.compile(r'^(?:ULT3580|ULTRIUM)-(?P<ff>TD|HH)(?P<gen>[1-9A])$')
+# HP/HPE: "Ultrium 4-SCSI" ... "Ultrium 7-SCSI" (SAS drives also say -SCSI); no form factor.
+_HP_PRODUCT_RE = re.compile(r'^ULTRIUM (?P<gen>10|[1-9])-(?:SCSI|SAS|FC)$')
+# Quantum / Certance own designs: "ULTRIUM 4".
+_QUANTUM_PRODUCT_RE = re.compile(r'^ULTRIUM[ -]?(?P<gen>10|[1-9])$')
+# Tandberg and other rebadgers: "LTO-5 HH", "LTO6 FH".
+_LTO_PRODUCT_RE = re.compile(r'^LTO[ -]?(?P<gen>10|[1-9])(?:[ -]?(?P<ff>HH|FH))?$')
+
+
+def _clean_inquiry(value):
+    if value is None:
+        return ''
+    text = str(value).strip().strip('\'"').strip()
+    return re.sub(r'\s+', ' ', text).upper()
+
+
+def identify_inquiry(vendor, product):
+    """Identify an LTO drive from its INQUIRY vendor and product strings.
+
+    Returns {'generation', 'form_factor', 'vendor', 'inquiry_vendor', 'product',
+    'reason'} or None when the strings are not an LTO drive this model knows
+    (changers, DLT, DAT, AIT, 3592... are None). 'vendor' is the mechanism's
+    maker as far as the strings show it ('IBM', 'HPE' or None) and is what
+    :func:`lookup` wants; 'inquiry_vendor' is the vendor field as reported.
+    """
+    inquiry_vendor = _clean_inquiry(vendor)
+    prod = _clean_inquiry(product)
+    if not prod:
+        return None
+
+    def result(gen, form_factor, mech_vendor, reason):
+        return {
+            'generation': gen,
+            'form_factor': form_factor,
+            'vendor': mech_vendor,
+            'inquiry_vendor': inquiry_vendor or None,
+            'product': prod,
+            'reason': reason,
+        }
+
+    match = _IBM_PRODUCT_RE.match(prod)
+    if match:
+        char = match.group('gen')
+        gen = _GEN_CHARS.get(char) or int(char)
+        form_factor = 'FH' if match.group('ff') == 'TD' else 'HH'
+        reason = 'IBM product ID %s: %s = %s, generation character %s = LTO-%d' % (
+            prod, match.group('ff'), 'full height' if form_factor == 'FH' else 'half height', char, gen)
+        if inquiry_vendor and inquiry_vendor != 'IBM':
+            reason += ' (IBM mechanism sold by %s)' % inquiry_vendor
+        return result(gen, form_factor, 'IBM', reason)
+
+    match = _HP_PRODUCT_RE.match(prod)
+    if match:
+        gen = int(match.group('gen'))
+        mech = 'HPE' if _normalize_vendor(inquiry_vendor) == 'HPE' else None
+        return result(gen, None, mech, 'HP product ID %s = LTO-%d; the ID does not tell the form factor' % (prod, gen))
+
+    match = _QUANTUM_PRODUCT_RE.match(prod)
+    if match:
+        gen = int(match.group('gen'))
+        return result(gen, None, None, 'product ID %s = LTO-%d (Quantum/Certance style); form factor not stated' % (prod, gen))
+
+    match = _LTO_PRODUCT_RE.match(prod)
+    if match:
+        gen = int(match.group('gen'))
+        form_factor = match.group('ff')
+        return result(gen, form_factor, None, 'product ID %s = LTO-%d%s (vendor %s)' % (
+            prod, gen, ' ' + form_factor if form_factor else '', inquiry_vendor or 'not given'))
+    return None
+
+
+# ---------------------------------------------------------------------------
+# Density codes (MODE SENSE block descriptor; what `mt status` and `tapeinfo` print).
+# The code describes the format of the LOADED CARTRIDGE, not the drive: an LTO-6
+# drive with an LTO-5 tape reports 0x58 (fixture mt_status_mtst__LTO6-drive-LTO5-tape-jonasstein).
+# code: (generation, media, capacity GB, sources, note)
+# ---------------------------------------------------------------------------
+_DENSITY = {
+    0x40: (1, 'LTO-1', 100, ('ibm-t200-density', 'quantum-lto4-density'),
+           'mt-st names 0x40 "DLT1 40 GB, or Ultrium": LTO only if the drive is an LTO drive'),
+    0x42: (2, 'LTO-2', 200, ('hp-gen2-trm', 'quantum-lto4-density', 'mt-st-1.7'),
+           'StorageTek 9840 drives also report 0x42 (fixture mt_status_mtst__STK-9840-FC-density0x42): '
+           'LTO only if the drive is an LTO drive'),
+    0x44: (3, 'LTO-3', 400, ('quantum-lto4-density', 'mt-st-1.7'), None),
+    0x46: (4, 'LTO-4', 800, ('quantum-lto4-density', 'mt-st-1.7'), None),
+    0x58: (5, 'LTO-5', 1500, ('mt-st-1.7',), None),
+    0x5A: (6, 'LTO-6', 2500, ('mt-st-1.7',), None),
+    0x5C: (7, 'LTO-7', 6000, ('mt-st-1.7',), None),
+    # LTO-7 Type M cartridge formatted by an LTO-8 drive: generation 8 format,
+    # 9 TB, 300 MB/s native (IBM TS4500 "300 Mb/s (M8)").
+    0x5D: (8, 'LTO-M8', 9000, ('mt-st-1.7', 'ibm-ts4500-carts', 'ibm-ts4500-perf'),
+           'LTO-7 Type M cartridge written in LTO-8 format (M8): 9 TB, 300 MB/s native'),
+    0x5E: (8, 'LTO-8', 12000, ('mt-st-1.7',), None),
+    # mt-st 1.7 does not know 0x60 (prints "no translation", as in the LTO-9 capture);
+    # upstream mt-st and FreeBSD libmt (context lines of the LTO-10 commit) name it LTO-9.
+    0x60: (9, 'LTO-9', 18000, ('mt-st-git', 'freebsd-libmt-lto10', 'ibm-hh9-capture'), None),
+    0x62: (10, 'LTO-10', 30000, ('freebsd-libmt-lto10',), None),
+    0x63: (10, 'LTO-10P', 40000, ('freebsd-libmt-lto10',),
+           'LTO-10 premium (PA) cartridge: 40 TB; IBM speed matching floor 162 MB/s on PA media'),
+}
+# Not mapped on purpose: 0x41 (mt-st "DLT 40GB, or Ultrium2"; HP and Quantum
+# give 0x42 for Ultrium 2) and 0x00 ("default": drives with no tape, and tgt).
+
+
+def _parse_density_code(code):
+    if isinstance(code, bool):
+        raise ValueError('density code must be an integer or hex text like "0x5a", got %r.' % (code,))
+    if isinstance(code, int):
+        value = code
+    elif isinstance(code, str):
+        text = code.strip().lower()
+        match = re.match(r'^(?:0x([0-9a-f]{1,2})|([0-9a-f]{1,2})h)$', text)
+        if not match:
+            raise ValueError(
+                'density code %r is not hex text: write it as mt status and tapeinfo print it, '
+                'e.g. "0x5a" (or "5Ah"), or pass an integer.' % (code,))
+        value = int(match.group(1) or match.group(2), 16)
+    else:
+        raise ValueError('density code must be an integer or hex text like "0x5a", got %r.' % (code,))
+    if not 0 <= value <= 0xFF:
+        raise ValueError('density code %r is outside 0x00-0xff.' % (code,))
+    return value
+
+
+def generation_from_density(code):
+    """Media generation from a density code: int or '0x5a' / '5Ah' text.
+
+    Returns {'generation', 'media', 'code', 'capacity_gb', 'source', 'note'},
+    or None for 0 (default/unknown: no tape loaded, or tgt) and for codes that
+    are not LTO formats.
+    """
+    value = _parse_density_code(code)
+    entry = _DENSITY.get(value)
+    if entry is None:
+        return None
+    gen, media, capacity, sources, note = entry
+    return {
+        'generation': gen,
+        'media': media,
+        'code': '0x%02x' % value,
+        'capacity_gb': capacity,
+        'source': '; '.join(SOURCES[key] for key in sources),
+        'note': note,
+    }
+
+
+# ---------------------------------------------------------------------------
+# Rate math.
+# ---------------------------------------------------------------------------
+def _positive_number(value, name):
+    if isinstance(value, bool):
+        raise ValueError('%s must be a number, got %r.' % (name, value))
+    try:
+        number = float(value)
+    except (TypeError, ValueError):
+        raise ValueError('%s must be a number, got %r.' % (name, value)) from None
+    if not math.isfinite(number) or number <= 0:
+        raise ValueError('%s must be a positive finite number, got %r.' % (name, value))
+    return number
+
+
+def required_feed(spec, tape_ratio):
+    """Host feed (MB/s of uncompressed data) that keeps the drive at full speed and at its floor.
+
+    The drive writes native MB/s of compressed data to tape, so it consumes
+    native * ratio MB/s of host data; below floor * ratio it cannot slow down
+    further and starts to stop and reposition (shoe-shine).
+    Returns {'full_speed_mb_s', 'floor_mb_s' (None when the floor is unknown), 'tape_ratio'}.
+    """
+    ratio = _positive_number(tape_ratio, 'tape_ratio')
+    floor = spec.speed_floor_mb_s
+    return {
+        'full_speed_mb_s': round(spec.native_mb_s * ratio, 6),
+        'floor_mb_s': None if floor is None else round(floor * ratio, 6),
+        'tape_ratio': ratio,
+    }
+
+
+def classify_feed(spec, feed_mb_s, tape_ratio):
+    """Where a measured host feed puts the drive.
+
+    state: 'full_speed' (feed >= full-speed feed), 'speed_matching' (between
+    floor and full speed), 'below_floor' (the drive will shoe-shine), or
+    'below_full_speed_floor_unknown' (slower than full speed, floor unknown).
+    tape_mb_s is the native rate the feed supports (min(native, feed/ratio));
+    matched_step_mb_s the fastest listed step at or below it, where steps are known.
+    """
+    feed = _positive_number(feed_mb_s, 'feed_mb_s')
+    need = required_feed(spec, tape_ratio)
+    ratio = need['tape_ratio']
+    tape_mb_s = min(spec.native_mb_s, feed / ratio)
+    if feed >= need['full_speed_mb_s']:
+        state = 'full_speed'
+    elif need['floor_mb_s'] is None:
+        state = 'below_full_speed_floor_unknown'
+    elif feed >= need['floor_mb_s']:
+        state = 'speed_matching'
+    else:
+        state = 'below_floor'
+    step = None
+    if spec.speed_steps_mb_s:
+        if state == 'full_speed':
+            # IBM's top step is slightly above the quoted native rate (408 vs 400 MB/s).
+            step = spec.speed_steps_mb_s[0]
+        else:
+            fitting = [s for s in spec.speed_steps_mb_s if s <= tape_mb_s]
+            step = max(fitting) if fitting else None
+    result = dict(need)
+    result.update({'state': state, 'feed_mb_s': feed, 'tape_mb_s': round(tape_mb_s, 6), 'matched_step_mb_s': step})
+    return result
+
+
+# Johnson ("Measuring tape drive performance") models the tape drive's
+# compression ratio as linear in a software compressor's: C_tape ~ a + b * C_soft
+# (equivalently, relative throughput = 1 / (a' + b' / C_soft) for the time per
+# byte). The coefficients depend on the drive's compressor and on the software
+# compressor used; the paper's fitted values could not be checked here, so no
+# number is taken from it. The defaults a=0, b=1 say "the drive compresses like
+# zlib level 1". LTO-DC is an LZ-1 (ALDC-family) compressor (IBM), as is zlib's
+# LZ77 stage; zlib adds Huffman coding, so on most data it compresses at least as
+# well, and the default errs toward a higher ratio, i.e. a higher required feed
+# at both full speed and floor (the cautious side for a verdict). Calibrate a
+# and b per site with fit_tape_ratio_model() from runs whose real tape ratio is
+# known (sg_logs data compression page).
+DEFAULT_RATIO_A = 0.0
+DEFAULT_RATIO_B = 1.0
+
+
+def tape_ratio_from_software(c_soft, a=DEFAULT_RATIO_A, b=DEFAULT_RATIO_B, max_ratio=MAX_NOMINAL_RATIO):
+    """Estimated on-tape compression ratio from a software compressor's ratio.
+
+    C_tape = a + b * c_soft, clamped to [1, max_ratio]. max_ratio defaults to
+    the largest nominal LTO ratio (2.5); pass spec.compression_ratio for a
+    drive's own nominal ratio, or a larger value when a vendor gives one (HP's
+    Ultrium 3 reference states a maximum streaming compression ratio of 3:1).
+    """
+    soft = _positive_number(c_soft, 'c_soft')
+    upper = _positive_number(max_ratio, 'max_ratio')
+    if upper < 1.0:
+        raise ValueError('max_ratio must be at least 1.0, got %r.' % (max_ratio,))
+    for name, value in (('a', a), ('b', b)):
+        if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
+            raise ValueError('%s must be a finite number, got %r.' % (name, value))
+    estimate = a + b * soft
+    return min(max(estimate, 1.0), upper)
+
+
+def fit_tape_ratio_model(pairs):
+    """Least-squares (a, b) for C_tape = a + b * C_soft from measured (c_soft, c_tape) pairs.
+
+    Needs at least two different c_soft values.
+    """
+    points = [(_positive_number(s, 'c_soft'), _positive_number(t, 'c_tape')) for s, t in pairs]
+    if len(points) < 2:
+        raise ValueError('fit_tape_ratio_model needs at least two (c_soft, c_tape) measurements.')
+    n = float(len(points))
+    mean_s = sum(p[0] for p in points) / n
+    mean_t = sum(p[1] for p in points) / n
+    sxx = sum((p[0] - mean_s) ** 2 for p in points)
+    if sxx == 0:
+        raise ValueError('fit_tape_ratio_model needs measurements at two or more different software ratios.')
+    sxy = sum((p[0] - mean_s) * (p[1] - mean_t) for p in points)
+    b = sxy / sxx
+    return mean_t - b * mean_s, b
+
+
+# Sampling for estimate_compressibility: at most this many bytes, taken as
+# evenly spaced chunks so a large buffer is not judged by its head alone.
+SAMPLE_MAX_BYTES = 8 * 1024 * 1024
+SAMPLE_CHUNK_BYTES = 256 * 1024
+
+
+def estimate_compressibility(data, max_bytes=SAMPLE_MAX_BYTES, chunk_bytes=SAMPLE_CHUNK_BYTES):
+    """Software compression ratio of a bounded sample (zlib level 1).
+
+    Returns {'ratio', 'sample_bytes', 'compressed_bytes', 'compressor': 'zlib-1'}.
+    ratio = sample_bytes / compressed_bytes (may be slightly below 1 for
+    incompressible data: zlib's framing).
+    """
+    if not isinstance(data, (bytes, bytearray, memoryview)):
+        raise ValueError('estimate_compressibility needs bytes, got %s.' % type(data).__name__)
+    view = memoryview(data).cast('B')
+    if len(view) == 0:
+        raise ValueError('estimate_compressibility needs a non-empty sample; read some of the backup source first.')
+    if isinstance(max_bytes, bool) or not isinstance(max_bytes, int) or max_bytes <= 0:
+        raise ValueError('max_bytes must be a positive integer, got %r.' % (max_bytes,))
+    if isinstance(chunk_bytes, bool) or not isinstance(chunk_bytes, int) or chunk_bytes <= 0:
+        raise ValueError('chunk_bytes must be a positive integer, got %r.' % (chunk_bytes,))
+    total = len(view)
+    if total <= max_bytes:
+        chunks = [view]
+    else:
+        count = max(1, max_bytes // chunk_bytes)
+        size = max_bytes // count
+        stride = (total - size) / float(max(count - 1, 1))
+        chunks = [view[int(i * stride):int(i * stride) + size] for i in range(count)]
+    compressor = zlib.compressobj(1)
+    sample = 0
+    compressed = 0
+    for chunk in chunks:
+        sample += len(chunk)
+        compressed += len(compressor.compress(chunk))
+    compressed += len(compressor.flush())
+    return {
+        'ratio': sample / float(compressed),
+        'sample_bytes': sample,
+        'compressed_bytes': compressed,
+        'compressor': 'zlib-1',
+    }
