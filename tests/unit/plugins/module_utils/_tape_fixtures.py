@@ -1,0 +1,20 @@
+"""Read the real captured outputs under tests/unit/fixtures/<tool>/."""
+
+import glob
+import os
+
+FIXTURES = os.path.join(os.path.dirname(__file__), '..', '..', 'fixtures')
+
+
+def fixture(tool, name):
+    return open(os.path.join(FIXTURES, tool, name), encoding='utf-8').read()
+
+
+def fixtures(tool, pattern='*'):
+    paths = sorted(glob.glob(os.path.join(FIXTURES, tool, pattern)))
+    return [(os.path.basename(p), open(p, encoding='utf-8').read()) for p in paths]
+
+
+def header(text):
+    """The three '# ' source lines every fixture starts with."""
+    return [line for line in text.splitlines()[:3] if line.startswith('# ')]

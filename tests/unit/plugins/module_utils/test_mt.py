@@ -1,0 +1,90 @@
+"""mt status parser on real outputs (mt-st, GNU mt, FreeBSD, Solaris)."""
+
+import pytest
+
+from ansible_collections.tapeops.qualify.plugins.module_utils import _mt
+
+from _tape_fixtures import fixture, fixtures, header
+
+
+@pytest.mark.parametrize('name,text', fixtures('mt'), ids=[n for n, _t in fixtures('mt')])
+def test_every_real_capture_parses_and_keeps_its_source(name, text):
+    assert len(header(text)) == 3, 'fixture %s lost its source header' % name
+    result = _mt.parse_mt_status(text)
+    assert result['format'] != 'unknown'
+    assert result['file_number'] is not None
+
+
+def test_hp_ultrium7_g9q1_at_bot_loaded():
+    r = _mt.parse_mt_status(fixture('mt', 'mt_status_mtst__HP-Ultrium7-SCSI-G9Q1__2.txt'))
+    assert r['format'] == 'mt-st'
+    assert (r['file_number'], r['block_number'], r['partition']) == (0, 0, 0)
+    assert r['block_size'] == 0 and r['density_code'] == 0x5c
+    assert r['density_name'] == 'no translation'
+    assert r['flags'] == ['BOT', 'ONLINE', 'IM_REP_EN']
+    assert r['bot'] and r['online'] and r['media_loaded'] and not r['write_protected']
+
+
+def test_hp_ultrium7_g9q1_after_filemark_is_eof_not_bot():
+    r = _mt.parse_mt_status(fixture('mt', 'mt_status_mtst__HP-Ultrium7-SCSI-G9Q1__4.txt'))
+    assert r['file_number'] == 3 and r['eof'] and not r['bot']
+
+
+@pytest.mark.parametrize('name', [
+    'mt_status_mtst__HP-Ultrium5-SCSI-no-tape__1.txt',
+    'mt_status_mtst__IBM-ULT3580-TDA-LTO10-no-tape__1.txt',
+    'mt_status_mtst__DEC-TZ07-9track-no-tape__1.txt',
+])
+def test_no_tape_means_not_loaded(name):
+    r = _mt.parse_mt_status(fixture('mt', name))
+    assert r['media_loaded'] is False
+    assert r['file_number'] == -1 and r['density_code'] == 0
+
+
+def test_hp_ultrium5_no_tape_reports_open_door():
+    r = _mt.parse_mt_status(fixture('mt', 'mt_status_mtst__HP-Ultrium5-SCSI-no-tape__1.txt'))
+    assert r['door_open'] and r['status_bits'] == 0x50000
+
+
+def test_ibm_hh9_lin_tape_fixed_512_block_size_no_im_rep():
+    r = _mt.parse_mt_status(fixture('mt', 'mt_status_mtst__IBM-ULT3580-HH9-N9B1-lin_tape__2.txt'))
+    assert r['block_size'] == 512 and r['density_code'] == 0x60
+    assert r['flags'] == ['BOT', 'ONLINE']
+    assert r['file_number'] == -1 and r['block_number'] == 0
+
+
+def test_old_mt_unknown_density_label():
+    r = _mt.parse_mt_status(fixture('mt', 'mt_status_mtst__DLT-amanda-offline__2.txt'))
+    assert r['density_code'] == 0x19 and r['density_name'] == 'unknown to this mt'
+
+
+def test_lto6_drive_with_lto5_tape_density():
+    r = _mt.parse_mt_status(fixture('mt', 'mt_status_mtst__LTO6-drive-LTO5-tape-jonasstein__1.txt'))
+    assert r['density_code'] == 0x58 and r['density_name'] == 'LTO-5'
+
+
+def test_gnu_mt_ibm_hh8_decodes_dsreg_density():
+    r = _mt.parse_mt_status(fixture('mt', 'mt_status_gnu__IBM-ULTRIUM-HH8-MA21-BDT-FlexStorII__1.txt'))
+    assert r['format'] == 'gnu'
+    # drive status 1577058304 = 0x5e000000: density 0x5e (LTO-8), variable block.
+    assert r['density_code'] == 0x5e and r['block_size'] == 0
+    assert r['status_bits'] is None and r['media_loaded'] is None
+
+
+def test_freebsd_dlt_v4_no_tape():
+    r = _mt.parse_mt_status(fixture('mt', 'mt_status_freebsd__QUANTUM-DLT-V4-0A00-no-tape__1.txt'))
+    assert r['format'] == 'freebsd' and r['block_size'] == 0 and r['file_number'] == -1
+
+
+def test_solaris_dlt7000():
+    r = _mt.parse_mt_status(fixture('mt', 'mt_status_solaris__Quantum-DLT7000__1.txt'))
+    assert r['format'] == 'solaris' and (r['file_number'], r['block_number']) == (0, 0)
+
+
+def test_gstat_flags_decode_wr_prot_and_eod():
+    assert _mt.gstat_flags(0x04000000 | 0x08000000 | 0x01000000) == ['EOD', 'WR_PROT', 'ONLINE']
+
+
+def test_garbage_is_unknown_not_an_exception():
+    r = _mt.parse_mt_status('/dev/nst0: Device or resource busy\n')
+    assert r['format'] == 'unknown' and r['media_loaded'] is None

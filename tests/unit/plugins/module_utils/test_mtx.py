@@ -1,0 +1,62 @@
+"""mtx status parser on real library outputs."""
+
+import pytest
+
+from ansible_collections.tapeops.qualify.plugins.module_utils import _mtx
+
+from _tape_fixtures import fixture, fixtures, header
+
+STATUS = fixtures('mtx', 'mtx_status*')
+
+
+@pytest.mark.parametrize('name,text', STATUS, ids=[n for n, _t in STATUS])
+def test_every_real_capture_parses(name, text):
+    assert len(header(text)) == 3
+    r = _mtx.parse_mtx_status(text)
+    if 'error' in name:
+        assert r['error'] == 'READ ELEMENT STATUS Command Failed'
+        assert r['drives'] == [] and r['changer'] is None
+    else:
+        assert r['changer'] and r['drives']
+        assert r['complete'] == ('partial' not in name)
+
+
+def test_ts3500_drive_loaded_from_slot_12_with_padded_tag():
+    r = _mtx.parse_mtx_status(fixture('mtx', 'mtx_status__IBM-03584L32-TS3500-3drive-24slot__1.txt'))
+    assert (r['drives_count'], r['slots_count'], r['import_export_count']) == (3, 24, 4)
+    assert r['drives'][0] == {'element': 0, 'full': True, 'source_element': 12, 'barcode': 'BRU003'}
+    assert r['drives'][1]['full'] is False
+    assert [s['element'] for s in r['slots'] if s['import_export']] == [21, 22, 23, 24]
+    assert _mtx.drive_barcode(r, 0) == 'BRU003' and _mtx.drive_barcode(r, 1) is None
+
+
+def test_superloader_hp_lto4_padded_tags():
+    r = _mtx.parse_mtx_status(fixture('mtx', 'mtx_status__Quantum-SuperLoader3-UHDL-0061-HP-LTO4__1.txt'))
+    assert r['changer'] == '/dev/sg8'
+    assert r['drives'][0]['barcode'] == 'NDD311L3'
+    assert r['slots'][7] == {'element': 8, 'full': True, 'barcode': 'NDD312L3', 'import_export': False}
+
+
+def test_ie_slot_full_without_tag():
+    r = _mtx.parse_mtx_status(fixture('mtx', 'mtx_status__IBM-33614LX-2drive-38slot-LTO3-FreeBSD__2.txt'))
+    slot6 = r['slots'][5]
+    assert slot6 == {'element': 6, 'full': True, 'barcode': None, 'import_export': True}
+    assert r['slots'][2]['barcode'] == 'UN0101L3'
+
+
+def test_tandberg_sense_noise_is_collected_not_fatal():
+    r = _mtx.parse_mtx_status(fixture('mtx', 'mtx_status__TANDBERG-StorageLoader-1drive-7slot-LTO5__1.txt'))
+    assert r['sense']['sense_key'] == 'Unit Attention'
+    assert len(r['slots']) == 7 and r['error'] is None
+
+
+def test_ts4500_empty_slot_with_blank_tag_and_truncated_line():
+    r = _mtx.parse_mtx_status(
+        fixture('mtx', 'mtx_status_partial__IBM-03584L32-TS4500-3drive-1840slot__1.txt'))
+    assert r['slots'][2] == {'element': 3, 'full': False, 'barcode': None, 'import_export': False}
+    assert r['slots'][-1]['element'] == 49 and r['complete'] is False
+
+
+def test_no_barcode_reader():
+    r = _mtx.parse_mtx_status(fixture('mtx', 'mtx_status__4slot-DDS-changer-nobarcode-2006__1.txt'))
+    assert all(s['full'] and s['barcode'] is None for s in r['slots'])
