@@ -572,3 +572,45 @@ def test_no_number_without_a_source():
         assert sources and all(s in dm.SOURCES for s in sources), hex(code)
         assert capacity == dm.lookup(gen).native_capacity_gb or code in (0x5D, 0x63)
     assert not math.isnan(dm.MAX_NOMINAL_RATIO)
+
+
+# -- end to end with the collection's parsers (what tape_drive_info feeds the model) -------------
+
+@pytest.mark.parametrize('name', sorted(LSSCSI_CASES))
+def test_identify_from_parse_lsscsi(name):
+    from ansible_collections.tapeops.qualify.plugins.module_utils._scsi_inquiry import parse_lsscsi
+
+    rows = parse_lsscsi(fixture('lsscsi', name))
+    found = []
+    for row in rows:
+        ident = dm.identify_inquiry(row['vendor'], row['model'])
+        if row['type'] == 'tape':
+            found.append((ident['generation'], ident['form_factor'], ident['vendor']))
+        else:
+            assert ident is None, row
+    assert found == LSSCSI_CASES[name]
+
+
+@pytest.mark.parametrize('name, expected', [
+    ('mt_status_mtst__HP-Ultrium7-SCSI-G9Q1__2.txt', 7),
+    ('mt_status_mtst__IBM-ULT3580-HH9-N9B1-lin_tape__2.txt', 9),
+    ('mt_status_mtst__IBM-ULT3580-TDA-LTO10-no-tape__1.txt', None),
+    ('mt_status_mtst__STK-9840-FC-density0x42__1.txt', 2),
+])
+def test_density_from_parse_mt_status(name, expected):
+    from ansible_collections.tapeops.qualify.plugins.module_utils._mt import parse_mt_status
+
+    status = parse_mt_status(fixture('mt', name))
+    result = dm.generation_from_density(status['density_code'])
+    assert (result and result['generation']) == expected
+
+
+def test_identify_from_parse_sg_inq_and_tapeinfo():
+    from ansible_collections.tapeops.qualify.plugins.module_utils import _scsi_inquiry as inq
+
+    sg = inq.parse_sg_inq(fixture('sg_inq', 'sg_inq__IBM-ULT3580-TDA-T3S0-LTO10__1.txt'))
+    assert dm.identify_inquiry(sg['vendor'], sg['product'])['generation'] == 10
+    info = inq.parse_tapeinfo(fixture('tapeinfo', 'tapeinfo__IBM-ULTRIUM-HH8-MA21__1.txt'))
+    ident = dm.identify_inquiry(info['Vendor ID'], info['Product ID'])
+    assert (ident['generation'], ident['form_factor']) == (8, 'HH')
+    assert dm.generation_from_density(info['Density Code'])['media'] == 'LTO-8'
