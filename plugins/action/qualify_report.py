@@ -1,0 +1,67 @@
+# Copyright (c) tapeops.qualify contributors
+# GNU General Public License v3.0+ (see COPYING or https://www.gnu.org/licenses/gpl-3.0.txt)
+# SPDX-License-Identifier: GPL-3.0-or-later
+
+"""Controller side of tapeops.qualify.qualify_report (documentation in plugins/modules/)."""
+
+from __future__ import annotations
+
+from ansible.errors import AnsibleActionFail
+from ansible.plugins.action import ActionBase
+
+from ansible_collections.tapeops.qualify.plugins.module_utils import _report
+
+ARGUMENT_SPEC = {
+    'report_dir': {'type': 'path', 'required': True},
+    'expected_hosts': {'type': 'list', 'elements': 'str', 'default': []},
+    'run': {'type': 'dict', 'default': {}},
+    'fail_on': {'type': 'list', 'elements': 'str', 'default': list(_report.DEFAULT_FAIL_ON),
+                'choices': ['STREAMING', 'SPEED-MATCHED', 'SHOE-SHINING', 'MISCONFIGURED']},
+    'fail_when_failing': {'type': 'bool', 'default': False},
+}
+
+
+class ActionModule(ActionBase):
+
+    TRANSFERS_FILES = False
+    _requires_connection = False
+    _supports_check_mode = True
+
+    def run(self, tmp=None, task_vars=None):
+        result = super().run(tmp, task_vars)
+        del tmp
+        validation, args = self.validate_argument_spec(argument_spec=ARGUMENT_SPEC)
+        del validation
+        if self._task.check_mode:
+            docs = _report.load_run(args['report_dir'], args['expected_hosts'])
+            result.update(changed=False, hosts=len(docs),
+                          msg='Check mode: would write summary.md, report.html and junit.xml in %s.' % (
+                              args['report_dir']))
+            return result
+        try:
+            out = _report.write_fleet(args['report_dir'], args['expected_hosts'], args['run'],
+                                      tuple(args['fail_on']))
+        except _report.ReportError as exc:
+            raise AnsibleActionFail(str(exc))
+        except OSError as exc:
+            raise AnsibleActionFail('Cannot write the reports in %s: %s. Choose a writable qualify_report_dir.' % (
+                args['report_dir'], exc))
+        rows = _report.rows(out['docs'])
+        result['changed'] = True
+        result['paths'] = out['paths']
+        result['fleet'] = [{'host': r['host'], 'drive': r['drive'], 'label': r['label'],
+                            'class': (r['verdict'] or {}).get('class'), 'status': r['status'],
+                            'summary': (r['verdict'] or {}).get('summary') or r['error']} for r in rows]
+        result['failing'] = [{'host': r['host'], 'drive': r['drive'],
+                              'class': (r['verdict'] or {}).get('class'),
+                              'summary': (r['verdict'] or {}).get('summary')} for r in out['failing']]
+        result['missing'] = [d['host'] for d in out['docs'] if d['status'] != _report.STATUS_OK]
+        lines = ['%s %s: %s' % (f['host'], f['drive'] or '-', f['class'] or (f['status'] or '').upper())
+                 for f in result['fleet']]
+        result['msg'] = 'Reports in %s. %s' % (args['report_dir'], '; '.join(lines))
+        if args['fail_when_failing'] and result['failing']:
+            result['failed'] = True
+            result['msg'] = '%d drive(s) are %s (reports written to %s): %s' % (
+                len(result['failing']), ' or '.join(args['fail_on']), args['report_dir'],
+                '; '.join('%s %s: %s' % (f['host'], f['drive'], f['summary']) for f in result['failing']))
+        return result

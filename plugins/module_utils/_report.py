@@ -1,0 +1,660 @@
+# Copyright (c) tapeops.qualify contributors
+# GNU General Public License v3.0+ (see COPYING or https://www.gnu.org/licenses/gpl-3.0.txt)
+# SPDX-License-Identifier: GPL-3.0-or-later
+
+"""Controller-side reports of a qualify run.
+
+Private to this collection: may change without notice. Used by the
+``qualify_verdict`` and ``qualify_report`` actions on the controller (never
+shipped to managed hosts, no module imports it).
+
+One run directory holds:
+
+- ``hosts/<host>.json``: one document per host, written as soon as the host's
+  verdict exists (schema ``tapeops.qualify/host-report/v1``, docs/reports.md);
+- ``summary.md``: the fleet in Markdown;
+- ``report.html``: one self-contained page with charts (matplotlib, inline SVG);
+- ``junit.xml``: one test case per host x drive for CI systems.
+
+The fleet reports are built only from the JSON files, so a re-run (or a run
+where some hosts failed) reports on what is there.
+"""
+
+from __future__ import annotations
+
+import datetime
+import html
+import io
+import json
+import os
+import re
+import tempfile
+import xml.etree.ElementTree as ET
+
+from ansible_collections.tapeops.qualify.plugins.module_utils import _verdict
+
+SCHEMA = 'tapeops.qualify/host-report/v1'
+HOSTS_DIR = 'hosts'
+SUMMARY_MD = 'summary.md'
+REPORT_HTML = 'report.html'
+JUNIT_XML = 'junit.xml'
+
+STATUS_OK = 'ok'
+STATUS_FAILED = 'failed'
+STATUS_MISSING = 'missing'
+
+DEFAULT_FAIL_ON = (_verdict.SHOE_SHINING, _verdict.MISCONFIGURED)
+
+_CLASS_COLORS = {
+    _verdict.STREAMING: '#1a7f37',
+    _verdict.SPEED_MATCHED: '#9a6700',
+    _verdict.SHOE_SHINING: '#cf222e',
+    _verdict.MISCONFIGURED: '#8250df',
+    None: '#57606a',
+}
+
+_SAFE_NAME = re.compile(r'[^A-Za-z0-9._-]+')
+
+
+class ReportError(Exception):
+    """A report cannot be written; the message says what to do."""
+
+
+def utc_now():
+    return datetime.datetime.now(datetime.timezone.utc).replace(microsecond=0).isoformat()
+
+
+def safe_name(host):
+    """File name for a host (inventory names may hold ':' or '/')."""
+    name = _SAFE_NAME.sub('_', str(host)).strip('._')
+    if not name:
+        raise ReportError('Host name %r gives no usable file name.' % (host,))
+    return name
+
+
+def atomic_write(path, text):
+    """Write ``text`` to ``path`` through a temporary file and a rename."""
+    directory = os.path.dirname(os.path.abspath(path))
+    os.makedirs(directory, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix='.%s.' % os.path.basename(path), dir=directory)
+    try:
+        with os.fdopen(fd, 'w', encoding='utf-8') as handle:
+            handle.write(text)
+        os.chmod(tmp, 0o644)
+        os.replace(tmp, path)
+    except BaseException:
+        if os.path.exists(tmp):
+            os.unlink(tmp)
+        raise
+    return path
+
+
+# ---------------------------------------------------------------------------
+# per-host JSON
+
+
+def host_document(host, status=STATUS_OK, drives=None, source=None, host_facts=None, run=None, error=None,
+                  preflight=None):
+    """The per-host document (see docs/reports.md for every key)."""
+    drives = list(drives or [])
+    classes = [(d.get('verdict') or {}).get('class') for d in drives]
+    return {
+        'schema': SCHEMA,
+        'host': str(host),
+        'status': status,
+        'error': error,
+        'generated_at': utc_now(),
+        'run': dict(run or {}),
+        'host_facts': dict(host_facts or {}),
+        'preflight': preflight,
+        'source': source,
+        'drives': drives,
+        'worst_class': _verdict.worst([c for c in classes if c]),
+    }
+
+
+def host_json_path(run_dir, host):
+    return os.path.join(run_dir, HOSTS_DIR, safe_name(host) + '.json')
+
+
+def write_host(run_dir, document):
+    """Write one host's JSON now (before any other host finishes)."""
+    return atomic_write(host_json_path(run_dir, document['host']),
+                        json.dumps(document, indent=2, sort_keys=True, default=str) + '\n')
+
+
+def load_run(run_dir, expected_hosts=None):
+    """All host documents of a run directory, plus a 'missing' entry for each expected host without one."""
+    hosts_dir = os.path.join(run_dir, HOSTS_DIR)
+    docs = []
+    seen = set()
+    if os.path.isdir(hosts_dir):
+        for name in sorted(os.listdir(hosts_dir)):
+            if not name.endswith('.json') or name.startswith('.'):
+                continue
+            path = os.path.join(hosts_dir, name)
+            try:
+                with open(path, encoding='utf-8') as handle:
+                    doc = json.load(handle)
+            except (OSError, ValueError) as exc:
+                doc = host_document(name[:-5], STATUS_FAILED,
+                                    error='Cannot read %s (%s): delete it and re-run this host.' % (path, exc))
+            if doc.get('schema') != SCHEMA:
+                doc = host_document(doc.get('host') or name[:-5], STATUS_FAILED,
+                                    error='%s is not a %s document: it was not written by this collection.' % (
+                                        path, SCHEMA))
+            docs.append(doc)
+            seen.add(doc['host'])
+    for host in expected_hosts or ():
+        if str(host) not in seen:
+            docs.append(host_document(host, STATUS_MISSING,
+                                      error='No result: the host was unreachable or failed before its verdict '
+                                            '(see the play output); re-run with -l %s.' % host))
+    docs.sort(key=lambda d: d['host'])
+    return docs
+
+
+# ---------------------------------------------------------------------------
+# assembling a host's verdicts from the modules' results
+
+
+def _device_of(item):
+    """The nst path a drive entry / write result / inventory setting refers to."""
+    if not isinstance(item, dict):
+        return None
+    for key in ('nst', 'device', 'path'):
+        if item.get(key):
+            return str(item[key])
+    inner = item.get('item')
+    if isinstance(inner, dict):
+        return _device_of(inner)
+    return None
+
+
+def _match(nst, entries):
+    for entry in entries or []:
+        if _device_of(entry) == nst:
+            return entry
+    return None
+
+
+def resolve_spec(info, setting):
+    """DriveSpec for a drive: inventory setting first, then what tape_drive_info identified, then INQUIRY."""
+    from ansible_collections.tapeops.qualify.plugins.module_utils import _drive_model
+
+    info = info or {}
+    setting = setting or {}
+    generation = form_factor = vendor = None
+    if setting.get('generation') not in (None, ''):
+        generation, form_factor = _drive_model.parse_generation(setting['generation'])
+    ident = info.get('generation') if isinstance(info.get('generation'), dict) else None
+    if generation is None and ident and ident.get('generation'):
+        generation, form_factor, vendor = ident.get('generation'), ident.get('form_factor'), ident.get('vendor')
+    if generation is None and (info.get('vendor') or info.get('product')):
+        ident = _drive_model.identify_inquiry(info.get('vendor'), info.get('product'))
+        if ident:
+            generation, form_factor, vendor = ident.get('generation'), ident.get('form_factor'), ident.get('vendor')
+    if generation is None:
+        raise ReportError(
+            'Cannot tell the LTO generation of %s (INQUIRY %r %r): set generation (e.g. "LTO-7") for it in '
+            'tapeops_drives in the inventory.' % (_device_of(info) or _device_of(setting) or 'the drive',
+                                                    info.get('vendor'), info.get('product')))
+    form_factor = setting.get('form_factor') or form_factor
+    vendor = setting.get('vendor') or vendor
+    return _drive_model.lookup(generation, form_factor, vendor, setting.get('speed_floor_mb_s'))
+
+
+_SETTING_KEYS = ('block_size_bytes', 'segment_size_mb', 'immediate_filemarks', 'concurrency')
+
+
+def assemble(host, drives_info=None, source=None, write_results=None, drive_settings=None, backup=None,
+             memory_total_mb=None, options=None, target_generation=None, run=None, preflight=None,
+             host_facts=None):
+    """The host document with a verdict per drive (and for the what-if target, if any)."""
+    drives_info = [d for d in (drives_info or []) if isinstance(d, dict)]
+    settings = [d for d in (drive_settings or []) if isinstance(d, dict)]
+    what_if_only = bool(target_generation)
+    # drives the inventory lists but discovery did not find still get a line
+    known = set(_device_of(d) for d in drives_info)
+    for setting in settings:
+        if _device_of(setting) and _device_of(setting) not in known and not what_if_only:
+            drives_info.append({'nst': _device_of(setting), 'missing': True})
+    entries = []
+    for info in drives_info:
+        nst = _device_of(info)
+        setting = _match(nst, settings) or {}
+        tape = None if what_if_only else _match(nst, write_results)
+        if tape is not None and (tape.get('skipped') or tape.get('failed')):
+            tape = None
+        entry = {'id': nst, 'nst': nst, 'info': info, 'write_benchmark': tape, 'settings': setting,
+                 'verdict': None, 'error': None, 'label': None}
+        if info.get('missing'):
+            entry['error'] = ('%s is listed in tapeops_drives but discovery did not find it: check the cabling, '
+                              'the st driver and the path.' % nst)
+            entries.append(entry)
+            continue
+        try:
+            spec = resolve_spec(info, setting)
+        except (ReportError, ValueError) as exc:
+            entry['error'] = str(exc)
+            entries.append(entry)
+            continue
+        entry['label'] = spec.label
+        cfg = dict(backup or {})
+        cfg.update(dict((k, setting[k]) for k in _SETTING_KEYS if setting.get(k) is not None))
+        entry['_item'] = {'spec': spec, 'drive': info, 'tape': tape, 'config': cfg}
+        entries.append(entry)
+    if target_generation:
+        from ansible_collections.tapeops.qualify.plugins.module_utils import _drive_model
+        generation, form_factor = _drive_model.parse_generation(target_generation)
+        target = options.get('target_vendor') if options else None
+        spec = _drive_model.lookup(generation, form_factor, target,
+                                   (options or {}).get('target_speed_floor_mb_s'))
+        tid = 'what-if %s' % spec.label
+        entries.append({'id': tid, 'nst': None, 'info': None, 'write_benchmark': None, 'settings': {},
+                        'verdict': None, 'error': None, 'label': spec.label, 'what_if': True,
+                        '_item': {'spec': spec, 'drive': None, 'tape': None, 'config': dict(backup or {}),
+                                  'what_if': True}})
+    items = [e['_item'] for e in entries if '_item' in e]
+    error = None
+    if items:
+        if not source:
+            error = 'No source read result: the source test failed or was skipped, so no verdict is possible.'
+            for entry in entries:
+                entry.pop('_item', None)
+                entry['error'] = entry['error'] or error
+        else:
+            verdict_options = dict((k, v) for k, v in (options or {}).items() if k in _verdict.DEFAULTS)
+            try:
+                planned = _host_verdicts(items, source, memory_total_mb, verdict_options)
+            except (_verdict.VerdictInputError, ValueError) as exc:
+                planned = None
+                error = str(exc)
+            for entry in entries:
+                item = entry.pop('_item', None)
+                if item is None:
+                    continue
+                if planned is None:
+                    entry['error'] = error
+                else:
+                    entry['verdict'] = planned[items.index(item)]
+    status = STATUS_OK if any(e['verdict'] for e in entries) else STATUS_FAILED
+    if status == STATUS_FAILED and error is None:
+        error = next((e['error'] for e in entries if e['error']), None) or \
+            'No tape drive found on this host (tape_drive_info found none and tapeops_drives lists none).'
+    facts = dict(host_facts or {})
+    if memory_total_mb is not None:
+        facts.setdefault('memory_total_mb', memory_total_mb)
+    if backup:
+        facts.setdefault('backup', backup)
+    return host_document(host, status, entries, source, facts, run, error if status != STATUS_OK else None,
+                         preflight)
+
+
+def _host_verdicts(items, source, memory_total_mb, options):
+    """evaluate_host over real drives; a what-if target is judged on its own (it replaces a drive)."""
+    real = [i for i in items if not i.get('what_if')]
+    out = {}
+    if real:
+        for index, verdict in enumerate(_verdict.evaluate_host(real, source, memory_total_mb=memory_total_mb,
+                                                               options=options)):
+            out[id(real[index])] = verdict
+    for item in items:
+        if item.get('what_if'):
+            out[id(item)] = _verdict.evaluate(item['spec'], source, None, None, item['config'], memory_total_mb, 0,
+                                              options, what_if=True)
+    return [out[id(i)] for i in items]
+
+
+# ---------------------------------------------------------------------------
+# fleet rows
+
+
+def rows(docs):
+    """One row per host x drive (and one per host without drives/verdicts)."""
+    out = []
+    for doc in docs:
+        drives = doc.get('drives') or []
+        if doc.get('status') != STATUS_OK or not drives:
+            out.append({'host': doc['host'], 'drive': None, 'label': None, 'verdict': None,
+                        'status': doc.get('status'),
+                        'error': doc.get('error') or 'No tape drive found on this host.', 'doc': doc,
+                        'item': None})
+            continue
+        for item in drives:
+            verdict = item.get('verdict')
+            out.append({'host': doc['host'], 'drive': item.get('id') or item.get('nst'),
+                        'label': (verdict or {}).get('drive_label') or item.get('label'),
+                        'verdict': verdict, 'status': doc.get('status'),
+                        'error': item.get('error'), 'doc': doc, 'item': item})
+    return out
+
+
+def failing(docs, fail_on=DEFAULT_FAIL_ON):
+    """Rows whose class is in ``fail_on`` (e.g. any drive that would shoe-shine)."""
+    bad = []
+    for row in rows(docs):
+        verdict = row['verdict'] or {}
+        if verdict.get('class') in fail_on or (_verdict.SHOE_SHINING in fail_on and verdict.get('would_shoe_shine')):
+            bad.append(row)
+    return bad
+
+
+def _n(value):
+    return _verdict.fmt_rate(value).replace(' MB/s', '') if value is not None else '-'
+
+
+# ---------------------------------------------------------------------------
+# Markdown
+
+
+def _md(text):
+    return str(text).replace('|', '\\|').replace('\n', ' ')
+
+
+def fleet_markdown(docs, run=None):
+    run = run or {}
+    lines = ['# Tape qualification: fleet summary', '']
+    meta = ['generated %s' % utc_now()]
+    for key in ('id', 'mode', 'profile', 'target_generation'):
+        if run.get(key):
+            meta.append('%s %s' % (key.replace('_', ' '), run[key]))
+    lines.append(', '.join(meta) + '. Rates in MB/s (10^6 bytes/s).')
+    lines.append('')
+    all_rows = rows(docs)
+    counts = {}
+    for row in all_rows:
+        key = (row['verdict'] or {}).get('class') or (row['status'] or 'no result').upper()
+        counts[key] = counts.get(key, 0) + 1
+    lines.append('**%d host(s), %d drive verdict(s):** %s' % (
+        len(docs), sum(1 for r in all_rows if r['verdict']),
+        ', '.join('%s %d' % (k, counts[k]) for k in sorted(counts)) or 'nothing measured'))
+    lines.append('')
+    lines.append('| Host | Drive | Verdict | Sources sustained / mean | Needs floor / full | Drive path | '
+                 'Feed now | First fix |')
+    lines.append('|---|---|---|---|---|---|---|---|')
+    for row in all_rows:
+        verdict = row['verdict']
+        if not verdict:
+            lines.append('| %s | %s | **%s** | - | - | - | - | %s |' % (
+                _md(row['host']), _md(row['drive'] or '-'), (row['status'] or 'no result').upper(),
+                _md(row['error'] or '')))
+            continue
+        num = verdict['numbers']
+        fix = verdict['fixes'][0]['title'] if verdict['fixes'] else '-'
+        lines.append('| %s | %s (%s) | **%s** | %s / %s | %s / %s | %s | %s | %s |' % (
+            _md(row['host']), _md(row['drive']), _md(row['label']), verdict['class'],
+            _n(num.get('source_sustained_mb_s')), _n(num.get('source_mean_mb_s')),
+            _n(num.get('need_floor_mb_s')), _n(num.get('need_full_mb_s')),
+            _n(num.get('drive_path_mb_s')), _n(num.get('feed_now_mb_s')), _md(fix)))
+    lines.append('')
+    for row in all_rows:
+        verdict = row['verdict']
+        if not verdict:
+            continue
+        lines.append('## %s %s: %s' % (row['host'], row['drive'], verdict['class']))
+        lines.append('')
+        lines.append(verdict['summary'])
+        lines.append('')
+        for reason in verdict['reasons']:
+            lines.append('- %s' % reason)
+        for finding in verdict.get('findings') or []:
+            lines.append('- %s: %s' % (finding['severity'].upper(), finding['text']))
+        if verdict['fixes']:
+            lines.append('')
+            lines.append('Fixes, in order:')
+            lines.append('')
+            for fix in verdict['fixes']:
+                lines.append('%d. **%s** (%s). %s' % (fix['rank'], fix['title'], fix['setting'], fix['why']))
+        lines.append('')
+    return '\n'.join(lines).rstrip('\n') + '\n'
+
+
+# ---------------------------------------------------------------------------
+# JUnit XML
+
+
+def junit_xml(docs, fail_on=DEFAULT_FAIL_ON, run=None):
+    run = run or {}
+    suite_name = 'tapeops.qualify.%s' % (run.get('mode') or 'qualify')
+    suites = ET.Element('testsuites', name='tapeops.qualify')
+    suite = ET.SubElement(suites, 'testsuite', name=suite_name, timestamp=utc_now())
+    tests = failures = errors = 0
+    for row in rows(docs):
+        tests += 1
+        verdict = row['verdict']
+        name = '%s (%s)' % (row['drive'], row['label']) if row['drive'] else 'qualify'
+        case = ET.SubElement(suite, 'testcase', classname=row['host'], name=name)
+        if not verdict:
+            errors += 1
+            err = ET.SubElement(case, 'error', type=(row['status'] or 'missing').upper(),
+                                message=row['error'] or 'no result')
+            err.text = row['error'] or 'no result'
+            continue
+        body = '\n'.join([verdict['summary'], ''] + verdict['reasons'] + [''] + [
+            '%d. %s: %s. %s' % (f['rank'], f['title'], f['setting'], f['why']) for f in verdict['fixes']])
+        if verdict['class'] in fail_on or (_verdict.SHOE_SHINING in fail_on and verdict.get('would_shoe_shine')):
+            failures += 1
+            fail = ET.SubElement(case, 'failure', type=verdict['class'], message=verdict['summary'])
+            fail.text = body
+        else:
+            out = ET.SubElement(case, 'system-out')
+            out.text = body
+        props = ET.SubElement(case, 'properties')
+        for key in ('source_sustained_mb_s', 'need_floor_mb_s', 'need_full_mb_s', 'feed_now_mb_s'):
+            ET.SubElement(props, 'property', name=key, value=str(verdict['numbers'].get(key)))
+        ET.SubElement(props, 'property', name='class', value=verdict['class'])
+    for element in (suites, suite):
+        element.set('tests', str(tests))
+        element.set('failures', str(failures))
+        element.set('errors', str(errors))
+    suite.set('skipped', '0')
+    ET.indent(suites)
+    return '<?xml version="1.0" encoding="UTF-8"?>\n' + ET.tostring(suites, encoding='unicode') + '\n'
+
+
+# ---------------------------------------------------------------------------
+# charts (matplotlib -> inline SVG)
+
+
+class Charts:
+    """Draws the three charts of a drive with matplotlib, as inline SVG text."""
+
+    def __init__(self):
+        try:
+            import matplotlib
+            from matplotlib.figure import Figure
+        except ImportError as exc:
+            raise ReportError('matplotlib is not installed on the controller (%s): pip install matplotlib '
+                              '(it is in meta/ee-requirements.txt for execution environments).' % exc)
+        self._matplotlib = matplotlib
+        self._figure = Figure
+
+    def _svg(self, fig, salt):
+        rc = {'svg.fonttype': 'none', 'svg.hashsalt': salt}
+        with self._matplotlib.rc_context(rc):
+            buf = io.StringIO()
+            fig.savefig(buf, format='svg', bbox_inches='tight', metadata={'Date': None})
+        text = buf.getvalue()
+        start = text.find('<svg')
+        text = text[start:] if start >= 0 else text
+        # The RDF metadata block only names the tool; drop it to keep the page small.
+        return re.sub(r'\s*<metadata>.*?</metadata>', '', text, count=1, flags=re.S)
+
+    def feed(self, numbers, salt):
+        """Source sustained/mean against the drive's floor and full speed."""
+        fig = self._figure(figsize=(6.4, 2.6))
+        ax = fig.add_subplot()
+        labels = ['sources sustained (p5)', 'sources mean', 'feed now', 'drive needs: floor', 'drive needs: full']
+        values = [numbers.get('source_sustained_mb_s'), numbers.get('source_mean_mb_s'),
+                  numbers.get('feed_now_mb_s'), numbers.get('need_floor_mb_s'), numbers.get('need_full_mb_s')]
+        colors = ['#0969da', '#54aeff', '#1f2328', '#d4a72c', '#1a7f37']
+        values = [v or 0 for v in values]
+        ax.barh(labels[::-1], values[::-1], color=colors[::-1])
+        for index, value in enumerate(values[::-1]):
+            ax.text(value, index, ' %s' % _verdict.fmt_rate(value), va='center', fontsize=8)
+        ax.set_xlabel('MB/s')
+        ax.set_xlim(0, max(values + [1]) * 1.25)
+        ax.set_title('Feed vs what the drive needs')
+        return self._svg(fig, salt + '-feed')
+
+    def series(self, series, numbers, salt):
+        """Aggregate source rate over time against the speed-matching band."""
+        fig = self._figure(figsize=(6.4, 2.6))
+        ax = fig.add_subplot()
+        floor = numbers.get('need_floor_mb_s') or 0
+        full = numbers.get('need_full_mb_s') or 0
+        xs = list(range(1, len(series) + 1))
+        ax.axhspan(floor, full, color='#d4a72c', alpha=0.25, label='speed-matching band')
+        ax.axhline(full, color='#1a7f37', linewidth=1, label='full speed %s' % _verdict.fmt_rate(full))
+        ax.axhline(floor, color='#cf222e', linewidth=1, label='floor %s' % _verdict.fmt_rate(floor))
+        if series:
+            ax.plot(xs, series, color='#0969da', linewidth=1.2, label='sources (aggregate)')
+        ax.set_xlabel('seconds')
+        ax.set_ylabel('MB/s')
+        ax.set_ylim(0, max([full * 1.1] + [s * 1.1 for s in series] + [1]))
+        ax.set_title('Source rate over time')
+        ax.legend(fontsize=7, loc='upper right')
+        return self._svg(fig, salt + '-series')
+
+    def sweep(self, sweep, numbers, salt):
+        """Block-size sweep: MB/s per block size and pattern."""
+        fig = self._figure(figsize=(6.4, 2.6))
+        ax = fig.add_subplot()
+        by_pattern = {}
+        for row in sweep:
+            if row.get('error') or row.get('mb_s') is None:
+                continue
+            by_pattern.setdefault(str(row.get('pattern')), []).append((int(row['block_size']), float(row['mb_s'])))
+        for pattern, points in sorted(by_pattern.items()):
+            points.sort()
+            ax.plot([p[0] / 1024 for p in points], [p[1] for p in points], marker='o', label=pattern)
+        if by_pattern:
+            ax.set_xscale('log', base=2)
+        for key, color in (('need_full_mb_s', '#1a7f37'), ('need_floor_mb_s', '#cf222e')):
+            if numbers.get(key):
+                ax.axhline(numbers[key], color=color, linewidth=1, linestyle='--')
+        ax.set_xlabel('block size (KiB)')
+        ax.set_ylabel('MB/s')
+        ax.set_title('Block-size sweep (drive path)')
+        if by_pattern:
+            ax.legend(fontsize=7)
+        return self._svg(fig, salt + '-sweep')
+
+
+# ---------------------------------------------------------------------------
+# HTML
+
+_CSS = """
+body{font-family:system-ui,-apple-system,Segoe UI,Helvetica,Arial,sans-serif;margin:2em;color:#1f2328;max-width:78em}
+table{border-collapse:collapse;margin:1em 0}td,th{border:1px solid #d0d7de;padding:.3em .6em;text-align:left}
+th{background:#f6f8fa}.cls{color:#fff;padding:.1em .5em;border-radius:.3em;font-weight:600;white-space:nowrap}
+section.drive{border-top:2px solid #d0d7de;margin-top:2em;padding-top:.5em}
+.charts{display:flex;flex-wrap:wrap;gap:1em}figure.chart{margin:0;flex:1 1 30em}figure.chart svg{max-width:100%;height:auto}
+.err{color:#cf222e}small{color:#57606a}
+"""
+
+
+def _badge(cls):
+    return '<span class="cls" style="background:%s">%s</span>' % (_CLASS_COLORS.get(cls, '#57606a'),
+                                                                  html.escape(cls or 'NO RESULT'))
+
+
+def fleet_html(docs, run=None, charts=None):
+    """The self-contained HTML page (no external files, no scripts)."""
+    run = run or {}
+    esc = html.escape
+    if charts is None:
+        try:
+            charts = Charts()
+        except ReportError as exc:
+            charts = exc
+    parts = ['<!DOCTYPE html>', '<html lang="en"><head><meta charset="utf-8">',
+             '<title>Tape qualification report</title>', '<style>%s</style></head><body>' % _CSS,
+             '<h1>Tape qualification report</h1>',
+             '<p><small>generated %s%s. Rates in MB/s (10<sup>6</sup> bytes/s).</small></p>' % (
+                 esc(utc_now()), ''.join(', %s %s' % (esc(k), esc(str(run[k]))) for k in
+                                         ('id', 'mode', 'profile', 'target_generation') if run.get(k)))]
+    if isinstance(charts, ReportError):
+        parts.append('<p class="err">No charts: %s</p>' % esc(str(charts)))
+        charts = None
+    all_rows = rows(docs)
+    parts.append('<table id="fleet"><tr><th>Host</th><th>Drive</th><th>Verdict</th><th>Sources sustained / mean</th>'
+                 '<th>Needs floor / full</th><th>Feed now</th><th>First fix</th></tr>')
+    for row in all_rows:
+        verdict = row['verdict']
+        if not verdict:
+            parts.append('<tr class="nores"><td>%s</td><td>%s</td><td>%s</td><td colspan="4" class="err">%s</td></tr>' % (
+                esc(row['host']), esc(row['drive'] or '-'), _badge(None), esc(row['error'] or '')))
+            continue
+        num = verdict['numbers']
+        parts.append('<tr><td>%s</td><td>%s (%s)</td><td>%s</td><td>%s / %s</td><td>%s / %s</td><td>%s</td>'
+                     '<td>%s</td></tr>' % (
+                         esc(row['host']), esc(str(row['drive'])), esc(str(row['label'])), _badge(verdict['class']),
+                         _n(num.get('source_sustained_mb_s')), _n(num.get('source_mean_mb_s')),
+                         _n(num.get('need_floor_mb_s')), _n(num.get('need_full_mb_s')),
+                         _n(num.get('feed_now_mb_s')),
+                         esc(verdict['fixes'][0]['title']) if verdict['fixes'] else '-'))
+    parts.append('</table>')
+    for index, row in enumerate(all_rows):
+        verdict = row['verdict']
+        if not verdict:
+            continue
+        doc, item = row['doc'], row['item'] or {}
+        salt = 'd%d' % index
+        parts.append('<section class="drive" id="drive-%d" data-host="%s" data-class="%s">' % (
+            index, esc(row['host']), esc(verdict['class'])))
+        parts.append('<h2>%s %s %s %s</h2>' % (esc(row['host']), esc(str(row['drive'])), esc(str(row['label'])),
+                                                _badge(verdict['class'])))
+        parts.append('<p>%s</p><ul>' % esc(verdict['summary']))
+        parts.extend('<li>%s</li>' % esc(r) for r in verdict['reasons'])
+        parts.extend('<li><b>%s</b>: %s</li>' % (esc(f['severity']), esc(f['text']))
+                     for f in verdict.get('findings') or [])
+        parts.append('</ul>')
+        if verdict['fixes']:
+            parts.append('<ol class="fixes">')
+            parts.extend('<li><b>%s</b> <small>(%s)</small><br>%s</li>' % (
+                esc(f['title']), esc(f['setting']), esc(f['why'])) for f in verdict['fixes'])
+            parts.append('</ol>')
+        if charts is not None:
+            series = [float(x) for x in (((doc.get('source') or {}).get('aggregate') or {}).get('series_mb_s') or [])
+                      if x is not None]
+            sweep = ((item.get('write_benchmark') or {}).get('sweep')) or []
+            parts.append('<div class="charts">')
+            parts.append('<figure class="chart" data-chart="feed">%s</figure>' % charts.feed(verdict['numbers'], salt))
+            parts.append('<figure class="chart" data-chart="series">%s</figure>' % charts.series(
+                series, verdict['numbers'], salt))
+            if sweep:
+                parts.append('<figure class="chart" data-chart="sweep">%s</figure>' % charts.sweep(
+                    sweep, verdict['numbers'], salt))
+            else:
+                parts.append('<figure class="chart" data-chart="sweep"><figcaption>No block-size sweep: the drive '
+                             'was not written to (no allowed scratch medium, or a what-if).</figcaption></figure>')
+            parts.append('</div>')
+        parts.append('</section>')
+    parts.append('</body></html>')
+    return '\n'.join(parts) + '\n'
+
+
+# ---------------------------------------------------------------------------
+# everything at once
+
+
+def write_fleet(run_dir, expected_hosts=None, run=None, fail_on=DEFAULT_FAIL_ON):
+    """Write summary.md, report.html and junit.xml from the run's JSON files.
+
+    Returns {'docs', 'paths', 'failing'}.
+    """
+    if not os.path.isdir(run_dir):
+        raise ReportError('Run directory %s does not exist: run the qualify playbook first, or point '
+                          'qualify_run_dir at an existing run.' % run_dir)
+    docs = load_run(run_dir, expected_hosts)
+    if not run:
+        run = next((d.get('run') for d in docs if d.get('run')), {}) or {}
+    paths = {
+        'json': [host_json_path(run_dir, d['host']) for d in docs if d['status'] != STATUS_MISSING],
+        'markdown': atomic_write(os.path.join(run_dir, SUMMARY_MD), fleet_markdown(docs, run)),
+        'junit': atomic_write(os.path.join(run_dir, JUNIT_XML), junit_xml(docs, fail_on, run)),
+        'html': atomic_write(os.path.join(run_dir, REPORT_HTML), fleet_html(docs, run)),
+    }
+    return {'docs': docs, 'paths': paths, 'failing': failing(docs, fail_on)}

@@ -1,0 +1,111 @@
+#!/usr/bin/python
+# Copyright (c) tapeops.qualify contributors
+# GNU General Public License v3.0+ (see COPYING or https://www.gnu.org/licenses/gpl-3.0.txt)
+# SPDX-License-Identifier: GPL-3.0-or-later
+
+from __future__ import annotations
+
+DOCUMENTATION = r'''
+module: qualify_report
+short_description: Write the fleet reports (Markdown, HTML with charts, JUnit XML) of a qualify run
+version_added: 0.1.0
+description:
+  - Runs on the controller (action plugin). Reads every C(hosts/*.json) that
+    M(tapeops.qualify.qualify_verdict) wrote to O(report_dir) and writes C(summary.md), C(report.html) (one
+    self-contained page; charts drawn with matplotlib as inline SVG) and C(junit.xml) (one test case per
+    host x drive) next to them.
+  - Works from the files only, so it can report on an earlier or partly failed run.
+  - Hosts listed in O(expected_hosts) without a JSON file are reported as missing (unreachable, or failed
+    before their verdict).
+author:
+  - tapeops.qualify contributors
+requirements:
+  - matplotlib on the controller (for the charts; without it the HTML says so and has no charts)
+extends_documentation_fragment:
+  - tapeops.qualify._attributes
+attributes:
+  check_mode:
+    support: full
+    details:
+      - In check mode nothing is written; the number of host documents found is returned.
+  diff_mode:
+    support: none
+  action:
+    description: Indicates this has a corresponding action plugin so some parts of the options can be executed on the controller.
+    support: full
+  async:
+    description: Supports being used with the C(async) keyword.
+    support: none
+options:
+  report_dir:
+    description: The run directory written by M(tapeops.qualify.qualify_verdict).
+    type: path
+    required: true
+  expected_hosts:
+    description: Hosts that should have a document; those without one are reported as missing.
+    type: list
+    elements: str
+    default: []
+  run:
+    description: Facts about the run shown in the reports (C(id), C(mode), C(profile), C(target_generation)).
+    type: dict
+    default: {}
+  fail_on:
+    description: Classes that count as failing (JUnit failures, and O(fail_when_failing)).
+    type: list
+    elements: str
+    choices: [STREAMING, SPEED-MATCHED, SHOE-SHINING, MISCONFIGURED]
+    default: [SHOE-SHINING, MISCONFIGURED]
+  fail_when_failing:
+    description: Fail the task (after writing every report) when any drive's class is in O(fail_on).
+    type: bool
+    default: false
+seealso:
+  - module: tapeops.qualify.qualify_verdict
+'''
+
+EXAMPLES = r'''
+- name: Fleet reports; fail when any drive would shoe-shine
+  tapeops.qualify.qualify_report:
+    report_dir: "{{ qualify_run_dir }}"
+    expected_hosts: "{{ groups['media_agents'] }}"
+    fail_on: [SHOE-SHINING]
+    fail_when_failing: true
+'''
+
+RETURN = r'''
+paths:
+  description: The files written.
+  returned: success
+  type: dict
+  contains:
+    json:
+      description: The host documents read.
+      type: list
+      elements: str
+    markdown:
+      description: Fleet summary.
+      type: str
+      sample: /var/tmp/tapeops-reports/20260101T000000Z/summary.md
+    html:
+      description: The page with charts.
+      type: str
+    junit:
+      description: JUnit XML.
+      type: str
+fleet:
+  description: One line per host x drive (host, drive, label, class, status, summary).
+  returned: success
+  type: list
+  elements: dict
+failing:
+  description: Host x drive lines whose class is in O(fail_on).
+  returned: success
+  type: list
+  elements: dict
+missing:
+  description: Hosts without a verdict (failed, unreachable).
+  returned: success
+  type: list
+  elements: str
+'''

@@ -1,0 +1,186 @@
+#!/usr/bin/python
+# Copyright (c) tapeops.qualify contributors
+# GNU General Public License v3.0+ (see COPYING or https://www.gnu.org/licenses/gpl-3.0.txt)
+# SPDX-License-Identifier: GPL-3.0-or-later
+
+from __future__ import annotations
+
+DOCUMENTATION = r'''
+module: qualify_verdict
+short_description: Judge whether a host's backup sources keep each tape drive streaming, and write the host's report
+version_added: 0.1.0
+description:
+  - Runs on the controller (action plugin). Takes the results of M(tapeops.qualify.tape_drive_info),
+    M(tapeops.qualify.source_read_benchmark) and M(tapeops.qualify.tape_write_benchmark) for one host, plus the
+    backup software's settings, and gives one verdict per drive
+    (V(STREAMING), V(SPEED-MATCHED), V(SHOE-SHINING) or V(MISCONFIGURED)) with the reasons in words and
+    numbers and the fixes ranked.
+  - Writes the host's JSON document to O(report_dir)/hosts/<host>.json at once, so a host's result is
+    kept even when other hosts fail later. The document's schema is in docs/reports.md.
+  - With O(target_generation), also judges the same sources against a drive the host does not have yet
+    (pre-upgrade what-if); no tape is needed for that.
+  - The verdict logic lives in one place (the collection's private C(_verdict) module utils); see
+    docs/verdict.md for every class and number.
+author:
+  - tapeops.qualify contributors
+extends_documentation_fragment:
+  - tapeops.qualify._attributes
+attributes:
+  check_mode:
+    support: full
+    details:
+      - In check mode the verdict is computed and returned but the JSON file is not written.
+  diff_mode:
+    support: none
+  action:
+    description: Indicates this has a corresponding action plugin so some parts of the options can be executed on the controller.
+    support: full
+  async:
+    description: Supports being used with the C(async) keyword.
+    support: none
+options:
+  report_dir:
+    description: The run directory on the controller. The host's JSON goes to C(hosts/<inventory_hostname>.json) in it.
+    type: path
+    required: true
+  status:
+    description:
+      - V(failed) writes a document that records the host's failure (O(error)) instead of a verdict, so
+        the fleet reports show it.
+    type: str
+    choices: [ok, failed]
+    default: ok
+  error:
+    description: What went wrong, for O(status=failed).
+    type: str
+  drives:
+    description: The C(drives) list returned by M(tapeops.qualify.tape_drive_info).
+    type: list
+    elements: dict
+    default: []
+  source:
+    description: The result of M(tapeops.qualify.source_read_benchmark) (needs C(aggregate); C(streams) and C(compressibility) are used when present).
+    type: dict
+  write_benchmarks:
+    description:
+      - Results of M(tapeops.qualify.tape_write_benchmark), one per drive. Each is matched to its drive by
+        its C(nst) / C(device) key, or by C(item.nst) of a registered loop result.
+    type: list
+    elements: dict
+    default: []
+  drive_settings:
+    description:
+      - Per-drive settings from the inventory (C(tapeops_drives)), matched by C(nst). Keys used here
+        C(generation) (for example V(LTO-7) or V(LTO-9 FH)), C(form_factor), C(vendor), C(speed_floor_mb_s)
+        (the drive's speed-matching floor when the model does not know it), C(block_size_bytes),
+        C(segment_size_mb), C(immediate_filemarks), C(concurrency).
+    type: list
+    elements: dict
+    default: []
+  backup:
+    description:
+      - The backup software's settings for the host: C(software) (V(data_protector), V(bacula), V(bareos)),
+        C(block_size_bytes), C(segment_size_mb) (Data Protector segment size or Bacula Maximum File Size),
+        C(immediate_filemarks) (Data Protector OB2IMMEDFM=1), C(concurrency).
+    type: dict
+    default: {}
+  memory_total_mb:
+    description: RAM of the host in MB, for the memory rule (512 MB + 512 MB per interleaved stream).
+    type: int
+  options:
+    description:
+      - Verdict options. C(tape_ratio) (the compression ratio the data gets on tape; default estimated from
+        the source sample, else the drive's nominal ratio), C(max_streams) (default 16),
+        C(memory_base_mb) / C(memory_per_stream_mb) (default 512 / 512), C(filemark_loss_target) (default
+        0.01), C(block_size_tolerance) (default 0.03), C(target_vendor) and C(target_speed_floor_mb_s) for
+        the what-if drive.
+    type: dict
+    default: {}
+  target_generation:
+    description: A drive generation the host does not have yet, for example V(LTO-9 FH). Adds a what-if verdict.
+    type: str
+  run:
+    description: Facts about the run stored in the document (C(id), C(mode), C(profile), C(target_generation)).
+    type: dict
+    default: {}
+  preflight:
+    description: Preflight facts (st driver, HBA, backup software settings) stored in the document as they are.
+    type: dict
+  host_facts:
+    description: Other facts stored in the document (kernel, distribution, CPU count).
+    type: dict
+    default: {}
+seealso:
+  - module: tapeops.qualify.qualify_report
+'''
+
+EXAMPLES = r'''
+- name: Verdict for this host, written to the run directory
+  tapeops.qualify.qualify_verdict:
+    report_dir: "{{ qualify_run_dir }}"
+    drives: "{{ __drives.drives }}"
+    source: "{{ __source }}"
+    write_benchmarks: "{{ __writes.results }}"
+    drive_settings: "{{ tapeops_drives | default([]) }}"
+    backup: "{{ tapeops_backup | default({}) }}"
+    memory_total_mb: "{{ ansible_facts.memtotal_mb }}"
+
+- name: Pre-upgrade what-if, no tape writes
+  tapeops.qualify.qualify_verdict:
+    report_dir: /var/tmp/tapeops-reports/upgrade
+    source: "{{ __source }}"
+    target_generation: LTO-9 FH
+    options:
+      target_vendor: IBM
+'''
+
+RETURN = r'''
+verdicts:
+  description: One verdict per drive (and the what-if target); the full structure is in docs/verdict.md.
+  returned: always
+  type: list
+  elements: dict
+  contains:
+    id:
+      description: The drive (its nst path) or C(what-if <label>).
+      type: str
+      sample: /dev/nst0
+    class:
+      description: STREAMING, SPEED-MATCHED, SHOE-SHINING or MISCONFIGURED.
+      type: str
+      sample: SHOE-SHINING
+    summary:
+      description: One sentence with the numbers.
+      type: str
+      sample: LTO-5 would shoe-shine, 42.0 MB/s is below the 280 MB/s floor.
+    reasons:
+      description: The reasoning, in words and numbers.
+      type: list
+      elements: str
+    fixes:
+      description: Ranked fixes (rank, id, title, setting, value, why, feed_after_mb_s).
+      type: list
+      elements: dict
+    numbers:
+      description: Every number the verdict used.
+      type: dict
+drive_errors:
+  description: Drives that got no verdict, with the reason.
+  returned: always
+  type: list
+  elements: dict
+worst_class:
+  description: The worst class of the host's drives.
+  returned: always
+  type: str
+  sample: SPEED-MATCHED
+status:
+  description: V(ok) when at least one drive has a verdict, else V(failed).
+  returned: always
+  type: str
+path:
+  description: The host's JSON document.
+  returned: always
+  type: str
+  sample: /var/tmp/tapeops-reports/20260101T000000Z/hosts/ma1.json
+'''

@@ -1,0 +1,164 @@
+# Copyright (c) tapeops.qualify contributors
+# GNU General Public License v3.0+ (see COPYING or https://www.gnu.org/licenses/gpl-3.0.txt)
+# SPDX-License-Identifier: GPL-3.0-or-later
+"""Reports: per-host JSON at once, fleet Markdown, HTML with inline SVG charts, JUnit XML."""
+
+from __future__ import annotations
+
+import json
+import os
+import xml.etree.ElementTree as ET
+
+import pytest
+
+from ansible_collections.tapeops.qualify.plugins.module_utils import _report
+from ansible_collections.tapeops.qualify.plugins.module_utils import _verdict
+
+from report_cases import drive, source, write_result
+
+RUN = {'id': '20261122T010000Z', 'mode': 'qualify', 'profile': 'quick'}
+SETTINGS_MA1 = [{'nst': '/dev/nst0', 'speed_floor_mb_s': 10.0}]
+
+
+def ma1(src):
+    return _report.assemble('lab-ma1', [drive('/dev/nst0', 'IBM', 'ULT3580-TD5', '1013000001')], src,
+                            [write_result('/dev/nst0')], SETTINGS_MA1, {'software': 'bacula',
+                                                                        'block_size_bytes': 262144},
+                            memory_total_mb=1024, run=RUN)
+
+
+def ma2(src):
+    return _report.assemble('lab-ma2', [drive('/dev/nst0', 'HP', 'Ultrium 6-SCSI', 'HU1000001')], src,
+                            [write_result('/dev/nst0')], [{'nst': '/dev/nst0', 'speed_floor_mb_s': 10.0}],
+                            {'software': 'data_protector', 'block_size_bytes': 65536, 'segment_size_mb': 64},
+                            memory_total_mb=8192, run=RUN)
+
+
+@pytest.fixture
+def run_dir(tmp_path):
+    d = tmp_path / 'run'
+    _report.write_host(str(d), ma1(source(mean=60.0, p5=55.0)))     # unthrottled
+    _report.write_host(str(d), ma2(source(mean=6.0, p5=4.0)))       # throttled
+    return str(d)
+
+
+def test_assemble_identifies_drive_and_uses_inventory_floor():
+    doc = ma1(source(mean=60.0, p5=55.0))
+    assert doc['schema'] == _report.SCHEMA and doc['status'] == 'ok'
+    entry = doc['drives'][0]
+    assert entry['label'] == 'LTO-5'
+    num = entry['verdict']['numbers']
+    assert num['speed_floor_mb_s'] == 10.0 and num['floor_known'] is True
+    # drive path at 256 KiB (bacula's block) with the pattern closest to the 1.6 ratio (2:1): 45.9
+    assert num['drive_path_mb_s'] == 45.9
+    assert entry['verdict']['class'] in (_verdict.SPEED_MATCHED, _verdict.MISCONFIGURED)
+    assert entry['write_benchmark']['ceiling_block_size'] == 1048576
+
+
+def test_throttled_source_shoe_shines_and_unthrottled_does_not():
+    fast = ma1(source(mean=60.0, p5=55.0))['drives'][0]['verdict']
+    slow = ma1(source(mean=6.0, p5=4.0))['drives'][0]['verdict']
+    assert slow['class'] == _verdict.SHOE_SHINING and slow['would_shoe_shine']
+    assert not fast['would_shoe_shine']
+
+
+def test_unknown_drive_gets_a_clear_error_not_a_verdict():
+    doc = _report.assemble('h', [drive('/dev/nst0', 'ACME', 'TAPE 3000', 'x')], source(60.0, 55.0))
+    assert doc['status'] == 'failed'
+    assert 'set generation' in doc['drives'][0]['error']
+    assert 'tapeops_drives' in doc['error']
+
+
+def test_inventory_drive_not_discovered_is_reported():
+    doc = _report.assemble('h', [], source(60.0, 55.0), [], [{'nst': '/dev/nst1', 'generation': 'LTO-7'}])
+    assert doc['status'] == 'failed'
+    assert 'discovery did not find it' in doc['drives'][0]['error']
+
+
+def test_no_source_result_is_an_error_per_drive():
+    doc = _report.assemble('h', [drive('/dev/nst0', 'IBM', 'ULT3580-TD5', 's')], None)
+    assert doc['status'] == 'failed'
+    assert 'No source read result' in doc['error']
+
+
+def test_what_if_needs_no_drive_and_no_tape():
+    doc = _report.assemble('h', [], source(mean=200.0, p5=180.0, streams=4), target_generation='LTO-9 FH',
+                           options={'target_vendor': 'IBM', 'tape_ratio': 1.0}, run={'mode': 'upgrade_check'})
+    entry = doc['drives'][0]
+    assert entry['id'] == 'what-if LTO-9 FH' and entry['what_if'] is True
+    assert entry['verdict']['what_if'] is True
+    assert entry['verdict']['class'] == _verdict.SPEED_MATCHED     # 180 between 177 and 400
+    assert entry['write_benchmark'] is None
+
+
+def test_host_json_written_at_once_and_atomically(tmp_path):
+    path = _report.write_host(str(tmp_path), ma1(source(60.0, 55.0)))
+    assert path == str(tmp_path / 'hosts' / 'lab-ma1.json')
+    data = json.loads(open(path).read())
+    assert data['host'] == 'lab-ma1' and data['drives'][0]['verdict']['class']
+    assert [n for n in os.listdir(tmp_path / 'hosts')] == ['lab-ma1.json']
+
+
+def test_safe_host_file_names():
+    assert _report.safe_name('db1.example.com') == 'db1.example.com'
+    assert _report.safe_name('[::1]:2222') == '1_2222'
+    with pytest.raises(_report.ReportError):
+        _report.safe_name('..')
+
+
+def test_load_run_marks_missing_and_corrupt(run_dir):
+    with open(os.path.join(run_dir, 'hosts', 'broken.json'), 'w') as handle:
+        handle.write('{not json')
+    docs = _report.load_run(run_dir, expected_hosts=['lab-ma1', 'lab-ma2', 'lab-ma3'])
+    by_host = dict((d['host'], d) for d in docs)
+    assert by_host['lab-ma3']['status'] == 'missing'
+    assert 'unreachable' in by_host['lab-ma3']['error']
+    assert by_host['broken']['status'] == 'failed' and 'Cannot read' in by_host['broken']['error']
+
+
+def test_write_fleet_all_four_kinds(run_dir):
+    out = _report.write_fleet(run_dir, ['lab-ma1', 'lab-ma2', 'lab-ma3'], RUN)
+    paths = out['paths']
+    assert len(paths['json']) == 2
+    for key in ('markdown', 'html', 'junit'):
+        assert os.path.getsize(paths[key]) > 200
+
+    md = open(paths['markdown']).read()
+    assert md.startswith('# Tape qualification: fleet summary')
+    assert '| lab-ma2 | /dev/nst0 (LTO-6) | **SHOE-SHINING** |' in md
+    assert '| lab-ma3 | - | **MISSING** |' in md
+
+    suites = ET.parse(paths['junit']).getroot()
+    cases = suites.findall('./testsuite/testcase')
+    assert [(c.get('classname'), c.get('name')) for c in cases] == [
+        ('lab-ma1', '/dev/nst0 (LTO-5)'), ('lab-ma2', '/dev/nst0 (LTO-6)'), ('lab-ma3', 'qualify')]
+    assert cases[1].find('failure').get('type') == 'SHOE-SHINING'
+    assert cases[2].find('error').get('type') == 'MISSING'
+    assert suites.get('tests') == '3' and suites.get('errors') == '1'
+
+    page = open(paths['html']).read()
+    assert page.count('<section class="drive"') == 2
+    assert page.count('<svg') == 6                        # feed, series, sweep per drive
+    # self-contained: nothing is fetched
+    for needle in ('src="http', "href=\"http", '<link', '@import', 'url(http'):
+        assert needle not in page
+    assert '<script' not in page
+    assert [f['host'] for f in out['failing']] == ['lab-ma2']
+
+
+def test_fail_on_speed_matched_too(run_dir):
+    out = _report.write_fleet(run_dir, fail_on=(_verdict.SHOE_SHINING, _verdict.SPEED_MATCHED,
+                                                _verdict.MISCONFIGURED))
+    assert sorted(f['host'] for f in out['failing']) == ['lab-ma1', 'lab-ma2']
+
+
+def test_missing_run_dir_is_a_clear_error(tmp_path):
+    with pytest.raises(_report.ReportError, match='run the qualify playbook first'):
+        _report.write_fleet(str(tmp_path / 'nope'))
+
+
+def test_html_without_matplotlib_still_has_tables(run_dir):
+    docs = _report.load_run(run_dir)
+    page = _report.fleet_html(docs, charts=_report.ReportError('matplotlib is not installed'))
+    assert '<table id="fleet">' in page and '<svg' not in page
+    assert 'No charts: matplotlib is not installed' in page
