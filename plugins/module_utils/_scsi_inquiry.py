@@ -126,12 +126,16 @@ def parse_read_block_limits_text(text):
 
 
 def parse_hex_bytes(text):
-    """Bytes of an sg3_utils ``--hex`` dump (``00     09 10 00 00 00 04``)."""
+    """Bytes of an sg3_utils ``--hex`` dump (``00     09 10 00 00 00 04``).
+
+    Up to 16 bytes per line, separated by one space (two between the halves);
+    the ASCII column after three or more spaces is ignored.
+    """
     data = bytearray()
     for line in (text or '').splitlines():
-        match = re.match(r'^\s*([0-9a-fA-F]+)\s{2,}((?:[0-9a-fA-F]{2}\s?)+)', line)
+        match = re.match(r'^\s*([0-9a-fA-F]+)\s{2,}((?:[0-9a-fA-F]{2}(?: {1,2}(?=[0-9a-fA-F]{2}\b)|\b))+)', line)
         if not match:
             continue
-        for token in match.group(2).split():
+        for token in match.group(2).split()[:16]:
             data.append(int(token, 16))
     return bytes(data)

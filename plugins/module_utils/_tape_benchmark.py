@@ -1,0 +1,321 @@
+# Copyright (c) tapeops.qualify contributors
+# GNU General Public License v3.0+ (see COPYING or https://www.gnu.org/licenses/gpl-3.0.txt)
+# SPDX-License-Identifier: GPL-3.0-or-later
+
+"""The raw tape write benchmark: safety gates, sweep, file-mark cost.
+
+Private to this collection: may change without notice.
+
+Order of operations, each tape operation with a deadline:
+
+1. ``_tape_safety.check_tape_device`` (stat + sysfs only) — refuse anything
+   that is not an nst node of a sequential-access device;
+2. plan (block sizes bounded by READ BLOCK LIMITS and the HBA maximum); in
+   check mode stop here and return the plan;
+3. pattern pools generated once (before the drive is opened);
+4. log pages before (never during the writes);
+5. open O_RDONLY (EBUSY = refused), status, variable-block mode, rewind, one
+   read at BOT, rewind: ``media_verdict`` decides;
+6. open O_WRONLY, sweep, file-mark runs, then always rewind and close;
+7. st counters and log pages after.
+"""
+
+from __future__ import annotations
+
+import errno
+import os
+import time
+
+from ansible_collections.tapeops.qualify.plugins.module_utils import _st_sysfs
+from ansible_collections.tapeops.qualify.plugins.module_utils import _tape_discovery
+from ansible_collections.tapeops.qualify.plugins.module_utils import _tape_safety
+from ansible_collections.tapeops.qualify.plugins.module_utils import _tape_writer as W
+
+DEFAULT_BLOCK_SIZES = (65536, 131072, 262144, 524288, 1048576)
+PROBE_READ_BYTES = W.MIB
+
+
+class BenchmarkError(Exception):
+    """Stops the benchmark; ``reason`` is machine-readable, ``msg`` says what to do."""
+
+    def __init__(self, msg, reason, partial=None):
+        super().__init__(msg)
+        self.msg = msg
+        self.reason = reason
+        self.partial = partial or {}
+
+
+def plan_block_sizes(requested, limits, hba_max):
+    """Split ``requested`` into (sizes to run, [{block_size, reason}] skipped)."""
+    run, skipped = [], []
+    maximum = (limits or {}).get('max')
+    minimum = (limits or {}).get('min')
+    granularity = (limits or {}).get('granularity') or 0
+    for size in sorted(set(requested)):
+        if maximum and size > maximum:
+            skipped.append({'block_size': size, 'reason': 'above READ BLOCK LIMITS maximum %d' % maximum})
+        elif minimum and size < minimum:
+            skipped.append({'block_size': size, 'reason': 'below READ BLOCK LIMITS minimum %d' % minimum})
+        elif granularity and size % (1 << granularity):
+            skipped.append({'block_size': size, 'reason': 'not a multiple of 2**%d (granularity)' % granularity})
+        elif hba_max and size > hba_max:
+            skipped.append({'block_size': size, 'reason': 'above the HBA maximum transfer %d' % hba_max})
+        else:
+            run.append(size)
+    return run, skipped
+
+
+def probe_media(fd, timeout, read_bytes=PROBE_READ_BYTES, mtget=W.mtget, mtop=W.mtop, read=os.read):
+    """One read at BOT (variable-block mode), classified. Leaves the tape rewound.
+
+    ``content`` is 'blank' only for blank check / EOD at BOT; a block, a file
+    mark, or an error that is not EOD means data or unknown. ``read_bytes``
+    must not exceed READ BLOCK LIMITS' maximum (st answers EINVAL); a block
+    larger than it gives ENOMEM, which also means data.
+    """
+    status = mtget(fd, timeout=timeout)
+    probe = {
+        'online': 'ONLINE' in status['flags'],
+        'write_protected': 'WR_PROT' in status['flags'],
+        'worm': None,
+        'content': 'unknown',
+        'detail': None,
+        'status_before': status['flags'],
+    }
+    if not probe['online']:
+        return probe
+    mtop(fd, W.MTSETBLK, 0, timeout=timeout)
+    mtop(fd, W.MTREW, 1, timeout=timeout)
+    try:
+        data = W.call_with_timeout(lambda: read(fd, read_bytes), timeout, 'Reading at BOT')
+        err = None
+    except OSError as exc:
+        data, err = None, exc
+    after = mtget(fd, timeout=timeout)
+    if data:
+        probe['content'], probe['detail'] = 'data', 'read a %d-byte block at BOT' % len(data)
+    elif err is not None and err.errno == errno.ENOMEM:
+        probe['content'], probe['detail'] = 'data', 'a block larger than %d bytes at BOT' % read_bytes
+    elif 'EOD' in after['flags']:
+        probe['content'], probe['detail'] = 'blank', 'blank check (EOD) at BOT'
+    elif err is None and after['file_number'] >= 1:
+        probe['content'], probe['detail'] = 'data', 'a file mark at BOT'
+    elif err is None:
+        probe['content'], probe['detail'] = 'blank', 'no data at BOT (read returned 0, still at file 0)'
+    else:
+        probe['detail'] = 'read at BOT failed: %s' % err
+    mtop(fd, W.MTREW, 1, timeout=timeout)
+    return probe
+
+
+def _open(path, flags, timeout):
+    try:
+        return W.call_with_timeout(lambda: os.open(path, flags), timeout, 'Opening %s' % path)
+    except OSError as exc:
+        if exc.errno == errno.EBUSY:
+            raise BenchmarkError('%s is busy: another process has the drive open (st allows one open at a time). '
+                                 'Wait for the backup or tool using it to finish, then retry.' % path, 'busy')
+        if exc.errno in (errno.EROFS, errno.EACCES):
+            raise BenchmarkError('%s refused opening for write (%s): the cartridge is write-protected. Use a '
+                                 'writable scratch cartridge.' % (path, exc.strerror), 'write_protected')
+        if exc.errno in (errno.ENOMEDIUM, errno.EIO):
+            raise BenchmarkError('%s: %s. Load a scratch cartridge and retry.' % (path, exc.strerror), 'no_media')
+        raise
+
+
+class TapeBenchmark:
+    """Run the benchmark for one cleared device; results as a dict."""
+
+    def __init__(self, device, block_sizes=DEFAULT_BLOCK_SIZES, patterns=W.PATTERNS, step_bytes=1000 * W.MB,
+                 step_seconds=60, filemark_segments=(), filemark_payload=16000 * W.MB,
+                 filemark_block_size=262144, filemark_pattern='2.5:1', overwrite=False, allowed_barcodes=(),
+                 barcode=None, op_timeout=900, log_pages=True, runner=None, sys_root=_st_sysfs.SYS_ROOT,
+                 identity=None):
+        self.device = device
+        self.block_sizes = list(block_sizes)
+        self.patterns = list(patterns)
+        self.step_bytes = int(step_bytes)
+        self.step_seconds = step_seconds
+        self.filemark_segments = list(filemark_segments or [])
+        self.filemark_payload = int(filemark_payload)
+        self.filemark_block_size = int(filemark_block_size)
+        self.filemark_pattern = filemark_pattern
+        self.overwrite = overwrite
+        self.allowed_barcodes = list(allowed_barcodes or [])
+        self.barcode = barcode
+        self.op_timeout = op_timeout
+        self.log_pages = log_pages
+        self.runner = runner
+        self.sys_root = sys_root
+        self.identity = identity
+        for pattern in self.patterns + [self.filemark_pattern]:
+            W.parse_ratio(pattern)
+
+    # -------------------------------------------------------------- plan
+    def identify(self):
+        if self.identity is None:
+            self.identity = _tape_safety.check_tape_device(self.device, sys_root=self.sys_root)
+        found = _tape_discovery.discover(runner=self.runner, sys_root=self.sys_root, log_pages=False,
+                                         only=['/dev/%s' % self.identity.name])
+        drive = found['drives'][0] if found['drives'] else {}
+        if self.barcode is None:
+            self.barcode = drive.get('barcode')
+        return drive
+
+    def plan(self, drive):
+        run, skipped = plan_block_sizes(self.block_sizes, drive.get('block_limits'),
+                                        drive.get('hba_max_transfer_bytes'))
+        sweep_bytes = self.step_bytes * len(run) * len(self.patterns)
+        fm_runs = len(self.filemark_segments) * 2 + (1 if self.filemark_segments else 0)
+        return {
+            'device': self.device,
+            'identity': self.identity.as_dict() if self.identity else None,
+            'block_sizes': run,
+            'skipped_block_sizes': skipped,
+            'patterns': self.patterns,
+            'step_bytes': self.step_bytes,
+            'step_seconds': self.step_seconds,
+            'filemark_segments_mb': [s // W.MB for s in self.filemark_segments],
+            'filemark_payload_mb': self.filemark_payload // W.MB if self.filemark_segments else 0,
+            'filemark_block_size': self.filemark_block_size,
+            'max_bytes_written': sweep_bytes + fm_runs * self.filemark_payload,
+            'barcode': self.barcode,
+            'media_rule': 'write only blank media, or barcode in allowed_barcodes, or overwrite=true',
+        }
+
+    # -------------------------------------------------------------- run
+    def run(self, check_mode=False):
+        drive = self.identify()
+        plan = self.plan(drive)
+        result = {'device': self.device, 'plan': plan, 'drive': drive, 'changed': False}
+        if check_mode:
+            return result
+        if not plan['block_sizes']:
+            raise BenchmarkError('No requested block size fits this drive path (%s).' % plan['skipped_block_sizes'],
+                                 'no_block_size')
+        pool_size = max(16 * W.MIB, 8 * max(plan['block_sizes'] + [self.filemark_block_size]))
+        started = time.monotonic()
+        pools = [(p, W.make_pool(p, size=pool_size, seed=i)) for i, p in enumerate(self.patterns)]
+        result['pool_seconds'] = round(time.monotonic() - started, 3)
+        sg = drive.get('sg')
+        if self.log_pages:
+            result['log_pages_before'] = _tape_discovery.read_log_pages(sg, self._runner())
+
+        fd = _open(self.device, os.O_RDONLY, self.op_timeout)
+        try:
+            limit = (drive.get('block_limits') or {}).get('max') or PROBE_READ_BYTES
+            probe = probe_media(fd, self.op_timeout, read_bytes=min(limit, 16 * W.MIB))
+        finally:
+            os.close(fd)
+        probe['worm'] = self._worm_from_logs(result.get('log_pages_before'))
+        result['media'] = probe
+        try:
+            result['media_decision'] = _tape_safety.media_verdict(
+                probe, overwrite=self.overwrite, allowed_barcodes=self.allowed_barcodes, barcode=self.barcode)
+        except _tape_safety.TapeSafetyError as exc:
+            raise BenchmarkError(exc.msg, exc.reason, partial=result)
+
+        name = self.identity.name
+        fd = _open(self.device, os.O_WRONLY, self.op_timeout)
+        result['changed'] = True
+        try:
+            try:
+                W.mtop(fd, W.MTSETBLK, 0, timeout=self.op_timeout)
+                stats_start = _st_sysfs.read_stats(name, self.sys_root)
+                result.update(self._sweep(fd, pools, plan['block_sizes'], name))
+                if self.filemark_segments:
+                    result['filemarks'] = self._filemarks(fd, name)
+                else:
+                    result['filemarks'] = []
+                result['st_stats_delta'] = _st_sysfs.stats_delta(stats_start, _st_sysfs.read_stats(name, self.sys_root))
+            finally:
+                result['rewound'] = self._rewind(fd)
+        finally:
+            os.close(fd)
+        if self.log_pages:
+            result['log_pages_after'] = _tape_discovery.read_log_pages(sg, self._runner())
+        return result
+
+    def _runner(self):
+        if self.runner is not None:
+            return self.runner
+        from ansible_collections.tapeops.qualify.plugins.module_utils import _cli
+
+        def runner(cmd):
+            return _cli.run(cmd, timeout=_tape_discovery.TOOL_TIMEOUT)
+        return runner
+
+    @staticmethod
+    def _worm_from_logs(pages):
+        if not pages:
+            return None
+        volume = (pages.get('pages') or {}).get('0x17') or {}
+        worm = volume.get('worm')
+        return bool(worm) if isinstance(worm, int) else None
+
+    def _rewind(self, fd):
+        try:
+            W.mtop(fd, W.MTREW, 1, timeout=self.op_timeout)
+            return True
+        except (OSError, W.TapeTimeout):
+            return False
+
+    def _sweep(self, fd, pools, sizes, name):
+        def on_step(phase, block_size, pattern, context=None):
+            if phase == 'before':
+                return _st_sysfs.read_stats(name, self.sys_root)
+            return {'st_stats_delta': _st_sysfs.stats_delta(context, _st_sysfs.read_stats(name, self.sys_root))}
+
+        # A step may not take longer than its time budget plus the op timeout.
+        step_timeout = (self.step_seconds or 3600) + self.op_timeout
+        steps, ceiling, stop = W.sweep(fd, pools, sizes, self.step_bytes, max_seconds=self.step_seconds,
+                                       on_step=on_step, step_timeout=step_timeout)
+        for step in steps:
+            delta = step.get('st_stats_delta') or {}
+            if delta.get('write_ns') and step['seconds']:
+                step['device_busy_fraction'] = round(delta['write_ns'] / 1e9 / step['seconds'], 3)
+        done = [s for s in steps if s['error'] is None and s['bytes']]
+        best = max(done, key=lambda s: s['mb_s']) if done else None
+        return {
+            'sweep': steps,
+            'ceiling_block_size': ceiling,
+            'sweep_stopped': stop,
+            'best': {'block_size': best['block_size'], 'pattern': best['pattern'], 'mb_s': best['mb_s']} if best else None,
+        }
+
+    def _filemarks(self, fd, name):
+        pool = W.make_pool(self.filemark_pattern, size=max(16 * W.MIB, 8 * self.filemark_block_size), seed=99)
+        views = W.block_views(pool, self.filemark_block_size)
+        timeout = self.op_timeout
+
+        def marker(op):
+            return lambda f: W.mtop(f, op, 1, timeout=timeout)
+
+        budget = self.filemark_payload * (2 * len(self.filemark_segments) + 1)
+        deadline = budget / (1.0 * W.MB) + timeout  # >= 1 MB/s or we call it hung
+
+        def one(segment, op):
+            return W.call_with_timeout(
+                lambda: W.filemark_run(fd, views, self.filemark_payload, segment, marker(op)),
+                deadline, 'File-mark run')
+
+        out = []
+        baseline = one(None, W.MTWEOF)
+        base_rate = baseline['bytes'] / baseline['seconds'] if baseline['seconds'] else None
+        out.append(dict(baseline, segment_mb=None, kind='none', seconds_lost_per_mark=None,
+                        block_size=self.filemark_block_size))
+        for segment in sorted(self.filemark_segments):
+            for kind, op in (('sync', W.MTWEOF), ('immediate', W.MTWEOFI)):
+                try:
+                    run = one(segment, op)
+                except OSError as exc:
+                    run = {'bytes': 0, 'seconds': 0, 'marks': 0, 'mb_s': None, 'mark_seconds': 0,
+                           'error': '%s: %s' % (errno.errorcode.get(exc.errno, exc.errno), exc.strerror)}
+                lost = None
+                if run['marks'] and base_rate:
+                    lost = round((run['seconds'] - run['bytes'] / base_rate) / run['marks'], 4)
+                out.append(dict(run, segment_mb=segment // W.MB, kind=kind, seconds_lost_per_mark=lost,
+                                block_size=self.filemark_block_size))
+                if run['error']:
+                    return out
+        return out

@@ -1,0 +1,205 @@
+#!/usr/bin/python
+# Copyright (c) tapeops.qualify contributors
+# GNU General Public License v3.0+ (see COPYING or https://www.gnu.org/licenses/gpl-3.0.txt)
+# SPDX-License-Identifier: GPL-3.0-or-later
+
+from __future__ import annotations
+
+DOCUMENTATION = r'''
+module: tape_drive_info
+short_description: Discover tape drives and medium changers on a backup host
+version_added: 0.1.0
+description:
+  - Lists every tape drive bound to the Linux st driver and every SCSI medium changer, with what the
+    tape benchmark and the verdict need - INQUIRY identity and unit serial (VPD 0x80), LTO generation,
+    READ BLOCK LIMITS, the HBA path's maximum transfer, current block size and density, whether media is
+    loaded, the changer drive element it sits in (matched by device serial), the barcode loaded,
+    st options and the kernel's per-drive counters.
+  - Read-only. Drives are opened only for C(mt status) (read-only); sg nodes only for the
+    C(BLKSECTGET) ioctl and SCSI commands that read (INQUIRY, READ BLOCK LIMITS, LOG SENSE,
+    READ ELEMENT STATUS).
+  - A device that does not support something (LOG SENSE on tgt answers "invalid opcode") is reported
+    in RV(drives[].log_pages.unsupported_reason), not as a failure. A drive held open by another process is
+    reported with RV(drives[].busy=true).
+author:
+  - tapeops.qualify contributors
+extends_documentation_fragment:
+  - tapeops.qualify._attributes
+  - tapeops.qualify._attributes.info_module
+requirements:
+  - mt-st, sg3-utils and mtx on the managed host (Debian/Ubuntu packages C(mt-st sg3-utils mtx)).
+  - Linux 4.2 or later for the st statistics in sysfs.
+options:
+  devices:
+    description:
+      - Only report these drives (V(/dev/nst0) or V(nst0)). Default is all drives.
+    type: list
+    elements: str
+    default: []
+  log_pages:
+    description:
+      - Read the drive log pages 0x0C, 0x14, 0x17, 0x2E and HP 0x34 where the drive supports them.
+    type: bool
+    default: true
+notes:
+  - Rates and sizes follow SCSI and st; block sizes are bytes.
+seealso:
+  - module: tapeops.qualify.tape_write_benchmark
+'''
+
+EXAMPLES = r'''
+- name: Discover tape drives and changers
+  tapeops.qualify.tape_drive_info:
+  register: tape
+
+- name: Show each drive with its generation and loaded barcode
+  ansible.builtin.debug:
+    msg: "{{ item.nst }} {{ item.vendor }} {{ item.product }} LTO-{{ item.generation.generation | default('?') }} {{ item.barcode }}"
+  loop: "{{ tape.drives }}"
+'''
+
+RETURN = r'''
+drives:
+  description: One entry per tape drive (per C(nstN) node).
+  returned: always
+  type: list
+  elements: dict
+  contains:
+    nst:
+      description: Non-rewinding node, the one to benchmark.
+      type: str
+      sample: /dev/nst0
+    st:
+      description: Auto-rewinding node.
+      type: str
+      sample: /dev/st0
+    sg:
+      description: SCSI generic node (for sg_logs), or null when sg is not loaded.
+      type: str
+      sample: /dev/sg1
+    hctl:
+      description: SCSI host:channel:target:lun.
+      type: str
+    vendor:
+      description: INQUIRY vendor.
+      type: str
+      sample: IBM
+    product:
+      description: INQUIRY product.
+      type: str
+      sample: ULT3580-TD5
+    revision:
+      description: Firmware revision.
+      type: str
+    serial:
+      description: Unit serial number (VPD page 0x80).
+      type: str
+    generation:
+      description: >-
+        Drive generation from the drive model (C(_drive_model.identify_inquiry)), or from the density
+        code of the loaded media when the product string is unknown; C(source) says which. Null if neither.
+      type: dict
+    block_limits:
+      description: READ BLOCK LIMITS, decoded from its bytes (C(granularity) is a power of two).
+      type: dict
+      sample: {min: 4, max: 1048576, granularity: 9}
+    hba_max_transfer_bytes:
+      description: Largest transfer the host adapter path takes for this device (BLKSECTGET on sg).
+      type: int
+      sample: 1310720
+    block_size:
+      description: Current block size from C(mt status); 0 is variable-block mode.
+      type: int
+    density_code:
+      description: Density code of the loaded media, hex text (C(0x00) means none or unknown).
+      type: str
+    media_loaded:
+      description: Whether the drive is online with a cartridge, from C(mt status). Null if unknown.
+      type: bool
+    write_protected:
+      description: Whether the loaded cartridge is write-protected.
+      type: bool
+    busy:
+      description: The drive is held open by another process.
+      type: bool
+    mt_status:
+      description: The parsed C(mt status).
+      type: dict
+    mt_error:
+      description: What C(mt status) printed when it failed.
+      type: str
+    barcode:
+      description: Barcode of the loaded cartridge, from the changer this drive sits in.
+      type: str
+    changer:
+      description: >-
+        The changer holding this drive: C(sg), C(element) (mtx's drive number), C(element_address) and
+        C(matched_by) (C(serial), or C(serial_prefix) when the changer truncates the device identifier).
+      type: dict
+    mtweofi_supported:
+      description: Whether the running kernel has MTWEOFI (immediate file marks, Linux 2.6.37+).
+      type: bool
+    st_options:
+      description: The st driver options of this drive (sysfs C(options) decoded) and its defaults.
+      type: dict
+    stats:
+      description: The st per-drive counters (sysfs C(stats)), null on kernels without them.
+      type: dict
+    log_pages:
+      description: >-
+        C(supported) (page codes), C(unsupported_reason) (set when the device has no LOG SENSE),
+        C(pages) (decoded 0x0C, 0x14, 0x17, 0x2E; 0x34 as parameter codes), C(errors).
+      type: dict
+changers:
+  description: One entry per SCSI medium changer.
+  returned: always
+  type: list
+  elements: dict
+  contains:
+    sg:
+      description: The changer's sg node.
+      type: str
+    vendor:
+      description: INQUIRY vendor.
+      type: str
+    product:
+      description: INQUIRY product.
+      type: str
+    status:
+      description: The parsed C(mtx status) (drives, slots, barcodes).
+      type: dict
+    elements:
+      description: Data transfer elements from READ ELEMENT STATUS with their device identifiers.
+      type: list
+    error:
+      description: Why C(mtx status) failed, if it did.
+      type: str
+'''
+
+from ansible.module_utils.basic import AnsibleModule
+
+from ansible_collections.tapeops.qualify.plugins.module_utils import _cli
+from ansible_collections.tapeops.qualify.plugins.module_utils._tape_discovery import TOOL_TIMEOUT, discover
+
+
+def main():
+    module = AnsibleModule(
+        argument_spec=dict(
+            devices=dict(type='list', elements='str', default=[]),
+            log_pages=dict(type='bool', default=True),
+        ),
+        supports_check_mode=True,
+    )
+
+    def runner(cmd):
+        return _cli.run(cmd, timeout=TOOL_TIMEOUT)
+
+    try:
+        found = discover(runner=runner, log_pages=module.params['log_pages'], only=module.params['devices'] or None)
+    except _cli.CliError as exc:
+        module.fail_json(**exc.as_fail_kwargs())
+    module.exit_json(changed=False, **found)
+
+
+if __name__ == '__main__':
+    main()

@@ -1,0 +1,295 @@
+#!/usr/bin/python
+# Copyright (c) tapeops.qualify contributors
+# GNU General Public License v3.0+ (see COPYING or https://www.gnu.org/licenses/gpl-3.0.txt)
+# SPDX-License-Identifier: GPL-3.0-or-later
+
+from __future__ import annotations
+
+DOCUMENTATION = r'''
+module: tape_write_benchmark
+short_description: Measure what a tape drive takes - block-size sweep and file-mark cost, safe by default
+version_added: 0.1.0
+description:
+  - Writes data generated in memory to a non-rewinding tape node (V(/dev/nst0)) in variable-block mode,
+    for a sweep of block sizes and data patterns (zeros, random, and data of a target compressibility
+    such as V(2:1) or V(2.5:1)), and reports rates per step, a per-second series, and the st driver's
+    counter deltas (device busy time versus host time).
+  - Optionally measures the cost of file marks - the same payload with a file mark every N MB, once with
+    synchronous file marks (MTWEOF) and once with immediate ones (MTWEOFI), against a run without marks.
+  - Reads the drive log pages before and after (never during the writes) where the drive has them.
+  - B(Safety.) Refuses, before opening anything for write, every path that is not an C(nstN) node of
+    the st driver bound to a SCSI sequential-access device (disks, partitions, files, /dev/null, sg
+    nodes, other character devices). Refuses write-protected and WORM media, a drive another process
+    holds open, and media that is not blank (one read at BOT) unless O(overwrite=true) or the loaded
+    barcode is in O(allowed_barcodes). Leaves the tape rewound, on success and on failure; every tape
+    operation has a deadline (O(op_timeout)).
+author:
+  - tapeops.qualify contributors
+extends_documentation_fragment:
+  - tapeops.qualify._attributes
+  - tapeops.qualify._attributes.benchmark
+attributes:
+  idempotent:
+    support: N/A
+    details:
+      - A benchmark writes every time it runs; it reports RV(changed=true) whenever it wrote to the tape.
+requirements:
+  - The st driver; sg3-utils and mtx on the managed host for block limits, log pages and barcodes.
+options:
+  device:
+    description: Non-rewinding tape node to write to.
+    type: path
+    required: true
+  block_sizes:
+    description:
+      - Block sizes to sweep, bytes or with a binary suffix (V(256K), V(1M)). Sizes above READ BLOCK LIMITS
+        or the HBA maximum transfer are skipped (listed in RV(plan.skipped_block_sizes)); a size the path
+        rejects with EINVAL ends the sweep and is reported through RV(ceiling_block_size).
+    type: list
+    elements: str
+    default: ['64K', '128K', '256K', '512K', '1M']
+  patterns:
+    description: Data patterns - V(zeros), V(random) (incompressible) or a ratio V(N:1) for zlib-calibrated data.
+    type: list
+    elements: str
+    default: ['zeros', 'random', '2:1', '2.5:1']
+  step_mb:
+    description: Decimal MB written per block size and pattern.
+    type: int
+    default: 1000
+  step_seconds:
+    description: Upper bound in seconds per step, whichever of O(step_mb) and this comes first.
+    type: int
+    default: 60
+  filemark_segments_mb:
+    description:
+      - Segment sizes in decimal MB for the file-mark cost runs. Empty (the default) skips them. Each segment
+        size costs two runs of O(filemark_payload_mb) plus one shared baseline run.
+    type: list
+    elements: int
+    default: []
+  filemark_payload_mb:
+    description: Payload per file-mark run, decimal MB.
+    type: int
+    default: 16000
+  filemark_block_size:
+    description: Block size of the file-mark runs (bytes or with suffix).
+    type: str
+    default: 256K
+  filemark_pattern:
+    description: Data pattern of the file-mark runs.
+    type: str
+    default: '2.5:1'
+  overwrite:
+    description: Allow writing over media that holds data. Write-protected and WORM media are refused regardless.
+    type: bool
+    default: false
+  allowed_barcodes:
+    description: Scratch cartridges that may be overwritten (barcode of the loaded cartridge, from the changer).
+    type: list
+    elements: str
+    default: []
+  barcode:
+    description: Barcode of the loaded cartridge when no changer reports it (standalone drives).
+    type: str
+  op_timeout:
+    description: Deadline in seconds for each tape operation (open, rewind, file mark, status).
+    type: int
+    default: 900
+  log_pages:
+    description: Read log pages 0x0C, 0x14, 0x17, 0x2E, 0x34 before and after.
+    type: bool
+    default: true
+seealso:
+  - module: tapeops.qualify.tape_drive_info
+'''
+
+EXAMPLES = r'''
+- name: Plan only (check mode writes nothing)
+  tapeops.qualify.tape_write_benchmark:
+    device: /dev/nst0
+  check_mode: true
+
+- name: Sweep a scratch cartridge and compare file marks
+  tapeops.qualify.tape_write_benchmark:
+    device: /dev/nst0
+    allowed_barcodes: [SCR001L9, SCR002L9]
+    filemark_segments_mb: [2000, 20000]
+  register: tape_bench
+'''
+
+RETURN = r'''
+plan:
+  description: What the run writes (in check mode, what it would write) - block sizes kept and skipped, patterns,
+    volumes, the barcode and the media rule.
+  returned: always
+  type: dict
+drive:
+  description: The drive as C(tapeops.qualify.tape_drive_info) reports it (without log pages).
+  returned: always
+  type: dict
+media:
+  description: What the read at BOT found (C(content) blank, data or unknown; C(detail)).
+  returned: when not in check mode
+  type: dict
+media_decision:
+  description: Why writing was allowed (blank media, allowed barcode, overwrite).
+  returned: when the benchmark wrote
+  type: str
+sweep:
+  description: One entry per block size and pattern.
+  returned: when the benchmark wrote
+  type: list
+  elements: dict
+  contains:
+    block_size:
+      description: Bytes per block (one write, one tape block).
+      type: int
+    pattern:
+      description: Data pattern.
+      type: str
+    bytes:
+      description: Bytes written.
+      type: int
+    seconds:
+      description: Wall-clock seconds.
+      type: float
+    mb_s:
+      description: Decimal MB/s.
+      type: float
+    series_mb_s:
+      description: Rate per second of the step.
+      type: list
+      elements: float
+    st_stats_delta:
+      description: st counter deltas over the step (C(write_ns), C(write_byte_cnt), C(io_ns), ...).
+      type: dict
+    device_busy_fraction:
+      description: C(write_ns) / wall time - near 1 the drive is the bottleneck, low the host is.
+      type: float
+    error:
+      description: The error that ended the step (C(EINVAL) rejected block size, C(ENOSPC) end of media), or null.
+      type: str
+ceiling_block_size:
+  description: Largest block size the path accepted (null when even the smallest was rejected).
+  returned: when the benchmark wrote
+  type: int
+sweep_stopped:
+  description: Why the sweep ended early, or null.
+  returned: when the benchmark wrote
+  type: str
+best:
+  description: Fastest step - C(block_size), C(pattern), C(mb_s).
+  returned: when the benchmark wrote
+  type: dict
+filemarks:
+  description: >-
+    File-mark runs - a baseline (C(kind=none)) then, per segment size, C(sync) (MTWEOF) and C(immediate)
+    (MTWEOFI) - each with C(segment_mb), C(kind), C(marks), C(mb_s), C(seconds), C(mark_seconds) and
+    C(seconds_lost_per_mark) (time beyond the baseline rate divided by the marks).
+  returned: when the benchmark wrote
+  type: list
+  elements: dict
+st_stats_delta:
+  description: st counter deltas over the whole write session.
+  returned: when the benchmark wrote
+  type: dict
+log_pages_before:
+  description: Log pages before writing (C(supported), C(unsupported_reason), C(pages)).
+  returned: when log_pages and not in check mode
+  type: dict
+log_pages_after:
+  description: Log pages after writing.
+  returned: when the benchmark wrote and log_pages
+  type: dict
+rewound:
+  description: Whether the final rewind succeeded.
+  returned: when the benchmark wrote
+  type: bool
+reason:
+  description: Machine-readable refusal reason on failure (C(block_device), C(sg_node), C(media_has_data), C(busy), ...).
+  returned: on refusal
+  type: str
+'''
+
+from ansible.module_utils.basic import AnsibleModule
+from ansible.module_utils.common.text.formatters import human_to_bytes
+
+from ansible_collections.tapeops.qualify.plugins.module_utils import _cli
+from ansible_collections.tapeops.qualify.plugins.module_utils._tape_benchmark import BenchmarkError, TapeBenchmark
+from ansible_collections.tapeops.qualify.plugins.module_utils._tape_discovery import TOOL_TIMEOUT
+from ansible_collections.tapeops.qualify.plugins.module_utils._tape_safety import TapeSafetyError
+from ansible_collections.tapeops.qualify.plugins.module_utils._tape_writer import MB, TapeTimeout
+
+
+def _bytes(module, value, name):
+    try:
+        return human_to_bytes(str(value), isbits=False)
+    except ValueError as exc:
+        module.fail_json(msg='%s: %r is not a size (%s). Use bytes or a suffix such as 256K or 1M.' % (name, value, exc))
+
+
+def main():
+    module = AnsibleModule(
+        argument_spec=dict(
+            device=dict(type='path', required=True),
+            block_sizes=dict(type='list', elements='str', default=['64K', '128K', '256K', '512K', '1M']),
+            patterns=dict(type='list', elements='str', default=['zeros', 'random', '2:1', '2.5:1']),
+            step_mb=dict(type='int', default=1000),
+            step_seconds=dict(type='int', default=60),
+            filemark_segments_mb=dict(type='list', elements='int', default=[]),
+            filemark_payload_mb=dict(type='int', default=16000),
+            filemark_block_size=dict(type='str', default='256K'),
+            filemark_pattern=dict(type='str', default='2.5:1'),
+            overwrite=dict(type='bool', default=False),
+            allowed_barcodes=dict(type='list', elements='str', default=[]),
+            barcode=dict(type='str'),
+            op_timeout=dict(type='int', default=900),
+            log_pages=dict(type='bool', default=True),
+        ),
+        supports_check_mode=True,
+    )
+    p = module.params
+    for name in ('step_mb', 'step_seconds', 'filemark_payload_mb', 'op_timeout'):
+        if p[name] <= 0:
+            module.fail_json(msg='%s must be a positive number, got %s.' % (name, p[name]))
+
+    def runner(cmd):
+        return _cli.run(cmd, timeout=TOOL_TIMEOUT)
+
+    try:
+        bench = TapeBenchmark(
+            p['device'],
+            block_sizes=[_bytes(module, b, 'block_sizes') for b in p['block_sizes']],
+            patterns=p['patterns'],
+            step_bytes=p['step_mb'] * MB,
+            step_seconds=p['step_seconds'],
+            filemark_segments=[s * MB for s in p['filemark_segments_mb']],
+            filemark_payload=p['filemark_payload_mb'] * MB,
+            filemark_block_size=_bytes(module, p['filemark_block_size'], 'filemark_block_size'),
+            filemark_pattern=p['filemark_pattern'],
+            overwrite=p['overwrite'],
+            allowed_barcodes=p['allowed_barcodes'],
+            barcode=p['barcode'],
+            op_timeout=p['op_timeout'],
+            log_pages=p['log_pages'],
+            runner=runner,
+        )
+        result = bench.run(check_mode=module.check_mode)
+    except ValueError as exc:
+        module.fail_json(msg=str(exc), reason='bad_input')
+    except TapeSafetyError as exc:
+        module.fail_json(msg=exc.msg, reason=exc.reason)
+    except BenchmarkError as exc:
+        partial = dict((k, v) for k, v in exc.partial.items() if k not in ('changed',))
+        module.fail_json(msg=exc.msg, reason=exc.reason, **partial)
+    except TapeTimeout as exc:
+        module.fail_json(msg='%s Check the drive (dmesg, sg_logs) and the cabling, then retry.' % exc,
+                         reason='timeout')
+    except _cli.CliError as exc:
+        module.fail_json(**exc.as_fail_kwargs())
+    module.exit_json(**result)
+
+
+if __name__ == '__main__':
+    main()

@@ -1,0 +1,99 @@
+"""Benchmark orchestration pieces that the lab cannot show: block-size plan,
+and the classification of the read at BOT (blank / data / file mark / error),
+with the st answers injected."""
+
+import errno
+
+import pytest
+
+from ansible_collections.tapeops.qualify.plugins.module_utils import _tape_benchmark as B
+from ansible_collections.tapeops.qualify.plugins.module_utils import _tape_safety as S
+from ansible_collections.tapeops.qualify.plugins.module_utils import _tape_writer as W
+
+
+def test_plan_bounds_sizes_by_block_limits_granularity_and_hba():
+    # The lab's IBM ULT3580-TD5 on tgt: limits 4..1048576, granularity 9, HBA 1310720.
+    run, skipped = B.plan_block_sizes([65536, 131072, 1048576, 2097152, 1000], {'min': 4, 'max': 1048576,
+                                                                              'granularity': 9}, 1310720)
+    assert run == [65536, 131072, 1048576]
+    assert [s['block_size'] for s in skipped] == [1000, 2097152]
+    assert 'granularity' in skipped[0]['reason'] and 'READ BLOCK LIMITS' in skipped[1]['reason']
+    run, skipped = B.plan_block_sizes([524288, 1048576], {'min': 1, 'max': 8388608, 'granularity': 0}, 524288)
+    assert run == [524288] and 'HBA' in skipped[0]['reason']
+
+
+def flags_to_gstat(*names):
+    bits = dict((name, bit) for bit, name in __import__(
+        'ansible_collections.tapeops.qualify.plugins.module_utils._mt', fromlist=['GMT_BITS']).GMT_BITS)
+    value = 0
+    for name in names:
+        value |= bits[name]
+    return value
+
+
+class FakeDrive:
+    """st's answers for one probe: status before, the read, status after."""
+
+    def __init__(self, before, read_result, after_flags, after_file=0):
+        self.before = before
+        self.read_result = read_result
+        self.after = {'flags': list(after_flags), 'file_number': after_file}
+        self.ops = []
+        self.reads = 0
+
+    def mtget(self, fd, timeout=None):
+        return self.after if self.reads else {'flags': list(self.before), 'file_number': 0}
+
+    def mtop(self, fd, op, count=1, timeout=None):
+        self.ops.append(op)
+
+    def read(self, fd, size):
+        self.reads += 1
+        if isinstance(self.read_result, OSError):
+            raise self.read_result
+        return self.read_result
+
+
+@pytest.mark.parametrize('read_result,after,after_file,content', [
+    (b'', ['EOD', 'ONLINE', 'BOT'], 0, 'blank'),
+    (OSError(errno.EIO, 'Input/output error'), ['EOD', 'ONLINE'], 0, 'blank'),
+    (b'x' * 65536, ['ONLINE'], 0, 'data'),
+    (OSError(errno.ENOMEM, 'Cannot allocate memory'), ['ONLINE'], 0, 'data'),
+    (b'', ['EOF', 'ONLINE'], 1, 'data'),
+    (OSError(errno.EIO, 'Input/output error'), ['ONLINE'], 0, 'unknown'),
+])
+def test_probe_classifies_the_read_at_bot(read_result, after, after_file, content):
+    drive = FakeDrive(['BOT', 'ONLINE'], read_result, after, after_file)
+    probe = B.probe_media(3, 5, read_bytes=1048576, mtget=drive.mtget, mtop=drive.mtop, read=drive.read)
+    assert probe['content'] == content, probe
+    # Variable-block mode, rewind, read, rewind: the tape is left at BOT.
+    assert drive.ops == [W.MTSETBLK, W.MTREW, W.MTREW]
+
+
+def test_probe_without_media_does_not_touch_the_tape():
+    drive = FakeDrive(['DR_OPEN', 'IM_REP_EN'], b'', [])
+    probe = B.probe_media(3, 5, mtget=drive.mtget, mtop=drive.mtop, read=drive.read)
+    assert probe['online'] is False and drive.ops == [] and drive.reads == 0
+    with pytest.raises(S.TapeSafetyError) as info:
+        S.media_verdict(probe)
+    assert info.value.reason == 'no_media'
+
+
+def test_probe_reports_write_protect_for_the_verdict():
+    drive = FakeDrive(['BOT', 'ONLINE', 'WR_PROT'], b'', ['EOD', 'ONLINE', 'WR_PROT'])
+    probe = B.probe_media(3, 5, mtget=drive.mtget, mtop=drive.mtop, read=drive.read)
+    assert probe['write_protected'] is True and probe['content'] == 'blank'
+    with pytest.raises(S.TapeSafetyError) as info:
+        S.media_verdict(probe, overwrite=True)
+    assert info.value.reason == 'write_protected'
+
+
+def test_worm_flag_comes_from_volume_statistics_page():
+    assert B.TapeBenchmark._worm_from_logs({'pages': {'0x17': {'worm': 1}}}) is True
+    assert B.TapeBenchmark._worm_from_logs({'pages': {'0x17': {'worm': 0}}}) is False
+    assert B.TapeBenchmark._worm_from_logs({'pages': {}, 'unsupported_reason': 'invalid opcode'}) is None
+
+
+def test_unknown_pattern_is_rejected_before_anything_runs():
+    with pytest.raises(ValueError, match='Unknown data pattern'):
+        B.TapeBenchmark('/dev/nst0', patterns=['zeros', 'fast'])
