@@ -1,0 +1,244 @@
+# Copyright (c) tapeops.qualify contributors
+# GNU General Public License v3.0+ (see COPYING or https://www.gnu.org/licenses/gpl-3.0.txt)
+# SPDX-License-Identifier: GPL-3.0-or-later
+
+"""The roles, applied for real with ansible-playbook on localhost.
+
+dp_omnirc runs on a directory that mirrors /opt/omni; bacula_sd on a copy of
+Debian's packaged bacula-sd.conf validated by the real ``bacula-sd -t`` (and
+on a Bareos-layout tree, whose daemon is not packaged here). Nothing outside
+pytest's temporary directory is written. Each role gets the idempotence
+ladder (check, real, check, real: changed, changed, not changed, not changed)
+and a bad-values run that must fail with a message before any file changes.
+"""
+
+import hashlib
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+
+import pytest
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+TARGETS = os.path.join(ROOT, 'tests', 'integration', 'targets')
+BIN = os.path.dirname(sys.executable)
+RECAP = re.compile(r'^(\S+)\s*:\s*ok=(\d+)\s+changed=(\d+)\s+unreachable=(\d+)\s+failed=(\d+)', re.M)
+
+
+def _collections_path():
+    for entry in sys.path:
+        if os.path.isdir(os.path.join(entry, 'ansible_collections', 'tapeops', 'qualify')):
+            return entry
+    raise RuntimeError('tests/conftest.py did not make the collection importable')
+
+
+def run_playbook(playbook, extra_vars, check=False, diff=True):
+    """Run ansible-playbook; return (rc, output, {host: {ok, changed, failed}})."""
+    cmd = [os.path.join(BIN, 'ansible-playbook'), playbook, '-i', 'localhost,', '-e', json.dumps(extra_vars)]
+    if check:
+        cmd.append('--check')
+    if diff:
+        cmd.append('--diff')
+    env = dict(os.environ)
+    env.update({
+        'ANSIBLE_COLLECTIONS_PATH': _collections_path(),
+        'ANSIBLE_NOCOLOR': '1',
+        'ANSIBLE_LOCALHOST_WARNING': 'false',
+            'ANSIBLE_PYTHON_INTERPRETER': sys.executable,
+        'ANSIBLE_RETRY_FILES_ENABLED': 'false',
+    })
+    proc = subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=600, check=False)
+    out = proc.stdout + proc.stderr
+    recap = {m.group(1): {'ok': int(m.group(2)), 'changed': int(m.group(3)), 'failed': int(m.group(5))}
+             for m in RECAP.finditer(out)}
+    return proc.returncode, out, recap
+
+
+def tree_digest(path):
+    """{relative path: sha256} of every file under ``path`` (or of the file)."""
+    if os.path.isfile(path):
+        with open(path, 'rb') as handle:
+            return {os.path.basename(path): hashlib.sha256(handle.read()).hexdigest()}
+    out = {}
+    for base, dummy, files in os.walk(path):
+        for name in files:
+            full = os.path.join(base, name)
+            with open(full, 'rb') as handle:
+                out[os.path.relpath(full, path)] = hashlib.sha256(handle.read()).hexdigest()
+    return out
+
+
+def ladder(playbook, extra_vars):
+    """Check, real, check, real: return the four changed counts and the outputs."""
+    counts, outputs = [], []
+    for check in (True, False, True, False):
+        rc, out, recap = run_playbook(playbook, extra_vars, check=check)
+        assert rc == 0, out
+        counts.append(recap['localhost']['changed'])
+        outputs.append(out)
+    return counts, outputs
+
+
+def changed_pattern(counts):
+    return ['changed' if c else 'not changed' for c in counts]
+
+
+# ---------------------------------------------------------------- dp_omnirc
+
+@pytest.fixture
+def omni_home(tmp_path):
+    home = tmp_path / 'opt' / 'omni'
+    shutil.copytree(os.path.join(TARGETS, 'dp_omnirc_tree', 'files', 'opt', 'omni'), str(home))
+    return str(home)
+
+
+DP_PLAYBOOK = os.path.join(TARGETS, 'dp_omnirc_tree', 'playbook.yml')
+
+
+def test_dp_omnirc_idempotence_ladder(omni_home):
+    extra = {'dp_omnirc_omni_home': omni_home,
+             'dp_omnirc_keys': {'OB2DEVSLEEP': 2000},
+             'dp_omnirc_drives': [{'name': '/dev/nst0', 'native_capacity_gb': 2500},
+                                  {'name': '/dev/nst1', 'native_capacity_gb': 18000,
+                                   'hba_max_transfer_bytes': 524288}]}
+    counts, outputs = ladder(DP_PLAYBOOK, extra)
+    assert changed_pattern(counts) == ['changed', 'changed', 'not changed', 'not changed'], outputs
+    omnirc = os.path.join(omni_home, '.omnirc')
+    with open(omnirc) as handle:
+        lines = handle.read().splitlines()
+    with open(os.path.join(omni_home, '.omnirc.TMPL')) as handle:
+        template = handle.read().splitlines()
+    # Created from the template: every template line kept, three keys activated.
+    assert [line for line in lines if line not in ('OB2FORCESCSI=1', 'OB2IMMEDFM=1', 'OB2DEVSLEEP=2000')] == template
+    assert lines[lines.index('#OB2IMMEDFM=0') + 1] == 'OB2IMMEDFM=1'
+    # First check run planned the creation; the real run made it; no backup of a file that did not exist.
+    assert 'from %s/.omnirc.TMPL' % omni_home in outputs[0]
+    assert not [n for n in os.listdir(omni_home) if n.startswith('.omnirc.') and n != '.omnirc.TMPL']
+    # Recommendations exported for the report.
+    assert '"segment_size_mb": 50000' in outputs[3] or "'segment_size_mb': 50000" in outputs[3]
+    assert re.search(r"""['"]block_size_limited_by['"]: ['"]hba['"]""", outputs[3])
+
+
+def test_dp_omnirc_change_keeps_backup(omni_home):
+    rc, out, recap = run_playbook(DP_PLAYBOOK, {'dp_omnirc_omni_home': omni_home})
+    assert rc == 0, out
+    rc, out, recap = run_playbook(DP_PLAYBOOK, {'dp_omnirc_omni_home': omni_home,
+                                                'dp_omnirc_keys': {'OB2IMMEDFM': 0}})
+    assert rc == 0 and recap['localhost']['changed'] == 1, out
+    backups = [n for n in os.listdir(omni_home) if n.startswith('.omnirc.') and n != '.omnirc.TMPL']
+    assert len(backups) == 1
+    with open(os.path.join(omni_home, backups[0])) as handle:
+        assert 'OB2IMMEDFM=1' in handle.read().splitlines()
+    assert '-OB2IMMEDFM=1' in out and '+OB2IMMEDFM=0' in out
+
+
+@pytest.mark.parametrize('extra, message', [
+    ({'dp_omnirc_keys': {'ob2immedfm': 1}}, 'ob2immedfm are not in Data Protector format'),
+    ({'dp_omnirc_kernel_release': '2.6.32-754.el6.x86_64'}, 'has no MTWEOFI (added to the st driver in Linux 2.6.37)'),
+    ({'dp_omnirc_dp_version': 'A.09.00'}, 'does not support OB2IMMEDFM (A.09.05 and later do)'),
+    ({'dp_omnirc_drives': [{'name': 'x', 'native_capacity_gb': 2500, 'hba_max_transfer_bytes': 32768}]},
+     'below the 64 KB minimum'),
+    ({'dp_omnirc_immediate_filemarks': 'maybe'}, 'dp_omnirc_immediate_filemarks'),
+])
+def test_dp_omnirc_bad_values_touch_nothing(omni_home, extra, message):
+    before = tree_digest(omni_home)
+    extra = dict(extra, dp_omnirc_omni_home=omni_home)
+    rc, out, recap = run_playbook(DP_PLAYBOOK, extra)
+    assert rc != 0
+    assert message in ' '.join(out.split()), out
+    assert tree_digest(omni_home) == before
+
+
+def test_dp_omnirc_missing_dp_says_what_to_do(tmp_path):
+    rc, out, recap = run_playbook(DP_PLAYBOOK, {'dp_omnirc_omni_home': str(tmp_path / 'nothing')})
+    assert rc != 0
+    assert 'install the Data Protector Media Agent' in out
+    assert not (tmp_path / 'nothing').exists()
+
+
+# ---------------------------------------------------------------- bacula_sd
+
+SD_PLAYBOOK = os.path.join(TARGETS, 'bacula_sd_localhost', 'playbook.yml')
+BACULA_SD = shutil.which('bacula-sd', path=os.environ.get('PATH', '') + ':/usr/sbin')
+
+
+@pytest.fixture
+def sd_conf(tmp_path):
+    path = tmp_path / 'bacula' / 'bacula-sd.conf'
+    path.parent.mkdir()
+    shutil.copy(os.path.join(TARGETS, 'bacula_sd_localhost', 'files', 'bacula-sd.conf'), str(path))
+    return str(path)
+
+
+def _bacula_test(path):
+    return subprocess.run([BACULA_SD, '-t', '-c', path], capture_output=True, text=True, check=False)
+
+
+@pytest.mark.skipif(BACULA_SD is None, reason='bacula-sd is not installed (tools/run setup installs it)')
+def test_bacula_sd_idempotence_ladder_validated_by_bacula_sd(sd_conf):
+    assert _bacula_test(sd_conf).returncode == 0
+    counts, outputs = ladder(SD_PLAYBOOK, {'bacula_sd_config': sd_conf})
+    assert changed_pattern(counts) == ['changed', 'changed', 'not changed', 'not changed'], outputs
+    # The daemon's own test passes on the result.
+    res = _bacula_test(sd_conf)
+    assert res.returncode == 0, res.stdout + res.stderr
+    with open(sd_conf) as handle:
+        text = handle.read()
+    block = text[text.index('Name = LTO-3'):]
+    block = block[:block.index('\n}')]
+    assert '  Maximum Block Size = 1048576' in block.splitlines()
+    assert '  Maximum File Size = 50G' in block.splitlines()
+    # The block size warning reaches the user.
+    assert 'must be read back with it' in ' '.join(outputs[1].split())
+    backups = [n for n in os.listdir(os.path.dirname(sd_conf)) if n != 'bacula-sd.conf']
+    assert len(backups) == 1
+
+
+@pytest.mark.skipif(BACULA_SD is None, reason='bacula-sd is not installed (tools/run setup installs it)')
+def test_bacula_sd_daemon_rejection_keeps_old_file(sd_conf):
+    before = tree_digest(os.path.dirname(sd_conf))
+    # Bacula's parser rejects a directive it does not know in a Device resource.
+    rc, out, recap = run_playbook(SD_PLAYBOOK, {'bacula_sd_config': sd_conf,
+                                                'bacula_sd_extra_directives': {'Bogus Directive': 3}})
+    assert rc != 0
+    msg = re.search(r'"msg": "([^"\\]*(?:\\.[^"\\]*)*)"', out).group(1)
+    assert 'The storage daemon rejected the new configuration: Keyword \\"BogusDirective\\" not permitted ' \
+           'in this resource.' in msg
+    assert 'Nothing was changed' in msg
+    assert tree_digest(os.path.dirname(sd_conf)) == before
+
+
+@pytest.mark.parametrize('extra, message', [
+    ({'bacula_sd_maximum_block_size': 1000000}, 'not a multiple of 1024 bytes'),
+    ({'bacula_sd_maximum_block_size': 2097152, 'bacula_sd_hba_max_transfer_bytes': 1048576},
+     'larger than the HBA path can carry'),
+    ({'bacula_sd_maximum_file_size': '-1G'}, 'for example 1048576 or 50G'),
+    ({'bacula_sd_maximum_file_size': '100T'}, 'absurd'),
+    ({'bacula_sd_maximum_block_size': 'big'}, 'bacula_sd_maximum_block_size'),
+    ({'bacula_sd_devices': ['LTO-9']}, 'No tape Device resource named LTO-9'),
+])
+def test_bacula_sd_bad_values_touch_nothing(sd_conf, extra, message):
+    before = tree_digest(os.path.dirname(sd_conf))
+    rc, out, recap = run_playbook(SD_PLAYBOOK, dict(extra, bacula_sd_config=sd_conf))
+    assert rc != 0
+    assert message in ' '.join(out.split()), out
+    assert tree_digest(os.path.dirname(sd_conf)) == before
+
+
+def test_bacula_sd_bareos_layout_ladder(tmp_path):
+    """Bareos layout through the same editing code; bareos-sd is not packaged here, so no -t test."""
+    conf = tmp_path / 'bareos'
+    shutil.copytree(os.path.join(ROOT, 'tests', 'unit', 'fixtures', 'bareos', 'etc-bareos'), str(conf))
+    extra = {'bacula_sd_flavor': 'bareos', 'bacula_sd_config': str(conf), 'bacula_sd_validate': '',
+             'bacula_sd_maximum_file_size': '200GB'}
+    file_device = tree_digest(str(conf / 'bareos-sd.d' / 'device' / 'FileStorage.conf'))
+    counts, outputs = ladder(SD_PLAYBOOK, extra)
+    assert changed_pattern(counts) == ['changed', 'changed', 'not changed', 'not changed'], outputs
+    with open(str(conf / 'bareos-sd.d' / 'device' / 'Tape-0.conf')) as handle:
+        lines = handle.read().splitlines()
+    assert '  MaximumBlockSize = 1048576; MaximumConcurrentJobs = 1' in lines
+    assert '  MaximumFileSize = 200GB              # default: 1000000000 (1GB)' in lines
+    assert tree_digest(str(conf / 'bareos-sd.d' / 'device' / 'FileStorage.conf')) == file_device
