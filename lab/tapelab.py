@@ -1,0 +1,897 @@
+# Copyright: tapeops.qualify contributors
+# GNU General Public License v3.0+ (see COPYING or https://www.gnu.org/licenses/gpl-3.0.txt)
+"""The tapeops.qualify lab: user-mode-linux media-agent guests with real tape devices.
+
+Each guest is a user-mode-linux kernel booted on this machine's root
+filesystem (read-only, tmpfs overlay) with the real ``st``, ``sg`` and ``ch``
+drivers. Inside it, Debian's ``tgt`` emulates one LTO drive and one medium
+changer with K barcoded cartridges; open-iscsi logs in over the guest's
+loopback, so the guest gets ``/dev/nst0`` and a changer ``/dev/sgN``. Each
+guest owns an ext4 source tree (a ubd block device) mounted at
+``/srv/backup-src`` and runs sshd reachable on ``127.0.0.1:222N`` through
+``vde_switch`` + ``vde_plug`` (libslirp).
+
+Usage: lab/tapelab up [-n N] [-k K] | down [--purge] | status [--json] |
+inventory [-o PATH] | ssh HOST [CMD...]
+
+State lives in one run directory (``TAPEOPS_LAB_DIR``, default
+``/var/tmp/tapeops-lab``): pids, sockets, keys, cartridge images, logs and the
+generated inventory. ``down`` stops only the processes recorded there.
+See docs/lab.md.
+"""
+
+import argparse
+import fcntl
+import hashlib
+import json
+import os
+import random
+import shlex
+import shutil
+import signal
+import subprocess
+import sys
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(HERE)
+DEFAULT_RUN_DIR = '/var/tmp/tapeops-lab'
+UML = '/usr/bin/linux.uml'
+UML_MODULES = '/usr/lib/uml/modules'
+SHIM_SOURCE = os.path.join(HERE, 'ptrace-xsave-shim.c')
+GUEST_INIT = os.path.join(HERE, 'guest-init')
+BASE_PORT = 2220
+SOURCE_IMAGE_MB = 512
+MAX_GUESTS = 3
+
+# Packages the lab needs on this machine (Debian 12). The guests boot on this
+# machine's root filesystem, so the guest-side tools come from here too.
+APT_PACKAGES = (
+    'user-mode-linux', 'kmod', 'tgt', 'open-iscsi', 'vde2', 'libvdeplug-slirp',
+    'openssh-server', 'openssh-client', 'gcc', 'libc6-dev', 'e2fsprogs',
+    'iproute2', 'mt-st', 'mtx', 'sg3-utils', 'lsscsi', 'fio', 'python3',
+)
+
+# Drive identities: index 1..3. Generation is the LTO generation the
+# collection should detect from vendor/product.
+IDENTITIES = (
+    {
+        'vendor': 'IBM', 'product': 'ULT3580-TD5', 'rev': 'G350', 'serial': '1068001001',
+        'generation': 5, 'suffix': 'L5', 'form': 'full-height',
+    },
+    {
+        'vendor': 'HP', 'product': 'Ultrium 6-SCSI', 'rev': '35GD', 'serial': 'HU1330A002',
+        'generation': 6, 'suffix': 'L6', 'form': 'full-height',
+    },
+    {
+        'vendor': 'IBM', 'product': 'ULT3580-TD8', 'rev': 'KAJ0', 'serial': '1013003003',
+        'generation': 8, 'suffix': 'L8', 'form': 'full-height',
+    },
+)
+CHANGER = {'vendor': 'STK', 'product': 'L700', 'rev': '0107'}
+
+
+class LabError(Exception):
+    """A lab failure with a sentence saying what to do."""
+
+
+# ---------------------------------------------------------------------------
+# Pure helpers (unit-tested in tests/unit/lab/test_tapelab.py)
+# ---------------------------------------------------------------------------
+
+def guest_name(index):
+    return 'lab-ma%d' % index
+
+
+def barcodes(index, count):
+    """Barcodes of guest ``index``'s cartridges: MA1001L5, MA1002L5, ..."""
+    suffix = IDENTITIES[index - 1]['suffix']
+    return ['MA%d%03d%s' % (index, n, suffix) for n in range(1, count + 1)]
+
+
+def guest_spec(index, carts, run_dir, port_base=BASE_PORT):
+    """Everything that describes guest ``index`` (1-based), as a dict."""
+    if not 1 <= index <= MAX_GUESTS:
+        raise LabError('guest index %d out of range: the lab has identities for 1..%d guests' % (index, MAX_GUESTS))
+    if not 1 <= carts <= 20:
+        raise LabError('cartridges per guest must be 1..20, got %d' % carts)
+    ident = IDENTITIES[index - 1]
+    name = guest_name(index)
+    return {
+        'index': index,
+        'name': name,
+        'port': port_base + index,
+        'dir': os.path.join(run_dir, name),
+        'drive': dict(ident),
+        'changer': dict(CHANGER, serial='L700-%04d' % (index * 1111)),
+        'barcodes': barcodes(index, carts),
+        'load_slot': 1,
+    }
+
+
+def guest_env(spec, modroot, cart_mb):
+    """guest.env contents (sourced by lab/guest-init)."""
+    drive = spec['drive']
+    changer = spec['changer']
+    values = [
+        ('TAPELAB_NAME', spec['name']),
+        ('TAPELAB_MODROOT', modroot),
+        ('TAPELAB_MACHINE_ID', hashlib.md5(spec['name'].encode()).hexdigest()),
+        ('TAPELAB_DRIVE_VENDOR', drive['vendor']),
+        ('TAPELAB_DRIVE_PRODUCT', drive['product']),
+        ('TAPELAB_DRIVE_REV', drive['rev']),
+        ('TAPELAB_DRIVE_SERIAL', drive['serial']),
+        ('TAPELAB_CHANGER_VENDOR', changer['vendor']),
+        ('TAPELAB_CHANGER_PRODUCT', changer['product']),
+        ('TAPELAB_CHANGER_REV', changer['rev']),
+        ('TAPELAB_CHANGER_SERIAL', changer['serial']),
+        ('TAPELAB_SLOTS', str(len(spec['barcodes']))),
+        ('TAPELAB_BARCODES', ' '.join(spec['barcodes'])),
+        ('TAPELAB_LOAD_SLOT', str(spec['load_slot'])),
+        ('TAPELAB_CART_MB', str(cart_mb)),
+    ]
+    return ''.join('%s=%s\n' % (k, shlex.quote(v)) for k, v in values)
+
+
+def sshd_config(guest_dir_in_guest):
+    return '\n'.join([
+        'Port 22',
+        'ListenAddress 0.0.0.0',
+        'HostKey %s/ssh_host_ed25519_key' % guest_dir_in_guest,
+        'PermitRootLogin prohibit-password',
+        'AuthorizedKeysFile %s/authorized_keys' % guest_dir_in_guest,
+        'PasswordAuthentication no',
+        'KbdInteractiveAuthentication no',
+        'UsePAM no',
+        'UseDNS no',
+        'StrictModes no',
+        'PrintMotd no',
+        'PidFile /run/sshd.pid',
+        'MaxStartups 50:30:100',
+        'MaxSessions 50',
+        'Subsystem sftp /usr/lib/openssh/sftp-server',
+        '',
+    ])
+
+
+def parse_ready(text):
+    """Parse a guest's ``ready`` file (key=value lines) into a dict."""
+    out = {}
+    for line in text.splitlines():
+        line = line.strip()
+        if not line or line.startswith('#') or '=' not in line:
+            continue
+        key, value = line.split('=', 1)
+        out[key.strip()] = value.strip()
+    return out
+
+
+def ssh_options(run_dir):
+    """ssh -o options shared by the lab's own ssh calls and the inventory."""
+    return [
+        '-o', 'BatchMode=yes',
+        '-o', 'IdentitiesOnly=yes',
+        '-o', 'StrictHostKeyChecking=yes',
+        '-o', 'UserKnownHostsFile=%s' % os.path.join(run_dir, 'ssh', 'known_hosts'),
+        '-o', 'ConnectTimeout=5',
+        '-o', 'ServerAliveInterval=5',
+        '-o', 'ServerAliveCountMax=3',
+        '-o', 'LogLevel=ERROR',
+    ]
+
+
+def _yaml_scalar(value):
+    if isinstance(value, bool):
+        return 'true' if value else 'false'
+    if isinstance(value, int):
+        return str(value)
+    return json.dumps(str(value))
+
+
+def _yaml_lines(value, indent):
+    pad = '  ' * indent
+    lines = []
+    if isinstance(value, dict):
+        for key, val in value.items():
+            if isinstance(val, (dict, list)) and val:
+                lines.append('%s%s:' % (pad, key))
+                lines.extend(_yaml_lines(val, indent + 1))
+            elif isinstance(val, (dict, list)):
+                lines.append('%s%s: %s' % (pad, key, '{}' if isinstance(val, dict) else '[]'))
+            else:
+                lines.append('%s%s: %s' % (pad, key, _yaml_scalar(val)))
+    else:
+        for item in value:
+            if isinstance(item, dict):
+                sub = _yaml_lines(item, indent + 1)
+                first = sub[0].lstrip()
+                lines.append('%s- %s' % (pad, first))
+                lines.extend(sub[1:])
+            else:
+                lines.append('%s- %s' % (pad, _yaml_scalar(item)))
+    return lines
+
+
+def host_vars(spec, ready, run_dir):
+    """Inventory variables of one guest (documented in docs/lab.md)."""
+    drive = spec['drive']
+    return {
+        'ansible_host': '127.0.0.1',
+        'ansible_port': spec['port'],
+        'ansible_user': 'root',
+        'ansible_ssh_private_key_file': os.path.join(run_dir, 'ssh', 'id_ed25519'),
+        'ansible_ssh_common_args': ' '.join(ssh_options(run_dir)),
+        'tapeops_lab': True,
+        'tapeops_lab_run_dir': run_dir,
+        'tapeops_lab_drives': [{
+            'nst': ready.get('nst', '/dev/nst0'),
+            'sg': ready.get('drive_sg', ''),
+            'vendor': drive['vendor'],
+            'product': drive['product'],
+            'revision': drive['rev'],
+            'serial': drive['serial'],
+            'lto_generation': drive['generation'],
+            'element': 500,
+        }],
+        'tapeops_lab_changer': {
+            'sg': ready.get('changer_sg', ''),
+            'vendor': spec['changer']['vendor'],
+            'product': spec['changer']['product'],
+            'serial': spec['changer']['serial'],
+            'slots': len(spec['barcodes']),
+        },
+        'tapeops_lab_barcodes': list(spec['barcodes']),
+        'tapeops_lab_loaded_barcode': spec['barcodes'][spec['load_slot'] - 1] if spec['load_slot'] else '',
+        'tapeops_allowed_barcodes': list(spec['barcodes']),
+        'tapeops_lab_source_dir': '/srv/backup-src',
+    }
+
+
+def render_inventory(specs, readies, run_dir):
+    """The generated inventory (YAML) for the given guests."""
+    hosts = {}
+    for spec in specs:
+        hosts[spec['name']] = host_vars(spec, readies.get(spec['name'], {}), run_dir)
+    tree = {'all': {'children': {'media_agents': {'hosts': hosts}}}}
+    head = [
+        '# Generated by lab/tapelab inventory from %s: do not edit, it is rewritten on every `up`.' % run_dir,
+        '# Static settings for the group are in inventories/lab/group_vars/media_agents.yml.',
+        '---',
+    ]
+    return '\n'.join(head + _yaml_lines(tree, 0)) + '\n'
+
+
+def source_tree_plan(seed=20260101):
+    """Files of the generated source tree: list of (relative path, size, kind).
+
+    A mix a backup really reads: many small files in nested directories,
+    some medium ones and a few large ones, part random (incompressible) and
+    part text (compressible). About 200 MB in total.
+    """
+    rng = random.Random(seed)
+    plan = []
+    for d in range(20):
+        for f in range(60):
+            size = rng.choice((512, 2048, 4096, 8192, 16384, 32768, 65536))
+            kind = 'text' if f % 3 == 0 else 'random'
+            plan.append(('small/d%02d/f%03d.%s' % (d, f, 'txt' if kind == 'text' else 'bin'), size, kind))
+    for f in range(24):
+        plan.append(('medium/m%02d.bin' % f, rng.choice((1, 2, 4)) * 1024 * 1024, 'random'))
+    plan.append(('large/db-dump.sql', 32 * 1024 * 1024, 'text'))
+    plan.append(('large/video.bin', 64 * 1024 * 1024, 'random'))
+    plan.append(('large/archive.bin', 48 * 1024 * 1024, 'random'))
+    return plan
+
+
+# ---------------------------------------------------------------------------
+# Machine side
+# ---------------------------------------------------------------------------
+
+def say(msg):
+    print('tapelab: %s' % msg, file=sys.stderr, flush=True)
+
+
+def run(cmd, check=True, **kw):
+    kw.setdefault('stdout', subprocess.PIPE)
+    kw.setdefault('stderr', subprocess.PIPE)
+    kw.setdefault('text', True)
+    env = dict(os.environ, LC_ALL='C')
+    proc = subprocess.run(cmd, env=env, check=False, **kw)
+    if check and proc.returncode != 0:
+        raise LabError('command failed (rc=%d): %s\n%s%s' % (
+            proc.returncode, ' '.join(shlex.quote(c) for c in cmd), proc.stdout or '', proc.stderr or ''))
+    return proc
+
+
+def pid_alive(pid):
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    try:
+        with open('/proc/%d/stat' % pid) as f:
+            state = f.read().rsplit(')', 1)[1].split()[0]
+        return state != 'Z'
+    except OSError:
+        return False
+
+
+def pid_cmdline(pid):
+    try:
+        with open('/proc/%d/cmdline' % pid, 'rb') as f:
+            return f.read().replace(b'\0', b' ').decode(errors='replace')
+    except OSError:
+        return ''
+
+
+def group_members(pgid):
+    members = []
+    for entry in os.listdir('/proc'):
+        if not entry.isdigit():
+            continue
+        try:
+            with open('/proc/%s/stat' % entry) as f:
+                fields = f.read().rsplit(')', 1)[1].split()
+        except OSError:
+            continue
+        if int(fields[2]) == pgid and fields[0] != 'Z':
+            members.append(int(entry))
+    return members
+
+
+def kill_group(pgid, timeout=5.0):
+    """SIGKILL what is left of process group ``pgid`` and wait for it to go."""
+    deadline = time.monotonic() + timeout
+    while group_members(pgid) and time.monotonic() < deadline:
+        try:
+            os.killpg(pgid, signal.SIGKILL)
+        except (ProcessLookupError, PermissionError):
+            break
+        time.sleep(0.05)
+
+
+class Lab:
+    def __init__(self, run_dir=None):
+        self.run_dir = os.path.abspath(run_dir or os.environ.get('TAPEOPS_LAB_DIR') or DEFAULT_RUN_DIR)
+        self.state_file = os.path.join(self.run_dir, 'lab.json')
+
+    # -- state --------------------------------------------------------------
+    def load_state(self):
+        try:
+            with open(self.state_file) as f:
+                return json.load(f)
+        except FileNotFoundError:
+            return None
+
+    def save_state(self, state):
+        tmp = self.state_file + '.tmp'
+        with open(tmp, 'w') as f:
+            json.dump(state, f, indent=1)
+        os.replace(tmp, self.state_file)
+
+    def lock(self):
+        os.makedirs(self.run_dir, exist_ok=True)
+        fd = os.open(os.path.join(self.run_dir, 'lock'), os.O_CREAT | os.O_RDWR, 0o644)
+        fcntl.flock(fd, fcntl.LOCK_EX)
+        return fd
+
+    def specs(self, state):
+        return [guest_spec(i, state['carts'], self.run_dir, state.get('port_base', BASE_PORT))
+                for i in range(1, state['guests'] + 1)]
+
+    # -- preparation --------------------------------------------------------
+    def ensure_packages(self):
+        missing = []
+        for pkg in APT_PACKAGES:
+            proc = run(['dpkg-query', '-W', '-f=${Status}', pkg], check=False)
+            if 'install ok installed' not in proc.stdout:
+                missing.append(pkg)
+        if not missing:
+            return
+        if os.geteuid() != 0:
+            raise LabError('missing packages %s: install them with apt-get as root (or run tools/run setup)' % ' '.join(missing))
+        say('apt: installing %s' % ' '.join(missing))
+        env = dict(os.environ, DEBIAN_FRONTEND='noninteractive')
+        subprocess.run(['apt-get', 'update', '-q'], env=env, check=True, stdout=subprocess.DEVNULL)
+        # No daemon of these packages must start on this machine.
+        created = False
+        if not os.path.exists('/usr/sbin/policy-rc.d'):
+            with open('/usr/sbin/policy-rc.d', 'w') as f:
+                f.write('#!/bin/sh\nexit 101\n')
+            os.chmod('/usr/sbin/policy-rc.d', 0o755)
+            created = True
+        try:
+            subprocess.run(['apt-get', 'install', '-y', '-q', '--no-install-recommends'] + missing,
+                           env=env, check=True, stdout=subprocess.DEVNULL)
+        finally:
+            if created:
+                os.unlink('/usr/sbin/policy-rc.d')
+
+    def shim(self):
+        """Compile the ptrace XSAVE shim once per source hash; return the .so path."""
+        with open(SHIM_SOURCE, 'rb') as f:
+            digest = hashlib.sha256(f.read()).hexdigest()[:16]
+        so = os.path.join(self.run_dir, 'shim', 'ptrace-xsave-shim-%s.so' % digest)
+        if not os.path.exists(so):
+            os.makedirs(os.path.dirname(so), exist_ok=True)
+            tmp = so + '.tmp'
+            run(['gcc', '-O2', '-Wall', '-shared', '-fPIC', '-o', tmp, SHIM_SOURCE, '-ldl'])
+            os.replace(tmp, so)
+            say('compiled %s' % so)
+        return so
+
+    @staticmethod
+    def modroot(guest_dir):
+        """A directory D with D/lib/modules -> UML's modules, for `modprobe -d D`.
+
+        It lives in the guest dir, which the guest mounts at /run/tapelab, so
+        it stays reachable whatever the run dir's path (even under /tmp,
+        which the guest covers with its own tmpfs).
+        """
+        d = os.path.join(guest_dir, 'modroot')
+        link = os.path.join(d, 'lib', 'modules')
+        if not os.path.islink(link):
+            os.makedirs(os.path.dirname(link), exist_ok=True)
+            os.symlink(UML_MODULES, link)
+        return d
+
+    def ssh_key(self):
+        d = os.path.join(self.run_dir, 'ssh')
+        key = os.path.join(d, 'id_ed25519')
+        if not os.path.exists(key):
+            os.makedirs(d, mode=0o700, exist_ok=True)
+            run(['ssh-keygen', '-q', '-t', 'ed25519', '-N', '', '-C', 'tapeops-lab', '-f', key])
+        return key
+
+    def source_template(self):
+        """An ext4 image with the generated source tree, shared by the guests as a template."""
+        img = os.path.join(self.run_dir, 'source-template.img')
+        if os.path.exists(img):
+            return img
+        data = os.path.join(self.run_dir, 'source-data.tmp')
+        shutil.rmtree(data, ignore_errors=True)
+        start = time.monotonic()
+        text = (b'INSERT INTO backup_catalog VALUES (4711, \'/srv/data/file\', 1024, now());\n' * 1024)
+        for rel, size, kind in source_tree_plan():
+            path = os.path.join(data, rel)
+            os.makedirs(os.path.dirname(path), exist_ok=True)
+            with open(path, 'wb') as f:
+                left = size
+                while left > 0:
+                    n = min(left, 1024 * 1024)
+                    f.write(os.urandom(n) if kind == 'random' else (text * (n // len(text) + 1))[:n])
+                    left -= n
+        tmp = img + '.tmp'
+        with open(tmp, 'wb') as f:
+            f.truncate(SOURCE_IMAGE_MB * 1024 * 1024)
+        run(['mkfs.ext4', '-q', '-F', '-L', 'backup-src', '-E', 'root_owner=0:0', '-d', data, tmp])
+        shutil.rmtree(data, ignore_errors=True)
+        os.replace(tmp, img)
+        say('source tree template %s (%.1f s)' % (img, time.monotonic() - start))
+        return img
+
+    def prepare_guest(self, spec, state, key):
+        d = spec['dir']
+        carts = os.path.join(d, 'cartridges')
+        os.makedirs(carts, exist_ok=True)
+        for b in spec['barcodes']:
+            path = os.path.join(carts, b)
+            if not os.path.exists(path):
+                run(['tgtimg', '--op', 'new', '--device-type', 'tape', '--barcode', b,
+                     '--size', str(state['cart_mb']), '--type', 'data', '--thin-provisioning', '--file', path])
+        notape = os.path.join(carts, 'notape')
+        if not os.path.exists(notape):
+            run(['tgtimg', '--op', 'new', '--device-type', 'tape', '--barcode', 'NOTAPE',
+                 '--size', '1', '--type', 'clean', '--file', notape])
+        smc = os.path.join(carts, 'smc')
+        if not os.path.exists(smc):
+            with open(smc, 'wb') as f:
+                f.write(b'\0' * 1024)
+        src = os.path.join(d, 'source.img')
+        if not os.path.exists(src):
+            run(['cp', '--sparse=always', self.source_template(), src])
+        hostkey = os.path.join(d, 'ssh_host_ed25519_key')
+        if not os.path.exists(hostkey):
+            run(['ssh-keygen', '-q', '-t', 'ed25519', '-N', '', '-C', spec['name'], '-f', hostkey])
+        os.chmod(hostkey, 0o600)
+        shutil.copyfile(key + '.pub', os.path.join(d, 'authorized_keys'))
+        with open(os.path.join(d, 'guest.env'), 'w') as f:
+            f.write(guest_env(spec, '/run/tapelab/modroot', state['cart_mb']))
+        self.modroot(d)
+        with open(os.path.join(d, 'sshd_config'), 'w') as f:
+            f.write(sshd_config('/run/tapelab'))
+        for name in ('ready', 'stop', 'failed'):
+            try:
+                os.unlink(os.path.join(d, name))
+            except FileNotFoundError:
+                pass
+
+    def write_known_hosts(self, specs):
+        lines = []
+        for spec in specs:
+            with open(os.path.join(spec['dir'], 'ssh_host_ed25519_key.pub')) as f:
+                keytype, keydata = f.read().split()[:2]
+            lines.append('[127.0.0.1]:%d %s %s\n' % (spec['port'], keytype, keydata))
+        with open(os.path.join(self.run_dir, 'ssh', 'known_hosts'), 'w') as f:
+            f.writelines(lines)
+
+    # -- processes ------------------------------------------------------------
+    def _spawn(self, cmd, log, env=None):
+        with open(log, 'ab') as out:
+            proc = subprocess.Popen(cmd, stdin=subprocess.DEVNULL, stdout=out, stderr=subprocess.STDOUT,
+                                    start_new_session=True, env=env, close_fds=True)
+        return proc.pid
+
+    @staticmethod
+    def _read_pidfile(path, timeout=5.0):
+        deadline = time.monotonic() + timeout
+        while True:
+            try:
+                with open(path) as f:
+                    text = f.read().strip()
+                if text:
+                    return int(text)
+            except FileNotFoundError:
+                pass
+            if time.monotonic() > deadline:
+                raise LabError('%s was not written: vde_switch did not start (is vde2 installed?)' % path)
+            time.sleep(0.02)
+
+    def start_guest(self, spec, shim):
+        d = spec['dir']
+        pids = {}
+        sw = os.path.join(d, 'switch')
+        shutil.rmtree(sw, ignore_errors=True)
+        swpid = os.path.join(d, 'vde_switch.pid')
+        try:
+            os.unlink(swpid)
+        except FileNotFoundError:
+            pass
+        run(['vde_switch', '--sock', sw, '--daemon', '--pidfile', swpid])
+        pids['vde_switch'] = self._read_pidfile(swpid)
+        pids['vde_plug'] = self._spawn(
+            ['vde_plug', 'vde://%s' % sw, 'slirp:///tcpfwd=127.0.0.1:%d:10.0.2.15:22' % spec['port']],
+            os.path.join(d, 'vde_plug.log'))
+        env = dict(os.environ, LD_PRELOAD=shim, TMPDIR='/dev/shm', LC_ALL='C')
+        uml_dir = os.path.join(d, 'uml')
+        os.makedirs(uml_dir, exist_ok=True)
+        cmd = [
+            UML, 'mem=%dM' % self.state_mem(), 'rootfstype=hostfs', 'rootflags=/', 'ro',
+            'init=%s' % GUEST_INIT, 'TAPELAB_GUEST_DIR=%s' % d,
+            'ubd0=%s' % os.path.join(d, 'source.img'),
+            'eth0=vde,%s' % sw,
+            'con=null', 'ssl=null', 'con0=null,fd:1',
+            'umid=%s' % spec['name'], 'uml_dir=%s' % uml_dir,
+            'quiet',
+        ]
+        log = os.path.join(d, 'console.log')
+        with open(log, 'w'):
+            pass
+        pids['uml'] = self._spawn(cmd, log, env=env)
+        pids['started'] = time.time()
+        with open(os.path.join(d, 'pids.json'), 'w') as f:
+            json.dump(pids, f)
+        return pids
+
+    def state_mem(self):
+        state = self.load_state() or {}
+        return int(state.get('mem_mb', 1024))
+
+    def guest_pids(self, spec):
+        try:
+            with open(os.path.join(spec['dir'], 'pids.json')) as f:
+                return json.load(f)
+        except (OSError, ValueError):
+            return {}
+
+    def ssh_cmd(self, spec, command, tty=False):
+        cmd = ['ssh'] + ssh_options(self.run_dir) + [
+            '-i', os.path.join(self.run_dir, 'ssh', 'id_ed25519'),
+            '-p', str(spec['port']), 'root@127.0.0.1']
+        if tty:
+            cmd.insert(1, '-t')
+        if command:
+            cmd.append(command)
+        return cmd
+
+    def ssh_ok(self, spec, timeout=8):
+        try:
+            proc = subprocess.run(self.ssh_cmd(spec, 'true'), stdin=subprocess.DEVNULL,
+                                  stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, timeout=timeout, check=False)
+        except subprocess.TimeoutExpired:
+            return False
+        return proc.returncode == 0
+
+    def read_ready(self, spec):
+        try:
+            with open(os.path.join(spec['dir'], 'ready')) as f:
+                return parse_ready(f.read())
+        except OSError:
+            return {}
+
+    def wait_guests(self, specs, started, timeout):
+        pending = {s['name']: s for s in specs}
+        boot = {}
+        deadline = time.monotonic() + timeout
+        while pending and time.monotonic() < deadline:
+            for name, spec in list(pending.items()):
+                failed = os.path.join(spec['dir'], 'failed')
+                if os.path.exists(failed):
+                    with open(failed) as f:
+                        why = f.read().strip()
+                    raise LabError('%s failed to boot (%s); see %s/console.log' % (name, why, spec['dir']))
+                pids = self.guest_pids(spec)
+                if pids.get('uml') and not pid_alive(pids['uml']):
+                    raise LabError('%s: the user-mode-linux process exited during boot; see %s/console.log' % (
+                        name, spec['dir']))
+                ready = self.read_ready(spec)
+                if ready and self.ssh_ok(spec):
+                    boot[name] = (time.monotonic() - started, ready.get('uptime', '?'))
+                    del pending[name]
+            time.sleep(0.2)
+        if pending:
+            raise LabError('guests %s not ready after %d s; see console.log in %s/<guest>/ (lab left running: '
+                           'run lab/tapelab down)' % (', '.join(sorted(pending)), timeout, self.run_dir))
+        return boot
+
+    # -- commands -------------------------------------------------------------
+    def status(self):
+        """Return (code, per-guest dict): 0 all up, 1 partly, 3 down."""
+        state = self.load_state()
+        if not state:
+            return 3, {}
+        result = {}
+        for spec in self.specs(state):
+            pids = self.guest_pids(spec)
+            alive = {k: pid_alive(v) for k, v in pids.items() if k in ('uml', 'vde_switch', 'vde_plug')}
+            ready = self.read_ready(spec)
+            running = bool(alive) and all(alive.values())
+            result[spec['name']] = {
+                'running': running,
+                'ssh': running and bool(ready) and self.ssh_ok(spec, timeout=6),
+                'port': spec['port'],
+                'pids': {k: pids[k] for k in alive},
+                'alive': alive,
+                'ready': ready,
+                'drive': '%s %s' % (spec['drive']['vendor'], spec['drive']['product']),
+            }
+        ups = [g['ssh'] for g in result.values()]
+        if ups and all(ups):
+            return 0, result
+        if any(g['running'] for g in result.values()):
+            return 1, result
+        return 3, result
+
+    def up(self, guests, carts, cart_mb, mem_mb, timeout):
+        fd = self.lock()
+        try:
+            code, current = self.status()
+            state = self.load_state()
+            if code == 0:
+                if state['guests'] != guests and guests is not None:
+                    raise LabError('the lab is up with %d guests; run lab/tapelab down first to change it' % state['guests'])
+                say('already up (no change):')
+                self.print_status(current)
+                self.write_inventories(state)
+                return 0
+            if code == 1:
+                say('lab partly running: stopping it first')
+                self._down()
+            start = time.monotonic()
+            self.ensure_packages()
+            if not os.path.exists(UML):
+                raise LabError('%s missing: apt-get install user-mode-linux' % UML)
+            state = {
+                'guests': guests or int(os.environ.get('TAPEOPS_LAB_GUESTS') or 2),
+                'carts': carts or int(os.environ.get('TAPEOPS_LAB_CARTRIDGES') or 3), 'cart_mb': cart_mb or 2048,
+                'mem_mb': mem_mb or 1024, 'source': ROOT,
+                'port_base': int(os.environ.get('TAPEOPS_LAB_PORT_BASE') or BASE_PORT),
+            }
+            self.save_state(state)
+            specs = self.specs(state)
+            shim = self.shim()
+            key = self.ssh_key()
+            for spec in specs:
+                self.prepare_guest(spec, state, key)
+            self.write_known_hosts(specs)
+            prepared = time.monotonic()
+            say('prepared run dir %s in %.1f s' % (self.run_dir, prepared - start))
+            for spec in specs:
+                self.start_guest(spec, shim)
+            try:
+                boot = self.wait_guests(specs, prepared, timeout)
+            except LabError:
+                self._down()
+                raise
+            for spec in specs:
+                secs, uptime = boot[spec['name']]
+                say('%s up in %.1f s (guest uptime %s s at ready), ssh -p %d root@127.0.0.1, drive %s %s' % (
+                    spec['name'], secs, uptime, spec['port'], spec['drive']['vendor'], spec['drive']['product']))
+            state['up_seconds'] = round(time.monotonic() - start, 1)
+            state['boot_seconds'] = {n: round(b[0], 1) for n, b in boot.items()}
+            self.save_state(state)
+            self.write_inventories(state)
+            say('lab up in %.1f s; inventory %s; stop it with: %s down' % (
+                time.monotonic() - start, self.inventory_path(), os.path.join(HERE, 'tapelab')))
+            return 0
+        finally:
+            os.close(fd)
+
+    def _stop_guest(self, spec, grace):
+        pids = self.guest_pids(spec)
+        uml = pids.get('uml')
+        if uml and pid_alive(uml):
+            with open(os.path.join(spec['dir'], 'stop'), 'w') as f:
+                f.write('stop\n')
+        return pids
+
+    def _down(self, grace=8.0):
+        state = self.load_state()
+        if not state:
+            return []
+        specs = self.specs(state)
+        all_pids = [(s, self._stop_guest(s, grace)) for s in specs]
+        deadline = time.monotonic() + grace
+        for spec, pids in all_pids:
+            uml = pids.get('uml')
+            while uml and pid_alive(uml) and time.monotonic() < deadline:
+                time.sleep(0.1)
+        stopped = []
+        for spec, pids in all_pids:
+            for name in ('uml', 'vde_plug', 'vde_switch'):
+                pid = pids.get(name)
+                if not pid or not pid_alive(pid):
+                    continue
+                # Only our processes: a recorded pid whose command line matches.
+                expected = {'uml': 'linux', 'vde_plug': 'vde_plug', 'vde_switch': 'vde_switch'}[name]
+                if expected not in pid_cmdline(pid):
+                    continue
+                target = -pid if name in ('uml', 'vde_plug') else pid  # session leaders: their group
+                try:
+                    os.kill(target, signal.SIGTERM)
+                except ProcessLookupError:
+                    continue
+                t = time.monotonic() + 3
+                while pid_alive(pid) and time.monotonic() < t:
+                    time.sleep(0.05)
+                if pid_alive(pid):
+                    try:
+                        os.kill(target, signal.SIGKILL)
+                    except ProcessLookupError:
+                        pass
+                stopped.append('%s:%s=%d' % (spec['name'], name, pid))
+            # UML's helper processes stay in the process group of the UML pid
+            # (a session leader we started) and may outlive it briefly.
+            uml = pids.get('uml')
+            if uml:
+                kill_group(uml)
+            try:
+                os.unlink(os.path.join(spec['dir'], 'pids.json'))
+            except FileNotFoundError:
+                pass
+            for name in ('ready', 'stop'):
+                try:
+                    os.unlink(os.path.join(spec['dir'], name))
+                except FileNotFoundError:
+                    pass
+            shutil.rmtree(os.path.join(spec['dir'], 'switch'), ignore_errors=True)
+        return stopped
+
+    def down(self, purge=False):
+        fd = self.lock()
+        try:
+            start = time.monotonic()
+            stopped = self._down()
+            if stopped:
+                say('stopped %s in %.1f s' % (', '.join(stopped), time.monotonic() - start))
+            else:
+                say('not running (nothing to stop)')
+            if purge:
+                for name in os.listdir(self.run_dir):
+                    if name == 'lock':
+                        continue
+                    path = os.path.join(self.run_dir, name)
+                    if os.path.isdir(path) and not os.path.islink(path):
+                        shutil.rmtree(path)
+                    else:
+                        os.unlink(path)
+                say('purged %s' % self.run_dir)
+            return 0
+        finally:
+            os.close(fd)
+
+    def inventory_path(self):
+        return os.path.join(self.run_dir, 'inventory', 'hosts.yml')
+
+    def write_inventories(self, state, extra=None):
+        """Write the generated inventory into the run dir and the checkout's inventories/lab/."""
+        specs = self.specs(state)
+        readies = {s['name']: self.read_ready(s) for s in specs}
+        text = render_inventory(specs, readies, self.run_dir)
+        targets = [self.inventory_path(), os.path.join(ROOT, 'inventories', 'lab', 'hosts.yml')]
+        if extra:
+            targets.append(extra)
+        for path in targets:
+            os.makedirs(os.path.dirname(path), exist_ok=True)
+            tmp = path + '.tmp'
+            with open(tmp, 'w') as f:
+                f.write(text)
+            os.replace(tmp, path)
+        # group_vars next to the run-dir copy, so that it works on its own too.
+        gv_src = os.path.join(ROOT, 'inventories', 'lab', 'group_vars')
+        if os.path.isdir(gv_src):
+            gv_dst = os.path.join(self.run_dir, 'inventory', 'group_vars')
+            shutil.rmtree(gv_dst, ignore_errors=True)
+            shutil.copytree(gv_src, gv_dst)
+        return targets
+
+    @staticmethod
+    def print_status(result):
+        for name, g in sorted(result.items()):
+            ready = g['ready']
+            print('%-8s %-8s ssh=%-3s port=%d drive=%s nst=%s changer=%s pids=%s' % (
+                name, 'running' if g['running'] else 'stopped', 'ok' if g['ssh'] else 'no', g['port'], g['drive'],
+                ready.get('nst', '-'), ready.get('changer_sg', '-'),
+                ','.join('%s:%d' % kv for kv in sorted(g['pids'].items())) or '-'))
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(prog='lab/tapelab', description=__doc__.split('\n\n')[0])
+    parser.add_argument('--run-dir', help='run directory (default: $TAPEOPS_LAB_DIR or %s)' % DEFAULT_RUN_DIR)
+    sub = parser.add_subparsers(dest='cmd', required=True)
+    p_up = sub.add_parser('up', help='bring the guests up (no-op when already up)')
+    p_up.add_argument('-n', '--guests', type=int, choices=range(1, MAX_GUESTS + 1),
+                      help='number of guests (default $TAPEOPS_LAB_GUESTS or 2)')
+    p_up.add_argument('-k', '--cartridges', type=int, help='cartridges per guest (default $TAPEOPS_LAB_CARTRIDGES or 3)')
+    p_up.add_argument('--cartridge-mb', type=int, default=2048, help='cartridge capacity in MB (sparse image)')
+    p_up.add_argument('--mem-mb', type=int, default=1024, help='guest RAM in MiB (a file in /dev/shm)')
+    p_up.add_argument('--timeout', type=int, default=180, help='seconds to wait for the guests')
+    p_down = sub.add_parser('down', help='stop the processes the lab recorded (safe to repeat)')
+    p_down.add_argument('--purge', action='store_true', help='also delete the run directory (cartridges, keys)')
+    p_st = sub.add_parser('status', help='print the guests; exit 0 all up, 1 partly, 3 down')
+    p_st.add_argument('--json', action='store_true')
+    p_inv = sub.add_parser('inventory', help='(re)write the generated inventory')
+    p_inv.add_argument('-o', '--output', help='also write it to this path')
+    p_ssh = sub.add_parser('ssh', help='ssh into a guest: tapelab ssh lab-ma1 [command]')
+    p_ssh.add_argument('host')
+    p_ssh.add_argument('command', nargs=argparse.REMAINDER)
+    args = parser.parse_args(argv)
+    lab = Lab(args.run_dir)
+    try:
+        if args.cmd == 'up':
+            return lab.up(args.guests, args.cartridges, args.cartridge_mb, args.mem_mb, args.timeout)
+        if args.cmd == 'down':
+            return lab.down(args.purge)
+        if args.cmd == 'status':
+            code, result = lab.status()
+            if args.json:
+                print(json.dumps({'code': code, 'run_dir': lab.run_dir, 'guests': result}, indent=1))
+            elif not result:
+                print('lab not set up in %s' % lab.run_dir)
+            else:
+                lab.print_status(result)
+            return code
+        state = lab.load_state()
+        if not state:
+            raise LabError('no lab in %s: run lab/tapelab up first' % lab.run_dir)
+        if args.cmd == 'inventory':
+            for path in lab.write_inventories(state, args.output):
+                print(path)
+            return 0
+        if args.cmd == 'ssh':
+            specs = {s['name']: s for s in lab.specs(state)}
+            if args.host not in specs:
+                raise LabError('unknown guest %s; the lab has %s' % (args.host, ', '.join(sorted(specs))))
+            cmd = lab.ssh_cmd(specs[args.host], ' '.join(args.command),
+                              tty=not args.command and sys.stdin.isatty())
+            os.execvp(cmd[0], cmd)
+    except LabError as exc:
+        say('error: %s' % exc)
+        return 2
+    return 0
+
+
+if __name__ == '__main__':
+    sys.exit(main())

@@ -1,0 +1,161 @@
+# Copyright: tapeops.qualify contributors
+# GNU General Public License v3.0+ (see COPYING or https://www.gnu.org/licenses/gpl-3.0.txt)
+"""The ``lab`` fixture: user-mode-linux media agents with real tape devices.
+
+Use it in any test that needs real st/sg/ch devices over SSH::
+
+    import pytest
+
+    @pytest.mark.lab
+    def test_something(lab):
+        proc = lab.run('lab-ma1', 'mt -f /dev/nst0 status')
+        assert proc.returncode == 0
+        result = lab.playbook('tests/integration/targets/x/play.yml', extra_vars={'a': 1})
+        assert result.rc == 0, result.stdout
+
+The fixture is session-scoped. It brings the lab up with ``lab/tapelab up``
+unless it already runs (then it is reused and left running), and brings it
+down at the end of the session if it started it. Environment:
+
+* ``TAPEOPS_LAB_INVENTORY``: use this existing inventory (a lab someone else
+  runs); nothing is started or stopped.
+* ``TAPEOPS_LAB_DIR``: run directory of the lab (default /var/tmp/tapeops-lab).
+* ``TAPEOPS_LAB_KEEP=1``: leave a lab this session started running.
+* ``TAPEOPS_LAB_GUESTS``: number of guests when the fixture starts the lab.
+
+See docs/lab.md for the inventory variables of each guest.
+"""
+
+import os
+import shlex
+import shutil
+import subprocess
+import sys
+from dataclasses import dataclass, field
+
+import pytest
+import yaml
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+TAPELAB = os.path.join(ROOT, 'lab', 'tapelab')
+LAB_INVENTORY = os.path.join(ROOT, 'inventories', 'lab', 'hosts.yml')
+
+
+def collections_path():
+    """The directory holding ansible_collections/tapeops/qualify (see tests/conftest.py)."""
+    for entry in sys.path:
+        link = os.path.join(entry or '.', 'ansible_collections', 'tapeops', 'qualify')
+        if os.path.isdir(link) and os.path.realpath(link) == os.path.realpath(ROOT):
+            return os.path.abspath(entry)
+    parts = ROOT.split(os.sep)
+    if parts[-3:] == ['ansible_collections', 'tapeops', 'qualify']:
+        return os.sep.join(parts[:-3]) or os.sep
+    raise RuntimeError('cannot find ansible_collections/tapeops/qualify for %s: run pytest from the checkout '
+                       'so that tests/conftest.py sets it up' % ROOT)
+
+
+def venv_tool(name):
+    here = os.path.join(os.path.dirname(sys.executable), name)
+    return here if os.path.exists(here) else (shutil.which(name) or name)
+
+
+@dataclass
+class PlaybookResult:
+    rc: int
+    stdout: str
+    stderr: str
+    cmd: list = field(default_factory=list)
+
+    def __bool__(self):
+        return self.rc == 0
+
+
+class LabHandle:
+    """What the ``lab`` fixture yields."""
+
+    def __init__(self, inventory, started):
+        self.inventory = inventory
+        self.started = started
+        with open(inventory) as f:
+            data = yaml.safe_load(f)
+        self.hostvars = dict(data['all']['children']['media_agents']['hosts'])
+        self.hosts = sorted(self.hostvars)
+
+    def ssh_command(self, host, cmd):
+        hv = self.hostvars[host]
+        return (['ssh'] + shlex.split(hv.get('ansible_ssh_common_args', '')) +
+                ['-i', hv['ansible_ssh_private_key_file'], '-p', str(hv['ansible_port']),
+                 '%s@%s' % (hv.get('ansible_user', 'root'), hv['ansible_host']), cmd])
+
+    def run(self, host, cmd, timeout=300, check=False, input=None):  # pylint: disable=redefined-builtin
+        """Run a shell command on a guest over SSH; return subprocess.CompletedProcess (text)."""
+        if host not in self.hostvars:
+            raise KeyError('unknown lab host %r; the lab has %s' % (host, ', '.join(self.hosts)))
+        return subprocess.run(self.ssh_command(host, cmd), input=input, capture_output=True, text=True,
+                              timeout=timeout, check=check, stdin=None if input is not None else subprocess.DEVNULL)
+
+    def env(self):
+        env = dict(os.environ)
+        env.update({
+            'ANSIBLE_COLLECTIONS_PATH': collections_path(),
+            'ANSIBLE_COLLECTIONS_SCAN_SYS_PATH': 'false',
+            'ANSIBLE_NOCOLOR': '1',
+            'ANSIBLE_FORCE_COLOR': '0',
+            'ANSIBLE_RETRY_FILES_ENABLED': 'false',
+            'ANSIBLE_PIPELINING': 'true',
+            'ANSIBLE_HOST_KEY_CHECKING': 'true',
+            'LC_ALL': 'C.UTF-8',
+        })
+        return env
+
+    def playbook(self, path, extra_vars=None, check=False, limit=None, timeout=1800, args=()):
+        """Run ansible-playbook on the lab inventory.
+
+        ``path`` is a playbook file (absolute, or relative to the collection
+        root) or an FQCN such as ``tapeops.qualify.qualify``.
+        """
+        if not os.path.isabs(path) and os.path.exists(os.path.join(ROOT, path)):
+            path = os.path.join(ROOT, path)
+        cmd = [venv_tool('ansible-playbook'), '-i', self.inventory, path]
+        if extra_vars:
+            import json  # pylint: disable=import-outside-toplevel
+            cmd += ['-e', json.dumps(extra_vars)]
+        if check:
+            cmd.append('--check')
+        if limit:
+            cmd += ['--limit', limit if isinstance(limit, str) else ','.join(limit)]
+        cmd += list(args)
+        proc = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout, env=self.env(),
+                              cwd=ROOT, stdin=subprocess.DEVNULL, check=False)
+        return PlaybookResult(proc.returncode, proc.stdout, proc.stderr, cmd)
+
+
+def tapelab(*args, timeout=600):
+    proc = subprocess.run([TAPELAB] + list(args), capture_output=True, text=True, timeout=timeout, check=False)
+    sys.stderr.write(proc.stderr)
+    return proc
+
+
+@pytest.fixture(scope='session')
+def lab():
+    given = os.environ.get('TAPEOPS_LAB_INVENTORY')
+    if given:
+        if not os.path.exists(given):
+            pytest.fail('TAPEOPS_LAB_INVENTORY=%s does not exist: unset it to let the fixture start the lab' % given)
+        yield LabHandle(given, started=False)
+        return
+    started = False
+    if tapelab('status').returncode != 0:
+        proc = tapelab('up')
+        if proc.returncode != 0:
+            pytest.fail('lab/tapelab up failed (rc=%d):\n%s\n%s' % (proc.returncode, proc.stdout, proc.stderr))
+        started = True
+    proc = tapelab('inventory')
+    if proc.returncode != 0:
+        pytest.fail('lab/tapelab inventory failed:\n%s' % proc.stderr)
+    handle = LabHandle(LAB_INVENTORY, started=started)
+    try:
+        yield handle
+    finally:
+        if started and os.environ.get('TAPEOPS_LAB_KEEP', '') not in ('1', 'yes', 'true'):
+            tapelab('down')
