@@ -52,7 +52,7 @@ SOURCES = {
     'ibm-hh9-capture': 'real IBM ULT3580-HH9 (LTO-9) mt status showing density 0x60, fixture mt_status_mtst__IBM-ULT3580-HH9-N9B1-lin_tape__2.txt',
     'freebsd-libmt-lto10': 'FreeBSD commit 930486f9be5c "mt(1)/libmt: Add LTO-10 density codes and specs" (2026-03-02)',
     'issue-2': 'tapeops.qualify issue 2, section 4 (native rates as collected for the project)',
-    'ibm-lto-dc': 'IBM Ultrium 4 description: LTO-DC is a Lempel-Ziv class 1 (LZ-1) algorithm, an extension of ALDC',
+    'lto-dc': 'LTO-DC is an ALDC-based Lempel-Ziv class 1 compressor (HP Ultrium 3 TRM ch. 10; IBM Ultrium 4 description)',
 }
 
 GENERATIONS = tuple(range(1, 11))
@@ -537,7 +537,7 @@ def classify_feed(spec, feed_mb_s, tape_ratio):
 # byte). The coefficients depend on the drive's compressor and on the software
 # compressor used; the paper's fitted values could not be checked here, so no
 # number is taken from it. The defaults a=0, b=1 say "the drive compresses like
-# zlib level 1". LTO-DC is an LZ-1 (ALDC-family) compressor (IBM), as is zlib's
+# zlib level 1". LTO-DC is an LZ-1 (ALDC-family) compressor ('lto-dc'), as is zlib's
 # LZ77 stage; zlib adds Huffman coding, so on most data it compresses at least as
 # well, and the default errs toward a higher ratio, i.e. a higher required feed
 # at both full speed and floor (the cautious side for a verdict). Calibrate a
