@@ -810,7 +810,12 @@ class Lab:
         specs = self.specs(state)
         readies = {s['name']: self.read_ready(s) for s in specs}
         text = render_inventory(specs, readies, self.run_dir)
-        targets = [self.inventory_path(), os.path.join(ROOT, 'inventories', 'lab', 'hosts.yml')]
+        targets = [self.inventory_path()]
+        # The checkout's inventories/lab/hosts.yml belongs to the default lab;
+        # a lab in another run dir (tests, measurements) leaves it alone.
+        if os.path.realpath(self.run_dir) == os.path.realpath(DEFAULT_RUN_DIR) or \
+                os.environ.get('TAPEOPS_LAB_CHECKOUT_INVENTORY') == '1':
+            targets.append(os.path.join(ROOT, 'inventories', 'lab', 'hosts.yml'))
         if extra:
             targets.append(extra)
         for path in targets:

@@ -153,7 +153,11 @@ def lab():
     proc = tapelab('inventory')
     if proc.returncode != 0:
         pytest.fail('lab/tapelab inventory failed:\n%s' % proc.stderr)
-    handle = LabHandle(LAB_INVENTORY, started=started)
+    # First line: the inventory in the run dir (with a copy of group_vars);
+    # the checkout's inventories/lab/hosts.yml is written for the default lab.
+    paths = proc.stdout.split()
+    inventory = LAB_INVENTORY if LAB_INVENTORY in paths else paths[0]
+    handle = LabHandle(inventory, started=started)
     try:
         yield handle
     finally:

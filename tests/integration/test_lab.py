@@ -89,7 +89,7 @@ def test_dd_round_trip_on_scratch_cartridge(lab, host):
     assert barcode in lab.hostvars[host]['tapeops_allowed_barcodes'], barcode
     script = (
         'set -e; f=/tmp/labdd.$$; head -c 8388608 /dev/urandom >$f; sha256sum <$f | cut -d" " -f1; '
-        'mt -f /dev/nst0 rewind; dd if=$f of=/dev/nst0 bs=256k 2>/dev/null; mt -f /dev/nst0 weof 1; '
+        'mt -f /dev/nst0 setblk 0; mt -f /dev/nst0 rewind; dd if=$f of=/dev/nst0 bs=256k 2>/dev/null; mt -f /dev/nst0 weof 1; '
         'mt -f /dev/nst0 rewind; dd if=/dev/nst0 bs=256k 2>/dev/null | sha256sum | cut -d" " -f1; '
         'mt -f /dev/nst0 rewind; rm -f $f'
     )

@@ -1,0 +1,105 @@
+# Copyright: tapeops.qualify contributors
+# GNU General Public License v3.0+ (see COPYING or https://www.gnu.org/licenses/gpl-3.0.txt)
+"""Pure helpers of lab/tapelab.py: identities, guest config, inventory, source tree plan."""
+
+import importlib.util
+import os
+import subprocess
+
+import pytest
+import yaml
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))))
+_spec = importlib.util.spec_from_file_location('tapelab', os.path.join(ROOT, 'lab', 'tapelab.py'))
+tapelab = importlib.util.module_from_spec(_spec)
+_spec.loader.exec_module(tapelab)
+
+
+def test_barcodes_carry_guest_and_generation():
+    assert tapelab.barcodes(1, 3) == ['MA1001L5', 'MA1002L5', 'MA1003L5']
+    assert tapelab.barcodes(2, 2) == ['MA2001L6', 'MA2002L6']
+    assert tapelab.barcodes(3, 1) == ['MA3001L8']
+    assert all(len(b) == 8 for b in tapelab.barcodes(1, 20))  # LTO labels: 6 + 2 characters
+
+
+@pytest.mark.parametrize('index, vendor, product, generation, port', [
+    (1, 'IBM', 'ULT3580-TD5', 5, 2221),
+    (2, 'HP', 'Ultrium 6-SCSI', 6, 2222),
+    (3, 'IBM', 'ULT3580-TD8', 8, 2223),
+])
+def test_guest_spec_identities(index, vendor, product, generation, port):
+    spec = tapelab.guest_spec(index, 3, '/var/tmp/x')
+    assert spec['name'] == 'lab-ma%d' % index
+    assert (spec['drive']['vendor'], spec['drive']['product'], spec['drive']['generation']) == (vendor, product, generation)
+    assert spec['port'] == port
+    assert spec['dir'] == '/var/tmp/x/lab-ma%d' % index
+    # SCSI INQUIRY field widths: vendor 8, product 16
+    assert len(vendor) <= 8 and len(product) <= 16
+
+
+def test_guest_spec_port_base():
+    assert tapelab.guest_spec(2, 3, '/r', port_base=2240)['port'] == 2242
+
+
+@pytest.mark.parametrize('index, carts', [(0, 3), (4, 3), (1, 0), (1, 21)])
+def test_guest_spec_rejects_out_of_range(index, carts):
+    with pytest.raises(tapelab.LabError, match='must be|out of range'):
+        tapelab.guest_spec(index, carts, '/r')
+
+
+def test_guest_env_is_sourced_by_sh_with_spaces_intact(tmp_path):
+    spec = tapelab.guest_spec(2, 3, str(tmp_path))
+    env = tmp_path / 'guest.env'
+    env.write_text(tapelab.guest_env(spec, '/run/tapelab/modroot', 2048))
+    out = subprocess.run(['sh', '-c', '. "$1"; printf "%s|%s|%s|%s" "$TAPELAB_DRIVE_PRODUCT" "$TAPELAB_BARCODES" '
+                          '"$TAPELAB_SLOTS" "$TAPELAB_LOAD_SLOT"', 'sh', str(env)],
+                         capture_output=True, text=True, check=True).stdout
+    assert out == 'Ultrium 6-SCSI|MA2001L6 MA2002L6 MA2003L6|3|1'
+
+
+def test_parse_ready():
+    text = 'name=lab-ma1\nuptime=6.88\nnst=/dev/nst0\ndrive_sg=/dev/sg1\nchanger_sg=/dev/sg2\n\n# c\nbogus\n'
+    assert tapelab.parse_ready(text) == {
+        'name': 'lab-ma1', 'uptime': '6.88', 'nst': '/dev/nst0', 'drive_sg': '/dev/sg1', 'changer_sg': '/dev/sg2'}
+
+
+def test_render_inventory_is_valid_yaml_with_the_documented_vars():
+    specs = [tapelab.guest_spec(i, 3, '/var/tmp/tapeops-lab') for i in (1, 2)]
+    readies = {'lab-ma1': {'nst': '/dev/nst0', 'drive_sg': '/dev/sg1', 'changer_sg': '/dev/sg2'}}
+    data = yaml.safe_load(tapelab.render_inventory(specs, readies, '/var/tmp/tapeops-lab'))
+    hosts = data['all']['children']['media_agents']['hosts']
+    assert sorted(hosts) == ['lab-ma1', 'lab-ma2']
+    ma1 = hosts['lab-ma1']
+    assert ma1['ansible_port'] == 2221
+    assert ma1['ansible_ssh_private_key_file'] == '/var/tmp/tapeops-lab/ssh/id_ed25519'
+    assert 'UserKnownHostsFile=/var/tmp/tapeops-lab/ssh/known_hosts' in ma1['ansible_ssh_common_args']
+    assert ma1['tapeops_lab'] is True
+    assert ma1['tapeops_lab_drives'] == [{
+        'nst': '/dev/nst0', 'sg': '/dev/sg1', 'vendor': 'IBM', 'product': 'ULT3580-TD5', 'revision': 'G350',
+        'serial': '1068001001', 'lto_generation': 5, 'element': 500}]
+    assert ma1['tapeops_lab_changer']['sg'] == '/dev/sg2'
+    assert ma1['tapeops_allowed_barcodes'] == ['MA1001L5', 'MA1002L5', 'MA1003L5']
+    assert ma1['tapeops_lab_loaded_barcode'] == 'MA1001L5'
+    assert ma1['tapeops_lab_source_dir'] == '/srv/backup-src'
+    # a guest that has not reported yet still gets its defaults
+    assert hosts['lab-ma2']['tapeops_lab_drives'][0]['nst'] == '/dev/nst0'
+    assert hosts['lab-ma2']['tapeops_lab_drives'][0]['product'] == 'Ultrium 6-SCSI'
+
+
+def test_source_tree_plan_is_a_modest_mix():
+    plan = tapelab.source_tree_plan()
+    assert plan == tapelab.source_tree_plan()  # deterministic
+    sizes = [size for _, size, _ in plan]
+    total = sum(sizes)
+    assert 150 * 10**6 < total < 400 * 10**6  # a few hundred MB at most, fits the 512 MiB image
+    assert sum(1 for s in sizes if s <= 65536) >= 1000  # many small files
+    assert sum(1 for s in sizes if s >= 32 * 1024 * 1024) >= 2  # a few large ones
+    assert {kind for _, _, kind in plan} == {'text', 'random'}
+    assert len({path for path, _, _ in plan}) == len(plan)
+
+
+def test_sshd_config_points_into_the_guest_dir():
+    text = tapelab.sshd_config('/run/tapelab')
+    assert 'HostKey /run/tapelab/ssh_host_ed25519_key' in text
+    assert 'AuthorizedKeysFile /run/tapelab/authorized_keys' in text
+    assert 'PasswordAuthentication no' in text
