@@ -165,9 +165,13 @@ def _device_of(item):
     for key in ('nst', 'device', 'path'):
         if item.get(key):
             return str(item[key])
-    inner = item.get('item')
-    if isinstance(inner, dict):
-        return _device_of(inner)
+    for key in ('item', 'drive'):
+        inner = item.get(key)
+        if isinstance(inner, dict) and _device_of(inner):
+            return _device_of(inner)
+    args = (item.get('invocation') or {}).get('module_args') or {}
+    if args.get('device'):
+        return str(args['device'])
     return None
 
 
@@ -197,8 +201,8 @@ def resolve_spec(info, setting):
     if generation is None:
         raise ReportError(
             'Cannot tell the LTO generation of %s (INQUIRY %r %r): set generation (e.g. "LTO-7") for it in '
-            'tapeops_drives in the inventory.' % (_device_of(info) or _device_of(setting) or 'the drive',
-                                                    info.get('vendor'), info.get('product')))
+            'tapeops_drives in the inventory.' % (
+                _device_of(info) or _device_of(setting) or 'the drive', info.get('vendor'), info.get('product')))
     form_factor = setting.get('form_factor') or form_factor
     vendor = setting.get('vendor') or vendor
     return _drive_model.lookup(generation, form_factor, vendor, setting.get('speed_floor_mb_s'))
@@ -224,10 +228,12 @@ def assemble(host, drives_info=None, source=None, write_results=None, drive_sett
         nst = _device_of(info)
         setting = _match(nst, settings) or {}
         tape = None if what_if_only else _match(nst, write_results)
-        if tape is not None and (tape.get('skipped') or tape.get('failed')):
+        write_note = None
+        if tape is not None and (tape.get('skipped') or tape.get('failed') or not tape.get('sweep')):
+            write_note = tape.get('msg') or tape.get('skip_reason') or tape.get('reason') or 'no sweep was written'
             tape = None
         entry = {'id': nst, 'nst': nst, 'info': info, 'write_benchmark': tape, 'settings': setting,
-                 'verdict': None, 'error': None, 'label': None}
+                 'verdict': None, 'error': None, 'label': None, 'write_note': write_note}
         if info.get('missing'):
             entry['error'] = ('%s is listed in tapeops_drives but discovery did not find it: check the cabling, '
                               'the st driver and the path.' % nst)
@@ -604,8 +610,8 @@ def fleet_html(docs, run=None, charts=None):
         salt = 'd%d' % index
         parts.append('<section class="drive" id="drive-%d" data-host="%s" data-class="%s">' % (
             index, esc(row['host']), esc(verdict['class'])))
-        parts.append('<h2>%s %s %s %s</h2>' % (esc(row['host']), esc(str(row['drive'])), esc(str(row['label'])),
-                                                _badge(verdict['class'])))
+        parts.append('<h2>%s %s %s %s</h2>' % (
+            esc(row['host']), esc(str(row['drive'])), esc(str(row['label'])), _badge(verdict['class'])))
         parts.append('<p>%s</p><ul>' % esc(verdict['summary']))
         parts.extend('<li>%s</li>' % esc(r) for r in verdict['reasons'])
         parts.extend('<li><b>%s</b>: %s</li>' % (esc(f['severity']), esc(f['text']))

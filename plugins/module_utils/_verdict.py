@@ -189,7 +189,7 @@ def _pattern_ratio(pattern):
         return None
     if 'random' in text or 'incompressible' in text:
         return 1.0
-    head = text.split(':')[0].strip()
+    head = text.split(':', maxsplit=1)[0].strip()
     head = ''.join(ch for ch in head if ch.isdigit() or ch == '.')
     ratio = _num(head)
     return ratio if ratio and ratio >= 1 else 1.0
@@ -312,7 +312,7 @@ def _filemark_costs(tape):
         kind = row.get('kind')
         lost = _num(row.get('seconds_lost_per_mark'))
         if kind in ('sync', 'immediate') and lost is not None:
-            costs[kind] = max(costs.get(kind, 0.0), max(0.0, lost))
+            costs[kind] = max(costs.get(kind, 0.0), 0.0, lost)
     return costs
 
 

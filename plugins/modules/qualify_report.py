@@ -18,7 +18,7 @@ description:
   - Hosts listed in O(expected_hosts) without a JSON file are reported as missing (unreachable, or failed
     before their verdict).
 author:
-  - tapeops.qualify contributors
+  - tapeops.qualify contributors (@tapeops)
 requirements:
   - matplotlib on the controller (for the charts; without it the HTML says so and has no charts)
 extends_documentation_fragment:

@@ -22,7 +22,7 @@ description:
   - The verdict logic lives in one place (the collection's private C(_verdict) module utils); see
     docs/verdict.md for every class and number.
 author:
-  - tapeops.qualify contributors
+  - tapeops.qualify contributors (@tapeops)
 extends_documentation_fragment:
   - tapeops.qualify._attributes
 attributes:
@@ -79,7 +79,7 @@ options:
     default: []
   backup:
     description:
-      - The backup software's settings for the host: C(software) (V(data_protector), V(bacula), V(bareos)),
+      - The backup software's settings for the host, C(software) (V(data_protector), V(bacula), V(bareos)),
         C(block_size_bytes), C(segment_size_mb) (Data Protector segment size or Bacula Maximum File Size),
         C(immediate_filemarks) (Data Protector OB2IMMEDFM=1), C(concurrency).
     type: dict

@@ -96,7 +96,7 @@ def test_host_json_written_at_once_and_atomically(tmp_path):
     assert path == str(tmp_path / 'hosts' / 'lab-ma1.json')
     data = json.loads(open(path).read())
     assert data['host'] == 'lab-ma1' and data['drives'][0]['verdict']['class']
-    assert [n for n in os.listdir(tmp_path / 'hosts')] == ['lab-ma1.json']
+    assert os.listdir(tmp_path / 'hosts') == ['lab-ma1.json']
 
 
 def test_safe_host_file_names():

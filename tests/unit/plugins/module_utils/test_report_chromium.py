@@ -34,8 +34,8 @@ def chromium(tmp_path, *args):
 @pytest.fixture(scope='module')
 def report(tmp_path_factory):
     run_dir = str(tmp_path_factory.mktemp('run'))
-    for host, vendor, product, mean, p5 in (('lab-ma1', 'IBM', 'ULT3580-TD5', 60.0, 55.0),
-                                             ('lab-ma2', 'HP', 'Ultrium 6-SCSI', 6.0, 4.0)):
+    cases = (('lab-ma1', 'IBM', 'ULT3580-TD5', 60.0, 55.0), ('lab-ma2', 'HP', 'Ultrium 6-SCSI', 6.0, 4.0))
+    for host, vendor, product, mean, p5 in cases:
         doc = _report.assemble(host, [drive('/dev/nst0', vendor, product, host)], source(mean, p5),
                                [write_result('/dev/nst0')], [{'nst': '/dev/nst0', 'speed_floor_mb_s': 10.0}],
                                {'software': 'bacula', 'block_size_bytes': 262144})
