@@ -242,7 +242,7 @@ def tape_ratio(spec, source=None, override=None):
             return max(1.0, estimate), 'estimated from a %s sample of the sources (%s ratio %.2f)' % (
                 _sample_text(comp.get('sample_bytes')), comp.get('compressor') or 'software', software_ratio)
     nominal = _num(_get(spec, 'compression_ratio')) or 1.0
-    return nominal, "the drive's nominal ratio (no compressibility sample; the worst case for streaming)"
+    return nominal, "the drive's nominal ratio, as no compressibility sample was taken: the worst case for streaming"
 
 
 def _sample_text(sample_bytes):
