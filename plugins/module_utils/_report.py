@@ -246,6 +246,7 @@ def assemble(host, drives_info=None, source=None, write_results=None, drive_sett
             entries.append(entry)
             continue
         entry['label'] = spec.label
+        info = _with_preflight(info, preflight)
         cfg = dict(backup or {})
         cfg.update(dict((k, setting[k]) for k in _SETTING_KEYS if setting.get(k) is not None))
         entry['_item'] = {'spec': spec, 'drive': info, 'tape': tape, 'config': cfg}
@@ -295,6 +296,19 @@ def assemble(host, drives_info=None, source=None, write_results=None, drive_sett
         facts.setdefault('backup', backup)
     return host_document(host, status, entries, source, facts, run, error if status != STATUS_OK else None,
                          preflight)
+
+
+def _with_preflight(info, preflight):
+    """The drive entry completed with what the st preflight found (HBA path maximum, kernel MTWEOFI)."""
+    if not isinstance(preflight, dict):
+        return info
+    merged = dict(info)
+    mine = _match(_device_of(info), preflight.get('drives')) or {}
+    if merged.get('hba_max_transfer_bytes') is None and mine.get('hba_max_transfer_bytes'):
+        merged['hba_max_transfer_bytes'] = mine['hba_max_transfer_bytes']
+    if preflight.get('mtweofi_supported') is False:
+        merged['mtweofi_supported'] = False
+    return merged
 
 
 def _host_verdicts(items, source, memory_total_mb, options):

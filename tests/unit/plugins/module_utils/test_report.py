@@ -162,3 +162,16 @@ def test_html_without_matplotlib_still_has_tables(run_dir):
     page = _report.fleet_html(docs, charts=_report.ReportError('matplotlib is not installed'))
     assert '<table id="fleet">' in page and '<svg' not in page
     assert 'No charts: matplotlib is not installed' in page
+
+
+def test_preflight_hba_limit_makes_large_block_misconfigured():
+    preflight = {'kernel': '6.1.0', 'mtweofi_supported': True,
+                 'drives': [{'device': '/dev/nst0', 'hba_max_transfer_bytes': 524288, 'fits': False}]}
+    info = drive('/dev/nst0', 'IBM', 'ULT3580-TD5', 's')
+    doc = _report.assemble('h', [info], source(60.0, 55.0), [write_result('/dev/nst0')], SETTINGS_MA1,
+                           {'software': 'bacula', 'block_size_bytes': 1048576}, preflight=preflight)
+    verdict = doc['drives'][0]['verdict']
+    assert verdict['class'] == _verdict.MISCONFIGURED
+    assert verdict['findings'][0]['id'] == 'block_size_over_limit'
+    assert verdict['numbers']['block_size_limit_bytes'] == 524288
+    assert doc['preflight'] == preflight
