@@ -420,6 +420,8 @@ def fleet_markdown(docs, run=None):
             lines.append('- %s' % reason)
         for finding in verdict.get('findings') or []:
             lines.append('- %s: %s' % (finding['severity'].upper(), finding['text']))
+        if (row['item'] or {}).get('write_note'):
+            lines.append('- No write sweep: %s' % row['item']['write_note'])
         if verdict['fixes']:
             lines.append('')
             lines.append('Fixes, in order:')
@@ -630,6 +632,8 @@ def fleet_html(docs, run=None, charts=None):
         parts.extend('<li>%s</li>' % esc(r) for r in verdict['reasons'])
         parts.extend('<li><b>%s</b>: %s</li>' % (esc(f['severity']), esc(f['text']))
                      for f in verdict.get('findings') or [])
+        if item.get('write_note'):
+            parts.append('<li>No write sweep: %s</li>' % esc(str(item['write_note'])))
         parts.append('</ul>')
         if verdict['fixes']:
             parts.append('<ol class="fixes">')

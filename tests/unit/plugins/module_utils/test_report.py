@@ -175,3 +175,18 @@ def test_preflight_hba_limit_makes_large_block_misconfigured():
     assert verdict['findings'][0]['id'] == 'block_size_over_limit'
     assert verdict['numbers']['block_size_limit_bytes'] == 524288
     assert doc['preflight'] == preflight
+
+
+def test_refused_write_is_a_note_and_the_verdict_rests_on_sources(tmp_path):
+    refused = {'failed': True, 'item': {'nst': '/dev/nst0'},
+               'msg': 'The loaded cartridge MA1009L5 holds data and is not in allowed_barcodes.'}
+    doc = _report.assemble('h', [drive('/dev/nst0', 'IBM', 'ULT3580-TD5', 's')], source(60.0, 55.0), [refused],
+                           SETTINGS_MA1, options={'tape_ratio': 1.0})
+    entry = doc['drives'][0]
+    assert entry['write_benchmark'] is None
+    assert 'MA1009L5 holds data' in entry['write_note']
+    assert entry['verdict']['numbers']['drive_path_mb_s'] is None
+    assert 'not measured' in ' '.join(entry['verdict']['reasons'])
+    _report.write_host(str(tmp_path), doc)
+    md = _report.fleet_markdown(_report.load_run(str(tmp_path)))
+    assert '- No write sweep: The loaded cartridge MA1009L5 holds data' in md
