@@ -8,17 +8,17 @@ user-mode-linux guests; nothing is mocked.
 
 import json
 import os
+import pathlib
 import re
 import shutil
 import subprocess
+import sys
 import tempfile
 
 import pytest
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 TAPELAB = os.path.join(ROOT, 'lab', 'tapelab')
-
-pytestmark = pytest.mark.lab
 
 EXPECTED_DRIVES = {
     'lab-ma1': ('IBM', 'ULT3580-TD5'),
@@ -27,6 +27,7 @@ EXPECTED_DRIVES = {
 }
 
 
+@pytest.mark.lab
 def test_lab_has_two_media_agents(lab):
     assert len(lab.hosts) >= 2
     assert {'lab-ma1', 'lab-ma2'} <= set(lab.hosts)
@@ -37,6 +38,7 @@ def test_lab_has_two_media_agents(lab):
         assert hv['tapeops_lab_changer']['sg'].startswith('/dev/sg'), hv['tapeops_lab_changer']
 
 
+@pytest.mark.lab
 @pytest.mark.parametrize('host', ['lab-ma1', 'lab-ma2'])
 def test_nst0_is_st_char_device_with_identity(lab, host):
     vendor, product = EXPECTED_DRIVES[host]
@@ -52,6 +54,7 @@ def test_nst0_is_st_char_device_with_identity(lab, host):
     assert lines[2] == vendor and lines[3] == product, lines
 
 
+@pytest.mark.lab
 @pytest.mark.parametrize('host', ['lab-ma1', 'lab-ma2'])
 def test_mt_status_reports_loaded_tape_at_bot(lab, host):
     proc = lab.run(host, 'mt -f /dev/nst0 rewind && mt -f /dev/nst0 status')
@@ -61,6 +64,7 @@ def test_mt_status_reports_loaded_tape_at_bot(lab, host):
     assert re.search(r'Density code 0x0\b', proc.stdout), proc.stdout  # tgt: always 0 (docs/lab.md)
 
 
+@pytest.mark.lab
 @pytest.mark.parametrize('host', ['lab-ma1', 'lab-ma2'])
 def test_mtx_status_lists_barcodes(lab, host):
     hv = lab.hostvars[host]
@@ -82,6 +86,7 @@ def _loaded_barcode(lab, host):
     return m.group(1) if m else None
 
 
+@pytest.mark.lab
 @pytest.mark.parametrize('host', ['lab-ma1', 'lab-ma2'])
 def test_dd_round_trip_on_scratch_cartridge(lab, host):
     barcode = _loaded_barcode(lab, host)
@@ -99,6 +104,7 @@ def test_dd_round_trip_on_scratch_cartridge(lab, host):
     assert written == read
 
 
+@pytest.mark.lab
 @pytest.mark.parametrize('host', ['lab-ma1', 'lab-ma2'])
 def test_source_tree_mounted_with_data(lab, host):
     src = lab.hostvars[host]['tapeops_lab_source_dir']
@@ -110,6 +116,7 @@ def test_source_tree_mounted_with_data(lab, host):
     assert 100 < int(lines[2].split()[0]) < 400, lines
 
 
+@pytest.mark.lab
 def test_ansible_reaches_every_guest(lab):
     play = os.path.join(tempfile.mkdtemp(), 'ping.yml')
     with open(play, 'w') as f:
@@ -121,8 +128,10 @@ def test_ansible_reaches_every_guest(lab):
         assert re.search(r'%s\s+: ok=1 ' % re.escape(host), result.stdout), result.stdout
 
 
-def test_shim_lets_uml_boot_on_this_machine(tmp_path):
+@pytest.mark.lab
+def test_shim_lets_uml_boot_on_this_machine():
     """The ptrace XSAVE shim compiled by the lab lets linux.uml run its init here."""
+    tmp_path = pathlib.Path(tempfile.mkdtemp(prefix='tapeops-shim-test-', dir='/var/tmp'))
     so = tmp_path / 'shim.so'
     subprocess.run(['gcc', '-O2', '-shared', '-fPIC', '-o', str(so), os.path.join(ROOT, 'lab', 'ptrace-xsave-shim.c'),
                     '-ldl'], check=True)
@@ -136,10 +145,12 @@ def test_shim_lets_uml_boot_on_this_machine(tmp_path):
                            'uml_dir=%s' % tmp_path], env=env, capture_output=True, text=True, timeout=60,
                           stdin=subprocess.DEVNULL, check=False)
     out = proc.stdout + proc.stderr
+    shutil.rmtree(tmp_path, ignore_errors=True)
     assert 'ptrace set fp regs failed' not in out, out
     assert 'TAPELAB-INIT-RAN Linux version 6.' in out, out
 
 
+@pytest.mark.lab
 def test_up_status_down_is_idempotent_in_own_run_dir():
     """A second, one-guest lab on other ports: up, up again (no-op), down twice, nothing left."""
     # Not pytest's tmp_path: a concurrent pytest run may prune /tmp/pytest-of-<user>.
@@ -172,3 +183,36 @@ def test_up_status_down_is_idempotent_in_own_run_dir():
     st = tl('status')
     assert st.returncode == 3, st.stdout
     shutil.rmtree(run_dir, ignore_errors=True)
+
+
+def _molecule(*args, timeout=600):
+    """Run molecule from the collection root with this venv and collection path."""
+    sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+    try:
+        from conftest import collections_path  # pylint: disable=import-outside-toplevel
+    finally:
+        sys.path.pop(0)
+    bindir = os.path.dirname(sys.executable)
+    env = dict(os.environ, PATH=bindir + os.pathsep + os.environ.get('PATH', ''),
+               ANSIBLE_COLLECTIONS_PATH=collections_path(), ANSIBLE_COLLECTIONS_SCAN_SYS_PATH='false',
+               ANSIBLE_NOCOLOR='1', NO_COLOR='1', PY_COLORS='0')
+    molecule = os.path.join(bindir, 'molecule')
+    return subprocess.run([molecule if os.path.exists(molecule) else 'molecule'] + list(args), cwd=ROOT, env=env,
+                          capture_output=True, text=True, timeout=timeout, stdin=subprocess.DEVNULL, check=False)
+
+
+@pytest.mark.parametrize('scenario', ['mhvtl', 'default'])
+def test_molecule_syntax(scenario):
+    proc = _molecule('syntax', '-s', scenario)
+    assert proc.returncode == 0, proc.stdout[-4000:] + proc.stderr[-4000:]
+
+
+@pytest.mark.lab
+@pytest.mark.skipif(os.environ.get('TAPEOPS_MOLECULE_TEST', '1') == '0', reason='TAPEOPS_MOLECULE_TEST=0')
+def test_molecule_test_default():
+    """molecule test -s default: lab up in its own run dir, converge, testinfra verify, lab down."""
+    proc = _molecule('test', '-s', 'default', timeout=3000)
+    assert proc.returncode == 0, proc.stdout[-6000:] + proc.stderr[-6000:]
+    status = subprocess.run([TAPELAB, 'status'], env=dict(os.environ, TAPEOPS_LAB_DIR='/var/tmp/tapeops-lab-molecule'),
+                            capture_output=True, text=True, check=False)
+    assert status.returncode == 3, status.stdout  # destroyed: nothing left running
