@@ -1,0 +1,408 @@
+# Copyright (c) tapeops.qualify contributors
+# GNU General Public License v3.0+ (see LICENSES/GPL-3.0-or-later.txt or https://www.gnu.org/licenses/gpl-3.0.txt)
+# SPDX-License-Identifier: GPL-3.0-or-later
+
+"""Backup source trees: walking them safely, their filesystems, synthetic data sets.
+
+Private to this collection: may change without notice.
+
+The walker never opens anything but directories: FIFOs (fio blocks on
+them), sockets and device nodes are skipped by their ``lstat`` type. Symlinks
+are not followed unless asked (backup agents store the link, not the
+target); when followed, a directory already on the path (same st_dev and
+st_ino) is a loop and is skipped.
+"""
+
+from __future__ import annotations
+
+import errno
+import os
+import stat
+
+# Filesystem types whose reads go over the network (``/proc/self/mountinfo``
+# field 9). A rate measured there is the network's and the file server's.
+NETWORK_FS_TYPES = frozenset((
+    'nfs', 'nfs4', 'cifs', 'smb3', 'smbfs', 'ncpfs', 'afs', 'ceph', 'glusterfs',
+    'fuse.glusterfs', 'fuse.sshfs', 'fuse.s3fs', 'fuse.rclone', 'fuse.cephfs', 'lustre',
+    'gpfs', '9p', 'davfs', 'fuse.davfs2', 'beegfs', 'ocfs2', 'gfs2', 'orangefs', 'virtiofs',
+))
+# Filesystems whose pages are the data: nothing to evict, every read is a RAM read.
+MEMORY_FS_TYPES = frozenset(('tmpfs', 'ramfs', 'devtmpfs'))
+
+SKIP_REASONS = {
+    'fifo': 'FIFO (named pipe): never opened, a read would block',
+    'socket': 'socket: not a file',
+    'char_device': 'character device node: not backup data',
+    'block_device': 'block device node: not backup data',
+    'symlink': 'symbolic link: not followed (follow_symlinks=false)',
+    'symlink_loop': 'symbolic link loop: directory already on the path',
+    'broken_symlink': 'symbolic link to nothing',
+    'permission_denied': 'permission denied',
+    'other_filesystem': 'another filesystem below the source path (one_file_system=true)',
+    'vanished': 'vanished while walking',
+    'unknown_type': 'unknown file type',
+    'max_files': 'beyond max_files for this stream',
+}
+
+
+class SourceError(Exception):
+    """A source path that cannot be used; the message says what to do."""
+
+
+def check_source_path(path):
+    """Fail early, clearly, on a path that is missing, not a directory, or unreadable."""
+    if not os.path.isabs(path):
+        raise SourceError('Source path %r is not absolute: give the full path (e.g. /srv/data).' % path)
+    try:
+        st = os.stat(path)
+    except FileNotFoundError:
+        raise SourceError('Source path %s does not exist: check the path (and that its filesystem is mounted).' % path)
+    except PermissionError:
+        raise SourceError('Source path %s cannot be reached (permission denied on a parent directory): '
+                          'run the module as root (become: true) or as the backup user.' % path)
+    except OSError as exc:
+        raise SourceError('Source path %s cannot be examined: %s.' % (path, exc.strerror or exc))
+    if stat.S_ISREG(st.st_mode):
+        if not os.access(path, os.R_OK):
+            raise SourceError('Source file %s is not readable: run as root (become: true) or as the backup user.' % path)
+        return st
+    if not stat.S_ISDIR(st.st_mode):
+        raise SourceError('Source path %s is neither a directory nor a regular file: give the directory '
+                          'a backup reads (FIFOs and devices are never read).' % path)
+    if not os.access(path, os.R_OK | os.X_OK):
+        raise SourceError('Source directory %s is not readable: run as root (become: true) or as the backup user.' % path)
+    return st
+
+
+def walk_tree(root, follow_symlinks=False, one_file_system=True, max_files=None, max_skipped_listed=100):
+    """Regular files below ``root`` in backup order (depth first, names sorted).
+
+    Returns ``{'files': [(path, size), ...], 'empty_files': int, 'dirs': int,
+    'skipped': [{'path', 'reason'}...] (at most ``max_skipped_listed``),
+    'skipped_counts': {reason: n}, 'bytes': int}``. Zero-byte files are
+    counted, not listed (there is nothing to read in them).
+    """
+    root_st = check_source_path(root)
+    result = {'files': [], 'empty_files': 0, 'dirs': 0, 'skipped': [], 'skipped_counts': {}, 'bytes': 0}
+    as_root = hasattr(os, 'geteuid') and os.geteuid() == 0
+
+    def skip(path, reason):
+        result['skipped_counts'][reason] = result['skipped_counts'].get(reason, 0) + 1
+        if len(result['skipped']) < max_skipped_listed:
+            result['skipped'].append({'path': path, 'reason': reason, 'why': SKIP_REASONS[reason]})
+
+    def add_file(path, st):
+        if max_files is not None and len(result['files']) >= max_files:
+            skip(path, 'max_files')
+            return
+        if not as_root and not os.access(path, os.R_OK):
+            skip(path, 'permission_denied')
+            return
+        if st.st_size == 0:
+            result['empty_files'] += 1
+            return
+        result['files'].append((path, st.st_size))
+        result['bytes'] += st.st_size
+
+    if stat.S_ISREG(root_st.st_mode):
+        add_file(root, root_st)
+        return result
+
+    root_dev = root_st.st_dev
+    # Stack of (directory path, ancestors' (dev, ino) set) - iterative so a deep tree
+    # cannot exhaust Python's recursion limit.
+    stack = [(root, frozenset([(root_st.st_dev, root_st.st_ino)]))]
+    while stack:
+        directory, ancestors = stack.pop()
+        result['dirs'] += 1
+        try:
+            with os.scandir(directory) as iterator:
+                entries = sorted(iterator, key=lambda e: e.name)
+        except PermissionError:
+            skip(directory, 'permission_denied')
+            continue
+        except FileNotFoundError:
+            skip(directory, 'vanished')
+            continue
+        except OSError as exc:
+            if exc.errno == errno.ELOOP:
+                skip(directory, 'symlink_loop')
+                continue
+            raise
+        subdirs = []
+        for entry in entries:
+            path = entry.path
+            try:
+                st = entry.stat(follow_symlinks=False)
+            except FileNotFoundError:
+                skip(path, 'vanished')
+                continue
+            mode = st.st_mode
+            if stat.S_ISLNK(mode):
+                if not follow_symlinks:
+                    skip(path, 'symlink')
+                    continue
+                try:
+                    st = os.stat(path)
+                except FileNotFoundError:
+                    skip(path, 'broken_symlink')
+                    continue
+                except OSError as exc:
+                    if exc.errno == errno.ELOOP:
+                        skip(path, 'symlink_loop')
+                        continue
+                    if exc.errno == errno.EACCES:
+                        skip(path, 'permission_denied')
+                        continue
+                    raise
+                mode = st.st_mode
+            if stat.S_ISDIR(mode):
+                key = (st.st_dev, st.st_ino)
+                if key in ancestors:
+                    skip(path, 'symlink_loop')
+                    continue
+                if one_file_system and st.st_dev != root_dev:
+                    skip(path, 'other_filesystem')
+                    continue
+                subdirs.append((path, ancestors | frozenset([key])))
+            elif stat.S_ISREG(mode):
+                add_file(path, st)
+            elif stat.S_ISFIFO(mode):
+                skip(path, 'fifo')
+            elif stat.S_ISSOCK(mode):
+                skip(path, 'socket')
+            elif stat.S_ISCHR(mode):
+                skip(path, 'char_device')
+            elif stat.S_ISBLK(mode):
+                skip(path, 'block_device')
+            else:
+                skip(path, 'unknown_type')
+        # Depth first, in name order: push in reverse so the first name pops first.
+        for item in reversed(subdirs):
+            stack.append(item)
+    return result
+
+
+def parse_mountinfo(text):
+    """Parse ``/proc/self/mountinfo`` into ``[{'mount_point', 'fstype', 'source'}]``.
+
+    Format (proc(5)): ``id parent maj:min root mount_point options [optional...] - fstype source super_options``;
+    octal escapes (``\\040`` for a space) are decoded.
+    """
+    mounts = []
+    for line in text.splitlines():
+        if not line.strip():
+            continue
+        fields = line.split(' ')
+        try:
+            sep = fields.index('-')
+        except ValueError:
+            raise ValueError('Not a mountinfo line (no " - " separator): %r' % line)
+        if sep < 6 or len(fields) < sep + 3:
+            raise ValueError('Not a mountinfo line (too few fields): %r' % line)
+        mounts.append({
+            'mount_point': _unescape_octal(fields[4]),
+            'fstype': fields[sep + 1],
+            'source': _unescape_octal(fields[sep + 2]),
+            'device': fields[2],
+        })
+    return mounts
+
+
+def _unescape_octal(value):
+    if '\\' not in value:
+        return value
+    out = []
+    i = 0
+    while i < len(value):
+        if value[i] == '\\' and i + 4 <= len(value) and value[i + 1:i + 4].isdigit():
+            out.append(chr(int(value[i + 1:i + 4], 8)))
+            i += 4
+        else:
+            out.append(value[i])
+            i += 1
+    return ''.join(out)
+
+
+def filesystem_of(path, mounts):
+    """The mount (from ``parse_mountinfo``) a path lives on: the longest matching mount point, last mounted wins."""
+    best = None
+    for mount in mounts:
+        point = mount['mount_point']
+        if path == point or point == '/' or path.startswith(point.rstrip('/') + '/'):
+            if best is None or len(point) >= len(best['mount_point']):
+                best = mount
+    if best is None:
+        return None
+    fstype = best['fstype']
+    return {
+        'mount_point': best['mount_point'],
+        'fstype': fstype,
+        'source': best['source'],
+        'device': best.get('device'),
+        'network': is_network_fs(fstype),
+        'memory': fstype in MEMORY_FS_TYPES,
+    }
+
+
+def is_network_fs(fstype):
+    return fstype in NETWORK_FS_TYPES or fstype.startswith('nfs') or fstype.startswith('fuse.sshfs')
+
+
+# Synthetic data sets: what a file server's backup source looks like. Each
+# class: (name, share of the bytes, smallest size, largest size); sizes are
+# spread log-uniformly between the bounds, deterministically (seeded).
+MIXES = {
+    'mixed': (('web', 0.05, 2000, 60000), ('office', 0.25, 20000, 3000000),
+              ('images', 0.30, 200000, 8000000), ('large', 0.40, 64000000, 512000000)),
+    'office': (('office', 1.0, 20000, 3000000),),
+    'web': (('web', 1.0, 2000, 60000),),
+    'images': (('images', 1.0, 200000, 8000000),),
+    'large': (('large', 1.0, 64000000, 512000000),),
+}
+
+
+def plan_synthetic(total_bytes, mix='mixed', seed=1):
+    """Files (relative path, size) adding up to about ``total_bytes`` for a mix in MIXES.
+
+    Deterministic for a seed. Large files are capped at the class share so a
+    small data set still gets every class. At most 1000 files per directory.
+    """
+    import random
+    if mix not in MIXES:
+        raise ValueError('Unknown synthetic mix %r; choose one of %s.' % (mix, ', '.join(sorted(MIXES))))
+    total_bytes = int(total_bytes)
+    if total_bytes <= 0:
+        raise ValueError('The synthetic data set size must be positive.')
+    rng = random.Random(seed)
+    plan = []
+    for name, share, low, high in MIXES[mix]:
+        budget = int(total_bytes * share)
+        high = min(high, max(budget, 1))
+        low = min(low, high)
+        made = 0
+        index = 0
+        while made < budget:
+            size = int(round(low * (high / float(low)) ** rng.random())) if high > low else low
+            size = max(1, min(size, budget - made))
+            plan.append(('%s/%03d/%s-%06d.dat' % (name, index // 1000, name, index), size))
+            made += size
+            index += 1
+    return plan
+
+
+def write_synthetic(directory, plan, compressible_fraction=0.5, chunk=1048576):
+    """Write the planned files under ``directory`` (which must not exist yet).
+
+    Each file is ``compressible_fraction`` zeros and the rest random bytes,
+    interleaved in 64 KiB pieces, so a compressor sees about
+    ``1 / (1 - compressible_fraction)`` : 1. Every file is fsynced so its
+    pages are clean and a cold read can evict them.
+    """
+    os.mkdir(directory, 0o700)
+    piece = 65536
+    zero = bytes(piece)
+    written = 0
+    for relpath, size in plan:
+        path = os.path.join(directory, relpath)
+        parent = os.path.dirname(path)
+        if not os.path.isdir(parent):
+            os.makedirs(parent, 0o700)
+        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+        try:
+            left = size
+            toggle = 0.0
+            while left > 0:
+                buf = bytearray()
+                while len(buf) < chunk and left - len(buf) > 0:
+                    n = min(piece, left - len(buf))
+                    toggle += compressible_fraction
+                    if toggle >= 1.0:
+                        toggle -= 1.0
+                        buf += zero[:n]
+                    else:
+                        buf += os.urandom(n)
+                os.write(fd, bytes(buf))
+                left -= len(buf)
+            os.fsync(fd)
+        finally:
+            os.close(fd)
+        written += size
+    return written
+
+
+def remove_tree(directory):
+    """Remove a synthetic data set, never following symlinks."""
+    import shutil
+    if os.path.islink(directory):
+        raise SourceError('%s is a symlink; refusing to remove through it.' % directory)
+    shutil.rmtree(directory)
+
+
+def free_bytes(path):
+    st = os.statvfs(path)
+    return st.f_bavail * st.f_frsize
+
+
+def sample_files(files, max_bytes, chunk=1048576):
+    """Read up to ``max_bytes`` from files spread over the list, read-only.
+
+    Takes ``chunk`` bytes from the start of files picked at an even stride,
+    opened ``O_RDONLY | O_NOATIME`` where allowed (access times unchanged),
+    and drops the pages read from the cache afterwards so a later cold read
+    stays cold. Returns ``(data, files_sampled)``.
+    """
+    if not files or max_bytes <= 0:
+        return b'', 0
+    count = max(1, min(len(files), int(max_bytes // chunk) or 1))
+    stride = len(files) / float(count)
+    picked = []
+    seen = set()
+    for i in range(count):
+        index = int(i * stride)
+        if index not in seen:
+            seen.add(index)
+            picked.append(files[index][0])
+    parts = []
+    total = 0
+    sampled = 0
+    noatime = getattr(os, 'O_NOATIME', 0)
+    for path in picked:
+        if total >= max_bytes:
+            break
+        try:
+            try:
+                fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | noatime)
+            except PermissionError:
+                fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK)
+        except OSError:
+            continue
+        try:
+            if not stat.S_ISREG(os.fstat(fd).st_mode):
+                continue
+            data = os.read(fd, min(chunk, max_bytes - total))
+            if hasattr(os, 'posix_fadvise'):
+                os.posix_fadvise(fd, 0, len(data), os.POSIX_FADV_DONTNEED)
+        except OSError:
+            continue
+        finally:
+            os.close(fd)
+        if data:
+            parts.append(data)
+            total += len(data)
+            sampled += 1
+    return b''.join(parts), sampled
+
+
+def make_aliases(paths, alias_dir):
+    """Symlinks with plain names in ``alias_dir`` for paths fio cannot take in a job file.
+
+    Returns ``{original: alias}``. fio opens the alias, the kernel follows it
+    to the same file: same bytes, same device, same cache.
+    """
+    aliases = {}
+    for number, path in enumerate(paths):
+        alias = os.path.join(alias_dir, 'alias-%07d' % number)
+        os.symlink(path, alias)
+        aliases[path] = alias
+    return aliases
