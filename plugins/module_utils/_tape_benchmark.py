@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import errno
 import os
+import stat
 import time
 
 from ansible_collections.tapeops.qualify.plugins.module_utils import _st_sysfs
@@ -108,9 +109,15 @@ def probe_media(fd, timeout, read_bytes=PROBE_READ_BYTES, mtget=W.mtget, mtop=W.
     return probe
 
 
-def _open(path, flags, timeout):
+def _open(path, flags, timeout, identity=None):
+    """Open ``path``; with ``identity``, prove the fd is the device that was cleared.
+
+    The path was checked with stat(); if it was replaced between that check
+    and this open (a symlink swapped, a node re-created), the fd is closed
+    unused and the run refused.
+    """
     try:
-        return W.call_with_timeout(lambda: os.open(path, flags), timeout, 'Opening %s' % path)
+        fd = W.call_with_timeout(lambda: os.open(path, flags), timeout, 'Opening %s' % path)
     except OSError as exc:
         if exc.errno == errno.EBUSY:
             raise BenchmarkError('%s is busy: another process has the drive open (st allows one open at a time). '
@@ -121,6 +128,15 @@ def _open(path, flags, timeout):
         if exc.errno in (errno.ENOMEDIUM, errno.EIO):
             raise BenchmarkError('%s: %s. Load a scratch cartridge and retry.' % (path, exc.strerror), 'no_media')
         raise
+    if identity is not None:
+        info = os.fstat(fd)
+        if not stat.S_ISCHR(info.st_mode) or info.st_rdev != os.makedev(identity.major, identity.minor):
+            os.close(fd)
+            raise BenchmarkError('%s changed between the safety check and the open (now %d:%d, checked %d:%d). '
+                                 'Nothing was written; check what replaces the node and retry.' % (
+                                     path, os.major(info.st_rdev), os.minor(info.st_rdev), identity.major,
+                                     identity.minor), 'device_changed')
+    return fd
 
 
 class TapeBenchmark:
@@ -201,7 +217,7 @@ class TapeBenchmark:
         if self.log_pages:
             result['log_pages_before'] = _tape_discovery.read_log_pages(sg, self._runner())
 
-        fd = _open(self.device, os.O_RDONLY, self.op_timeout)
+        fd = _open(self.device, os.O_RDONLY, self.op_timeout, self.identity)
         try:
             limit = (drive.get('block_limits') or {}).get('max') or PROBE_READ_BYTES
             probe = probe_media(fd, self.op_timeout, read_bytes=min(limit, 16 * W.MIB))
@@ -216,7 +232,7 @@ class TapeBenchmark:
             raise BenchmarkError(exc.msg, exc.reason, partial=result)
 
         name = self.identity.name
-        fd = _open(self.device, os.O_WRONLY, self.op_timeout)
+        fd = _open(self.device, os.O_WRONLY, self.op_timeout, self.identity)
         result['changed'] = True
         try:
             try:

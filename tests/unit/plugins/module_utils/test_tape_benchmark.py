@@ -97,3 +97,11 @@ def test_worm_flag_comes_from_volume_statistics_page():
 def test_unknown_pattern_is_rejected_before_anything_runs():
     with pytest.raises(ValueError, match='Unknown data pattern'):
         B.TapeBenchmark('/dev/nst0', patterns=['zeros', 'fast'])
+
+
+def test_open_refuses_a_node_swapped_after_the_safety_check(tmp_path):
+    # The identity says st 9:128; the path now is /dev/null: closed unused, refused.
+    ident = S.TapeIdentity(path='/dev/null', major=9, minor=128, name='nst0')
+    with pytest.raises(B.BenchmarkError) as info:
+        B._open('/dev/null', __import__('os').O_WRONLY, 5, ident)
+    assert info.value.reason == 'device_changed' and 'Nothing was written' in info.value.msg
