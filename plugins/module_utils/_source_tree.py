@@ -75,7 +75,10 @@ def check_source_path(path):
 
 
 def walk_tree(root, follow_symlinks=False, one_file_system=True, max_files=None, max_skipped_listed=100):
-    """Regular files below ``root`` in backup order (depth first, names sorted).
+    """Regular files below ``root`` in backup order.
+
+    Names sorted; a directory's files first, then its subdirectories, depth
+    first.
 
     Returns ``{'files': [(path, size), ...], 'empty_files': int, 'dirs': int,
     'skipped': [{'path', 'reason'}...] (at most ``max_skipped_listed``),
