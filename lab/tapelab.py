@@ -853,7 +853,7 @@ class Lab:
 
 
 def main(argv=None):
-    parser = argparse.ArgumentParser(prog='lab/tapelab', description=__doc__.split('\n\n')[0])
+    parser = argparse.ArgumentParser(prog='lab/tapelab', description=__doc__.split('\n\n', maxsplit=1)[0])
     parser.add_argument('--run-dir', help='run directory (default: $TAPEOPS_LAB_DIR or %s)' % DEFAULT_RUN_DIR)
     sub = parser.add_subparsers(dest='cmd', required=True)
     p_up = sub.add_parser('up', help='bring the guests up (no-op when already up)')

@@ -89,13 +89,13 @@ def test_render_inventory_is_valid_yaml_with_the_documented_vars():
 def test_source_tree_plan_is_a_modest_mix():
     plan = tapelab.source_tree_plan()
     assert plan == tapelab.source_tree_plan()  # deterministic
-    sizes = [size for _, size, _ in plan]
+    sizes = [entry[1] for entry in plan]
     total = sum(sizes)
     assert 150 * 10**6 < total < 400 * 10**6  # a few hundred MB at most, fits the 512 MiB image
     assert sum(1 for s in sizes if s <= 65536) >= 1000  # many small files
     assert sum(1 for s in sizes if s >= 32 * 1024 * 1024) >= 2  # a few large ones
-    assert {kind for _, _, kind in plan} == {'text', 'random'}
-    assert len({path for path, _, _ in plan}) == len(plan)
+    assert {entry[2] for entry in plan} == {'text', 'random'}
+    assert len({entry[0] for entry in plan}) == len(plan)
 
 
 def test_sshd_config_points_into_the_guest_dir():
