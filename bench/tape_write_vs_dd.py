@@ -1,4 +1,3 @@
-#!/usr/bin/env python3
 # Copyright (c) tapeops.qualify contributors
 # GNU General Public License v3.0+ (see COPYING or https://www.gnu.org/licenses/gpl-3.0.txt)
 # SPDX-License-Identifier: GPL-3.0-or-later
@@ -19,6 +18,8 @@ Run on a media agent from a checkout. On a lab guest, copy the checkout in
 first (the guest's view of the host filesystem can be stale):
     tar c bench plugins | lab/tapelab ssh lab-ma1 'rm -rf /tmp/tq; mkdir /tmp/tq; tar x -C /tmp/tq'
     lab/tapelab ssh lab-ma1 python3 /tmp/tq/bench/tape_write_vs_dd.py --device /dev/nst0 --overwrite
+Null sink only, here:
+    python3 bench/tape_write_vs_dd.py
 """
 
 import argparse
@@ -103,7 +104,7 @@ def main():
     null_total = args.null_gb * 10 ** 9
     count = null_total // block
     mine, theirs = [], []
-    for _ in range(args.repeat):
+    for _rep in range(args.repeat):
         theirs.append(dd('/dev/null', block, count))
         fd = os.open('/dev/null', os.O_WRONLY)
         try:

@@ -256,7 +256,8 @@ def sweep(fd, pools, block_sizes, bytes_per_step, max_seconds=None, write=os.wri
             views = block_views(pool, block_size)
             context = on_step('before', block_size, pattern) if on_step else None
 
-            def run(views=views):
+            def run(views=views):  # pylint: disable=dangerous-default-value
+                # Binds this step's views (a late-binding closure would see the last ones).
                 return write_stream(fd, views, bytes_per_step, max_seconds, write=write)
 
             if step_timeout:

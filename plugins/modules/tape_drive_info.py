@@ -19,10 +19,10 @@ description:
     C(BLKSECTGET) ioctl and SCSI commands that read (INQUIRY, READ BLOCK LIMITS, LOG SENSE,
     READ ELEMENT STATUS).
   - A device that does not support something (LOG SENSE on tgt answers "invalid opcode") is reported
-    in RV(drives[].log_pages.unsupported_reason), not as a failure. A drive held open by another process is
-    reported with RV(drives[].busy=true).
+    in C(log_pages.unsupported_reason), not as a failure. A drive held open by another process is
+    reported with C(busy=true).
 author:
-  - tapeops.qualify contributors
+  - tapeops.qualify contributors (@tapeops)
 extends_documentation_fragment:
   - tapeops.qualify._attributes
   - tapeops.qualify._attributes.info_module

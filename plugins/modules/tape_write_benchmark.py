@@ -24,15 +24,16 @@ description:
     barcode is in O(allowed_barcodes). Leaves the tape rewound, on success and on failure; every tape
     operation has a deadline (O(op_timeout)).
 author:
-  - tapeops.qualify contributors
+  - tapeops.qualify contributors (@tapeops)
 extends_documentation_fragment:
   - tapeops.qualify._attributes
   - tapeops.qualify._attributes.benchmark
 attributes:
   idempotent:
+    description: When run twice with the same parameters, the second run changes nothing.
     support: N/A
     details:
-      - A benchmark writes every time it runs; it reports RV(changed=true) whenever it wrote to the tape.
+      - A benchmark writes every time it runs; it reports C(changed=true) whenever it wrote to the tape.
 requirements:
   - The st driver; sg3-utils and mtx on the managed host for block limits, log pages and barcodes.
 options:
@@ -43,7 +44,7 @@ options:
   block_sizes:
     description:
       - Block sizes to sweep, bytes or with a binary suffix (V(256K), V(1M)). Sizes above READ BLOCK LIMITS
-        or the HBA maximum transfer are skipped (listed in RV(plan.skipped_block_sizes)); a size the path
+        or the HBA maximum transfer are skipped (listed in C(plan.skipped_block_sizes)); a size the path
         rejects with EINVAL ends the sweep and is reported through RV(ceiling_block_size).
     type: list
     elements: str

@@ -43,8 +43,8 @@ def run_module(lab, host, module, args, check=False, timeout=900):
         proc = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout, env=env, cwd=ROOT,
                               stdin=subprocess.DEVNULL, check=False)
         path = os.path.join(tree, host)
-        assert os.path.exists(path), 'no result for %s (rc=%d):\n%s\n%s' % (host, proc.returncode, proc.stdout,
-                                                                         proc.stderr)
+        assert os.path.exists(path), 'no result for %s (rc=%d):\n%s\n%s' % (
+            host, proc.returncode, proc.stdout, proc.stderr)
         with open(path) as handle:
             result = json.load(handle)
         # The tree callback does not keep 'failed': the exit code of ansible tells it.
@@ -221,7 +221,7 @@ def test_refuses_a_busy_drive(lab):
     lab.run(HOST, 'rm -f /tmp/holder.ready', check=True)
     pid = lab.run(HOST, holder, check=True).stdout.strip()
     try:
-        for _ in range(50):
+        for _attempt in range(100):
             if lab.run(HOST, 'test -e /tmp/holder.ready').returncode == 0:
                 break
             time.sleep(0.1)

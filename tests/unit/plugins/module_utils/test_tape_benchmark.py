@@ -13,8 +13,8 @@ from ansible_collections.tapeops.qualify.plugins.module_utils import _tape_write
 
 def test_plan_bounds_sizes_by_block_limits_granularity_and_hba():
     # The lab's IBM ULT3580-TD5 on tgt: limits 4..1048576, granularity 9, HBA 1310720.
-    run, skipped = B.plan_block_sizes([65536, 131072, 1048576, 2097152, 1000], {'min': 4, 'max': 1048576,
-                                                                              'granularity': 9}, 1310720)
+    limits = {'min': 4, 'max': 1048576, 'granularity': 9}
+    run, skipped = B.plan_block_sizes([65536, 131072, 1048576, 2097152, 1000], limits, 1310720)
     assert run == [65536, 131072, 1048576]
     assert [s['block_size'] for s in skipped] == [1000, 2097152]
     assert 'granularity' in skipped[0]['reason'] and 'READ BLOCK LIMITS' in skipped[1]['reason']
