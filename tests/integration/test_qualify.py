@@ -21,7 +21,10 @@ are far above anything the lab's emulated path carries. So the test
   first. lab-ma1 runs through the same wrapper into an unthrottled cgroup.
 
 Then lab-ma2 must come out SHOE-SHINING and lab-ma1 must not, from measured
-numbers. An extra, unreachable host checks that one dead host loses no one
+numbers. The floor is low (1 MB/s) on purpose: the verdict judges the 5th
+percentile of per-second rates, and an unthrottled guest on a busy 2-core
+machine has seconds where it reads next to nothing (seen: a 0.0 MB/s second
+in a 92 MB/s mean run); the throttle sits 4x below the floor. An extra, unreachable host checks that one dead host loses no one
 else's results.
 
 Run on a private lab (so other test sessions on the shared one are not
@@ -38,8 +41,8 @@ import pytest
 
 pytestmark = pytest.mark.lab
 
-FLOOR_MB_S = 4.0
-THROTTLE_BYTES_S = 1000000            # 1 MB/s on lab-ma2's source disk
+FLOOR_MB_S = 1.0
+THROTTLE_BYTES_S = 250000             # 0.25 MB/s on lab-ma2's source disk
 CGROUP = '/sys/fs/cgroup/tapeops-verdict'
 WRAPPER = '/run/tapeops-verdict/python3'
 
@@ -89,7 +92,7 @@ def qualified(lab, tmp_path_factory):
         result = lab.playbook('tapeops.qualify.qualify', extra_vars={
             'qualify_run_dir': str(run_dir),
             'qualify_profile': 'quick',
-            'qualify_profile_overrides': {'source_seconds': 20, 'step_mb': 64, 'step_seconds': 5,
+            'qualify_profile_overrides': {'source_seconds': 30, 'step_mb': 64, 'step_seconds': 5,
                                           'block_sizes': ['64K', '256K', '1M'], 'patterns': ['random', '2:1'],
                                           'filemark_segments_mb': [16], 'filemark_payload_mb': 64,
                                           'poll_seconds': 3},
@@ -109,9 +112,9 @@ def _doc(run_dir, host):
 
 def test_all_four_report_kinds_written(qualified):
     run_dir, result = qualified['run_dir'], qualified['result']
-    # the play fails at its very end because lab-gone has no verdict (qualify_fail_on_missing),
-    # after every report was written; nothing else may fail
-    assert result.rc == 2, result.stdout[-4000:] + result.stderr[-2000:]
+    # rc 4: lab-gone is unreachable (the play's last task also fails because lab-gone has no
+    # verdict, after every report was written); nothing else may fail
+    assert result.rc == 4, result.stdout[-4000:] + result.stderr[-2000:]
     assert 'No verdict for lab-gone' in result.stdout
     recap = dict((line.split()[0], line) for line in result.stdout.split('PLAY RECAP')[-1].splitlines()
                  if ':' in line and 'ok=' in line)
@@ -128,14 +131,15 @@ def test_all_four_report_kinds_written(qualified):
 
 def test_throttled_source_shoe_shines_unthrottled_does_not(qualified):
     run_dir = qualified['run_dir']
-    assert 'rbps=1000000' in qualified['throttles']['lab-ma2']
+    assert 'rbps=250000' in qualified['throttles']['lab-ma2']
     fast = _doc(run_dir, 'lab-ma1')['drives'][0]['verdict']
     slow = _doc(run_dir, 'lab-ma2')['drives'][0]['verdict']
     assert slow['numbers']['need_floor_mb_s'] == FLOOR_MB_S == fast['numbers']['need_floor_mb_s']
     # the measured numbers, not just the labels
     assert slow['numbers']['source_sustained_mb_s'] <= THROTTLE_BYTES_S / 1e6 * 1.25
     assert slow['class'] == 'SHOE-SHINING' and slow['would_shoe_shine'] is True
-    assert fast['numbers']['source_sustained_mb_s'] >= FLOOR_MB_S
+    series = _doc(run_dir, 'lab-ma1')['source']['aggregate']['series_mb_s']
+    assert fast['numbers']['source_sustained_mb_s'] >= FLOOR_MB_S, 'unthrottled per-second rates: %s' % series
     assert fast['class'] != 'SHOE-SHINING' and fast['would_shoe_shine'] is False
 
 
