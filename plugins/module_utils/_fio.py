@@ -159,7 +159,9 @@ def build_job(streams, block_size=65536, direct=False, min_size=1, time_budget_s
         if stream.get('byte_budget'):
             lines.append('io_size=%d' % int(stream['byte_budget']))
         for path in files:
-            lines.append('filename=%s' % escape_filename(path))
+            if ':' in path or needs_alias(path):
+                path = escape_filename(path)
+            lines.append('filename=' + path)
         lines.append('')
     return '\n'.join(lines)
 

@@ -156,17 +156,17 @@ class SourceReadBenchmark:
         count = int(p.get('synthetic_streams') or 1)
         if count < 1:
             raise SourceReadError('synthetic_streams must be at least 1.')
-        plans = [_source_tree.plan_synthetic(size, p.get('synthetic_mix') or 'mixed', seed=i + 1) for i in range(count)]
-        total = sum(s for plan in plans for _r, s in plan)
         free = _source_tree.free_bytes(base)
         # Keep 5 % of the filesystem and 1 GiB beyond the data set free.
         st = os.statvfs(base)
         reserve = max(1073741824, int(st.f_blocks * st.f_frsize * 0.05))
-        if total + reserve > free:
+        if size * count + reserve > free:
             raise SourceReadError(
                 'Not enough free space in %s for a %d-byte synthetic data set: %d bytes free, %d needed with the '
-                'reserve. Lower synthetic_size or pick another directory on the source filesystem.'
-                % (base, total, free, total + reserve))
+                'reserve (1 GiB or 5 %% of the filesystem). Lower synthetic_size or pick another directory on the '
+                'source filesystem.' % (base, size * count, free, size * count + reserve))
+        plans = [_source_tree.plan_synthetic(size, p.get('synthetic_mix') or 'mixed', seed=i + 1) for i in range(count)]
+        total = sum(s for plan in plans for _r, s in plan)
         return base, plans, total
 
     def _aliases(self, streams):

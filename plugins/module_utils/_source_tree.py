@@ -42,6 +42,7 @@ SKIP_REASONS = {
     'vanished': 'vanished while walking',
     'unknown_type': 'unknown file type',
     'max_files': 'beyond max_files for this stream',
+    'hardlink': 'hard link to a file already read (backups store the link, not the data again)',
 }
 
 
@@ -94,7 +95,15 @@ def walk_tree(root, follow_symlinks=False, one_file_system=True, max_files=None,
         if len(result['skipped']) < max_skipped_listed:
             result['skipped'].append({'path': path, 'reason': reason, 'why': SKIP_REASONS[reason]})
 
+    linked = set()
+
     def add_file(path, st):
+        if st.st_nlink > 1:
+            key = (st.st_dev, st.st_ino)
+            if key in linked:
+                skip(path, 'hardlink')
+                return
+            linked.add(key)
         if max_files is not None and len(result['files']) >= max_files:
             skip(path, 'max_files')
             return

@@ -77,6 +77,14 @@ def test_walk_following_symlinks_detects_loops(tmp_path):
     assert found['pipe'] == 'fifo'
 
 
+def test_walk_reads_hard_linked_data_once(tmp_path):
+    (tmp_path / 'a').write_bytes(b'x' * 10)
+    os.link(str(tmp_path / 'a'), str(tmp_path / 'b'))
+    walked = _source_tree.walk_tree(str(tmp_path))
+    assert [os.path.basename(p) for p, _ in walked['files']] == ['a']
+    assert kinds(walked) == [('b', 'hardlink')]
+
+
 def test_walk_max_files_counts_the_rest(tmp_path):
     for i in range(5):
         (tmp_path / ('f%d' % i)).write_bytes(b'x')
