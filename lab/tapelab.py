@@ -29,6 +29,7 @@ import random
 import shlex
 import shutil
 import signal
+import socket
 import subprocess
 import sys
 import time
@@ -316,6 +317,19 @@ def pid_alive(pid):
         return state != 'Z'
     except OSError:
         return False
+
+
+def port_free(port, host='127.0.0.1'):
+    """True when nothing listens on host:port (the guest's SSH forward can bind it)."""
+    sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    try:
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        sock.bind((host, port))
+    except OSError:
+        return False
+    finally:
+        sock.close()
+    return True
 
 
 def pid_cmdline(pid):
@@ -691,6 +705,10 @@ class Lab:
             }
             self.save_state(state)
             specs = self.specs(state)
+            busy = [str(s['port']) for s in specs if not port_free(s['port'])]
+            if busy:
+                raise LabError('127.0.0.1 port(s) %s already in use (another lab or service?): stop it, or give this '
+                               'lab other ports with TAPEOPS_LAB_PORT_BASE (guest N listens on base+N)' % ', '.join(busy))
             shim = self.shim()
             key = self.ssh_key()
             for spec in specs:

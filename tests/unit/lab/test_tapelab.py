@@ -103,3 +103,16 @@ def test_sshd_config_points_into_the_guest_dir():
     assert 'HostKey /run/tapelab/ssh_host_ed25519_key' in text
     assert 'AuthorizedKeysFile /run/tapelab/authorized_keys' in text
     assert 'PasswordAuthentication no' in text
+
+
+def test_port_free_sees_a_listener():
+    import socket  # pylint: disable=import-outside-toplevel
+    sock = socket.socket()
+    sock.bind(('127.0.0.1', 0))
+    sock.listen(1)
+    port = sock.getsockname()[1]
+    try:
+        assert tapelab.port_free(port) is False
+    finally:
+        sock.close()
+    assert tapelab.port_free(port) is True
