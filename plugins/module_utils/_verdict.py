@@ -496,21 +496,26 @@ def evaluate(spec, source, tape=None, drive=None, config=None, memory_total_mb=N
     planned = src['streams']
     path_cap = path_fixed
     if cls_fixed != STREAMING:
-        if path_cap is not None and path_cap < need_floor:
+        if path_cap is not None and path_cap < need_full:
             fixes['drive_path'] = {
                 'title': 'Make the host-to-drive path faster',
                 'setting': 'HBA, cabling, st driver buffer (see tapeops.qualify.st_tuning)',
                 'value': None,
-                'why': 'Even at its best block size the drive path took only %s, below the %s floor: '
-                       'no number of streams can fix that.' % (fmt_rate(path_cap), fmt_rate(need_floor)),
+                'why': ('Even at its best block size the drive path took only %s, below the %s floor: '
+                        'no number of streams can fix that.' % (fmt_rate(path_cap), fmt_rate(need_floor)))
+                if path_cap < need_floor else
+                ('Even at its best block size the drive path took only %s, below the %s full speed: '
+                 'more streams can at best make the drive speed-match.' % (fmt_rate(path_cap), fmt_rate(need_full))),
                 'feed_after_mb_s': None,
             }
-        target = need_full
-        n_target = n_full
-        if n_full is not None and n_full > opts['max_streams']:
+        # More streams raise the source feed, up to what the drive path carries.
+        ceiling = need_full if path_cap is None else min(need_full, path_cap)
+        source_limits = sustained < ceiling and (path_cap is None or path_cap >= need_floor)
+        target = ceiling
+        n_target = streams_needed(ceiling, per_stream)
+        if n_target is not None and n_target > opts['max_streams']:
             target, n_target = need_floor, n_floor
-        if n_target is not None and n_target <= opts['max_streams'] and n_target > src['streams'] and (
-                path_cap is None or path_cap >= need_floor):
+        if source_limits and n_target is not None and n_target <= opts['max_streams'] and n_target > src['streams']:
             planned = n_target
             fixes['streams'] = {
                 'title': 'Run %d parallel streams into this drive' % n_target,
@@ -520,11 +525,12 @@ def evaluate(spec, source, tape=None, drive=None, config=None, memory_total_mb=N
                        '%s the %s %s.' % (
                            fmt_rate(per_stream), fmt_rate(sustained), src['streams'],
                            '' if src['streams'] == 1 else 's', n_target, fmt_rate(per_stream * n_target),
-                           'reaching' if target == need_full else 'above', fmt_rate(target),
-                           'for full speed' if target == need_full else 'floor'),
-                'feed_after_mb_s': _round(per_stream * n_target if path_cap is None else min(path_cap, per_stream * n_target)),
+                           'reaching' if target >= ceiling else 'above', fmt_rate(target),
+                           'for full speed' if target == need_full else
+                           ('floor' if target == need_floor else 'the drive path carries')),
+                'feed_after_mb_s': _round(min(ceiling, per_stream * n_target)),
             }
-        elif (n_floor is None or n_floor > opts['max_streams']) and (path_cap is None or path_cap >= need_floor):
+        elif source_limits and sustained < need_floor and (n_floor is None or n_floor > opts['max_streams']):
             fixes['staging'] = {
                 'title': 'Stage to disk first, then copy to tape',
                 'setting': _setting(software, 'staging', None),
@@ -560,7 +566,8 @@ def evaluate(spec, source, tape=None, drive=None, config=None, memory_total_mb=N
             fmt_rate(feed_fixed), _class_words(cls_fixed, feed_fixed, need_floor, need_full)))
 
     ranked = []
-    for key in FIX_ORDER:
+    order = FIX_ORDER if 'streams' in fixes else tuple(k for k in FIX_ORDER if k != 'memory') + ('memory',)
+    for key in order:
         if key in fixes:
             item = dict(fixes[key])
             item['id'] = key

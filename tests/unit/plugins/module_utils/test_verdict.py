@@ -325,3 +325,29 @@ def test_worst_class():
     assert v.worst([v.STREAMING, v.SPEED_MATCHED]) == v.SPEED_MATCHED
     assert v.worst([v.STREAMING, v.MISCONFIGURED, v.SHOE_SHINING]) == v.MISCONFIGURED
     assert v.worst([]) is None
+
+
+def test_drive_path_between_floor_and_full_caps_the_streams():
+    # path 150 (floor 100, full 300); one stream at 40: 4 streams reach the 150 the path carries
+    tape = sweep({262144: 150.0})
+    verdict = run(src=source(mean=45.0, p5=40.0), tape=tape, config={'block_size_bytes': 262144})
+    assert verdict['class'] == v.SHOE_SHINING
+    ids = [f['id'] for f in verdict['fixes']]
+    assert ids == ['drive_path', 'streams']
+    assert 'at best make the drive speed-match' in verdict['fixes'][0]['why']
+    streams = verdict['fixes'][1]
+    assert streams['value'] == 4 and streams['feed_after_mb_s'] == 150.0
+    assert 'the drive path carries' in streams['why']
+
+
+def test_no_stream_fix_when_the_drive_path_is_the_limit():
+    tape = sweep({262144: 150.0})
+    verdict = run(src=source(mean=260.0, p5=250.0), tape=tape, config={'block_size_bytes': 262144})
+    assert verdict['class'] == v.SPEED_MATCHED
+    assert [f['id'] for f in verdict['fixes']] == ['drive_path']
+
+
+def test_memory_ranks_after_staging_without_more_streams():
+    verdict = run(src=source(mean=5.0), memory_total_mb=512)
+    assert [f['id'] for f in verdict['fixes']] == ['staging', 'memory']
+    assert verdict['summary'].endswith('First fix: Stage to disk first, then copy to tape.')
