@@ -213,6 +213,7 @@ def test_molecule_test_default():
     """molecule test -s default: lab up in its own run dir, converge, testinfra verify, lab down."""
     proc = _molecule('test', '-s', 'default', timeout=3000)
     assert proc.returncode == 0, proc.stdout[-6000:] + proc.stderr[-6000:]
-    status = subprocess.run([TAPELAB, 'status'], env=dict(os.environ, TAPEOPS_LAB_DIR='/var/tmp/tapeops-lab-molecule'),
+    run_dir = os.environ.get('TAPEOPS_MOLECULE_LAB_DIR') or '/var/tmp/tapeops-lab-molecule'
+    status = subprocess.run([TAPELAB, 'status'], env=dict(os.environ, TAPEOPS_LAB_DIR=run_dir),
                             capture_output=True, text=True, check=False)
     assert status.returncode == 3, status.stdout  # destroyed: nothing left running
