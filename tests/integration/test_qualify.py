@@ -97,6 +97,8 @@ def qualified(lab, tmp_path_factory):
                                           'filemark_segments_mb': [16], 'filemark_payload_mb': 64,
                                           'poll_seconds': 3},
             'tapeops_drives': [{'nst': '/dev/nst0', 'speed_floor_mb_s': FLOOR_MB_S}],
+            # the large files only: this test is about the throttle, not about small files
+            'tapeops_sources': ['/srv/backup-src/large'],
             'qualify_verdict_options': {'tape_ratio': 1.0},
         }, args=['-i', str(extra_inventory)], timeout=900)
     finally:
@@ -179,3 +181,49 @@ def test_report_only_rerun_fails_on_shoe_shining(qualified):
     assert os.path.getmtime(os.path.join(run_dir, 'summary.md')) >= before
     # the re-run measured nothing: the host documents are the first run's
     assert _doc(run_dir, 'lab-ma2')['drives'][0]['verdict']['class'] == 'SHOE-SHINING'
+
+
+def _write_counters(lab):
+    out = {}
+    for host in ('lab-ma1', 'lab-ma2'):
+        proc = lab.run(host, 'for f in write_cnt write_byte_cnt; do cat /sys/class/scsi_tape/nst0/stats/$f; echo; done',
+                       timeout=60)
+        assert proc.returncode == 0, proc.stderr
+        out[host] = proc.stdout.split()
+    return out
+
+
+def test_check_mode_measures_and_writes_nothing(lab, tmp_path):
+    before = _write_counters(lab)
+    run_dir = tmp_path / 'check-run'
+    result = lab.playbook('tapeops.qualify.qualify', check=True, extra_vars={'qualify_run_dir': str(run_dir)},
+                          timeout=600)
+    assert result.rc == 0, result.stdout[-4000:]
+    assert _write_counters(lab) == before          # not one block reached a drive
+    assert not run_dir.exists()                    # and nothing was written on the controller
+
+
+def test_upgrade_check_what_if_without_tape_writes(lab, tmp_path):
+    before = _write_counters(lab)
+    run_dir = tmp_path / 'upgrade'
+    result = lab.playbook('tapeops.qualify.upgrade_check', extra_vars={
+        'qualify_run_dir': str(run_dir), 'target_generation': 'LTO-9 FH', 'target_vendor': 'IBM',
+        'qualify_verdict_options': {'tape_ratio': 1.0}, 'tapeops_sources': ['/srv/backup-src/large']},
+        timeout=900)
+    assert result.rc == 0, result.stdout[-4000:]
+    assert _write_counters(lab) == before
+    for host in ('lab-ma1', 'lab-ma2'):
+        doc = _doc(str(run_dir), host)
+        assert doc['run']['mode'] == 'upgrade_check'
+        [entry] = doc['drives']
+        assert entry['id'] == 'what-if LTO-9 FH' and entry['write_benchmark'] is None
+        verdict = entry['verdict']
+        assert verdict['what_if'] is True
+        assert verdict['numbers']['need_floor_mb_s'] == 177.0 and verdict['numbers']['need_full_mb_s'] == 400.0
+        # no drive path in a what-if: the class follows the measured sustained source rate alone
+        sustained = verdict['numbers']['source_sustained_mb_s']
+        expected = 'SHOE-SHINING' if sustained < 177.0 else 'SPEED-MATCHED' if sustained < 400.0 else 'STREAMING'
+        assert verdict['class'] == expected, verdict['reasons']
+        assert verdict['numbers']['drive_path_mb_s'] is None
+    junit = ET.parse(os.path.join(str(run_dir), 'junit.xml')).getroot()
+    assert junit.find('./testsuite').get('name') == 'tapeops.qualify.upgrade_check'
