@@ -21,7 +21,7 @@ description:
   - Files are replaced atomically, with a backup. The daemon is not restarted; RV(restart_needed) says
     whether it must be.
 author:
-  - tapeops.qualify contributors
+  - tapeops.qualify contributors (@tapeops)
 extends_documentation_fragment:
   - tapeops.qualify._attributes
 attributes:
@@ -46,7 +46,7 @@ options:
     default: []
   settings:
     description:
-      - Directives to set, as C(Directive Name: value). Sizes take bytes or Bacula suffixes
+      - Directives to set, a mapping of directive name to value. Sizes take bytes or Bacula suffixes
         (C(k)/C(m)/C(g) powers of 1024, C(kb)/C(mb)/C(gb) powers of 1000). C(null) leaves a directive alone.
     type: dict
     required: true

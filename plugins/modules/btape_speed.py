@@ -10,7 +10,7 @@ module: btape_speed
 short_description: Run the Bacula/Bareos btape speed test on a tape drive and parse its rates
 version_added: 0.1.0
 description:
-  - Runs C(btape)'s C(speed) command (the storage daemon's own writer: its block structure, its block
+  - Runs C(btape)'s C(speed) command (the storage daemon's own writer, with its block structure and block
     size) against a tape drive with a one-device configuration written for the run, and returns the
     write rate of each test and file in decimal MB/s.
   - B(It writes to the tape.) Before btape runs, the device must be an st non-rewinding node
@@ -18,15 +18,16 @@ description:
     be blank (one read at BOT) unless its barcode is in O(allowed_barcodes) or O(overwrite=true).
     The tape is rewound afterwards.
 author:
-  - tapeops.qualify contributors
+  - tapeops.qualify contributors (@tapeops)
 extends_documentation_fragment:
   - tapeops.qualify._attributes
   - tapeops.qualify._attributes.benchmark
 attributes:
   idempotent:
+    description: When run twice with the same parameters, the second run changes nothing.
     support: N/A
     details:
-      - A benchmark writes every time it runs; it reports RV(changed=true) whenever btape ran.
+      - A benchmark writes every time it runs; it reports C(changed=true) whenever btape ran.
 requirements:
   - btape (Debian bacula-sd, Bareos bareos-storage-tape) on the managed host.
 options:

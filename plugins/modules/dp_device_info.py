@@ -11,12 +11,12 @@ short_description: Recommend Data Protector tape device block and segment sizes 
 version_added: 0.1.0
 description:
   - Computes, for each drive, the block size and segment size to configure in the Data Protector
-    device definition, from the drive model's native cartridge capacity (DP's rule: default segment
-    size = native capacity / 50; a segment also closes when its catalog reaches 12 MB) and the HBA
+    device definition, from the drive model's native cartridge capacity (DP's rule, default segment
+    size = native capacity / 50, and a segment also closes when its catalog reaches 12 MB) and the HBA
     path's maximum transfer.
   - Device definitions live on the Cell Manager, so this module only reports; it changes nothing.
 author:
-  - tapeops.qualify contributors
+  - tapeops.qualify contributors (@tapeops)
 extends_documentation_fragment:
   - tapeops.qualify._attributes
   - tapeops.qualify._attributes.info_module

@@ -19,7 +19,7 @@ description:
   - The file is written through a temporary file and an atomic rename. The Media Agent reads the
     file when a session starts, so no restart is needed.
 author:
-  - tapeops.qualify contributors
+  - tapeops.qualify contributors (@tapeops)
 extends_documentation_fragment:
   - tapeops.qualify._attributes
 attributes:
@@ -39,7 +39,7 @@ options:
     type: path
   keys:
     description:
-      - Keys to set, as C(KEY: value). Keys are upper-case letters, digits and underscores
+      - Keys to set, a mapping of KEY to value. Keys are upper-case letters, digits and underscores
         (Data Protector's format); booleans become C(1)/C(0).
       - A C(null) value removes the key's active lines.
     type: dict

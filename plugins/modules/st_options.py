@@ -19,7 +19,7 @@ description:
     does not show them in sysfs, so they are not verified.
   - Only driver settings change; nothing is written to a tape.
 author:
-  - tapeops.qualify contributors
+  - tapeops.qualify contributors (@tapeops)
 extends_documentation_fragment:
   - tapeops.qualify._attributes
 attributes:

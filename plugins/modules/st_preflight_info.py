@@ -12,13 +12,13 @@ version_added: 0.1.0
 description:
   - Reports whether the running kernel has MTWEOFI (immediate file marks, Linux 2.6.37 and later), whether
     the st driver is loaded and its buffer parameters (fixed buffer size, max_sg_segs, direct I/O), and for
-    every tape drive the largest transfer the HBA path carries (BLKSECTGET on the drive's sg node: the
+    every tape drive the largest transfer the HBA path carries (BLKSECTGET on the drive's sg node, the
     HBA driver's max_sectors), the host's sg_tablesize and the direct I/O limit.
   - With O(block_size), says for each drive whether that block size fits and, when it does not, which
     setting limits it and what to change.
   - Reads sysfs and opens sg nodes read-only for one ioctl; writes nothing.
 author:
-  - tapeops.qualify contributors
+  - tapeops.qualify contributors (@tapeops)
 extends_documentation_fragment:
   - tapeops.qualify._attributes
   - tapeops.qualify._attributes.info_module

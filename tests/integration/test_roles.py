@@ -47,7 +47,7 @@ def run_playbook(playbook, extra_vars, check=False, diff=True):
         'ANSIBLE_COLLECTIONS_PATH': _collections_path(),
         'ANSIBLE_NOCOLOR': '1',
         'ANSIBLE_LOCALHOST_WARNING': 'false',
-            'ANSIBLE_PYTHON_INTERPRETER': sys.executable,
+        'ANSIBLE_PYTHON_INTERPRETER': sys.executable,
         'ANSIBLE_RETRY_FILES_ENABLED': 'false',
     })
     proc = subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=600, check=False)
