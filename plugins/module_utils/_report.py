@@ -553,6 +553,10 @@ class Charts:
             ax.plot([p[0] / 1024 for p in points], [p[1] for p in points], marker='o', label=pattern)
         if by_pattern:
             ax.set_xscale('log', base=2)
+            sizes = sorted(set(p[0] for points in by_pattern.values() for p in points))
+            ax.set_xticks([size / 1024 for size in sizes])
+            ax.set_xticklabels([_verdict.fmt_bytes(size).replace(' KiB', 'K').replace(' MiB', 'M') for size in sizes])
+            ax.minorticks_off()
         for key, color in (('need_full_mb_s', '#1a7f37'), ('need_floor_mb_s', '#cf222e')):
             if numbers.get(key):
                 ax.axhline(numbers[key], color=color, linewidth=1, linestyle='--')
