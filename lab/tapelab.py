@@ -731,8 +731,10 @@ class Lab:
             state['boot_seconds'] = {n: round(b[0], 1) for n, b in boot.items()}
             self.save_state(state)
             self.write_inventories(state)
-            say('lab up in %.1f s; inventory %s; stop it with: %s down' % (
-                time.monotonic() - start, self.inventory_path(), os.path.join(HERE, 'tapelab')))
+            prefix = '' if os.path.realpath(self.run_dir) == os.path.realpath(DEFAULT_RUN_DIR) else \
+                'TAPEOPS_LAB_DIR=%s ' % shlex.quote(self.run_dir)
+            say('lab up in %.1f s; inventory %s; stop it with: %s%s down' % (
+                time.monotonic() - start, self.inventory_path(), prefix, os.path.join(HERE, 'tapelab')))
             return 0
         finally:
             os.close(fd)
