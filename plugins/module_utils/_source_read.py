@@ -15,6 +15,7 @@ import os
 import re
 import shutil
 import tempfile
+import time
 
 from ansible_collections.tapeops.qualify.plugins.module_utils import _fio
 from ansible_collections.tapeops.qualify.plugins.module_utils import _source_tree
@@ -107,6 +108,7 @@ class SourceReadBenchmark:
             if path in seen:
                 raise SourceReadError('Source path %s is listed twice: give each path once (one stream per path).' % path)
             seen.add(path)
+            started = time.monotonic()
             try:
                 walked = _source_tree.walk_tree(
                     path, follow_symlinks=self.params.get('follow_symlinks', False),
@@ -114,7 +116,9 @@ class SourceReadBenchmark:
                     max_files=self.params.get('max_files'))
             except _source_tree.SourceError as exc:
                 raise SourceReadError(str(exc), path=path)
-            streams.append(self._stream(index, path, walked, mounts))
+            stream = self._stream(index, path, walked, mounts)
+            stream['scan_s'] = round(time.monotonic() - started, 3)
+            streams.append(stream)
         return streams
 
     def _stream(self, index, path, walked, mounts):
@@ -362,6 +366,7 @@ class SourceReadBenchmark:
                 'tree_files': stream['tree_files'],
                 'tree_bytes': stream['tree_bytes'],
                 'empty_files': stream['empty_files'],
+                'scan_s': stream.get('scan_s'),
                 'complete': files == len(stream['read_sizes']),
                 'filesystem': stream['filesystem'],
                 'fio_error': job['error'],

@@ -165,6 +165,12 @@ streams:
     tree_files: {description: Files with data found in the tree., type: int}
     tree_bytes: {description: Bytes found in the tree., type: int}
     empty_files: {description: Zero-byte files found (nothing to read)., type: int}
+    scan_s:
+      description:
+        - Seconds the module took to walk the tree (directory reads and C(lstat) of every entry) before fio
+          started. fio's timing covers opening and reading the files, not this scan, which a backup also
+          pays; on a tree of many small files with a cold inode cache, compare it with RV(streams[].duration_s).
+      type: float
     filesystem: {description: "Mount of the path: mount_point, fstype, source, network, memory.", type: dict}
     cpu_pct: {description: fio's CPU use for the stream (user + system, percent of one core)., type: float}
   sample:
