@@ -192,3 +192,23 @@ def test_two_streams_share_the_throttled_source():
             LIMIT_MB_S, agg['mean_mb_s'], ', '.join('%.2f' % s['mean_mb_s'] for s in result['streams'])))
         assert abs(agg['mean_mb_s'] - LIMIT_MB_S) <= 0.05 * LIMIT_MB_S, agg
         assert all(s['mean_mb_s'] > 5 for s in result['streams'])
+
+
+@pytest.mark.lab
+def test_module_in_lab_guests_over_ssh(lab, tmp_path):
+    """The module in a user-mode-linux guest: fio reads the guest's ext4 source tree, over SSH."""
+    out = tmp_path / 'out'
+    out.mkdir()
+    run = lab.playbook('tests/integration/targets/source_read_benchmark/playbook.yml',
+                       extra_vars={'source_read_out': str(out)}, limit='lab-ma2')
+    assert run.rc == 0, run.stdout[-4000:] + run.stderr[-2000:]
+    data = json.loads((out / 'lab-ma2.json').read_text())
+    plan, result = data['plan'], data['result']
+    stream = result['streams'][0]
+    assert stream['filesystem']['fstype'] == 'ext4' and stream['filesystem']['network'] is False
+    # Either the whole tree was read, or the 20 s budget stopped the stream.
+    assert stream['bytes'] == plan['streams'][0]['bytes'] or stream['duration_s'] >= 19
+    assert result['aggregate']['mean_mb_s'] > 0 and result['aggregate']['p5_mb_s'] > 0
+    print('lab-ma2 source read: %.1f MB/s mean, %.1f p5, %d files, %.1f s' % (
+        result['aggregate']['mean_mb_s'], result['aggregate']['p5_mb_s'], result['aggregate']['files'],
+        result['aggregate']['duration_s']))
