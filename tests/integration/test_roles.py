@@ -101,7 +101,8 @@ DP_PLAYBOOK = os.path.join(TARGETS, 'dp_omnirc_tree', 'playbook.yml')
 def test_dp_omnirc_idempotence_ladder(omni_home):
     extra = {'dp_omnirc_omni_home': omni_home,
              'dp_omnirc_keys': {'OB2DEVSLEEP': 2000},
-             'dp_omnirc_drives': [{'name': '/dev/nst0', 'native_capacity_gb': 2500},
+             # LTO-6 from the drive model (2500 GB native), LTO-9's capacity given directly.
+             'dp_omnirc_drives': [{'name': '/dev/nst0', 'generation': 'LTO-6'},
                                   {'name': '/dev/nst1', 'native_capacity_gb': 18000,
                                    'hba_max_transfer_bytes': 524288}]}
     counts, outputs = ladder(DP_PLAYBOOK, extra)

@@ -20,7 +20,8 @@ BTAPE_PLAYBOOK = 'tests/integration/targets/bacula_sd_lab/playbook.yml'
 RECAP = re.compile(r'^(\S+)\s*:\s*ok=(\d+)\s+changed=(\d+)\s+unreachable=(\d+)\s+failed=(\d+)', re.M)
 RESET = ('for n in nst0 nst0l; do mt -f /dev/$n stsetoptions buffer-writes async-writes read-ahead can-bsr && '
          'mt -f /dev/$n stclearoptions scsi2logical two-fms && mt -f /dev/$n defblksize -1 && '
-         'mt -f /dev/$n defcompression -1 || exit 1; done; rm -f /etc/stinit.def.*~')
+         'mt -f /dev/$n defcompression -1 || exit 1; done; '
+         'rm -f /etc/stinit.def.*~ /etc/stinit-tapeops.def* /etc/udev/rules.d/61-tapeops-stinit.rules')
 
 pytestmark = pytest.mark.lab
 
@@ -76,6 +77,8 @@ def test_st_tuning_idempotence_ladder_and_sysfs_read_back(st_clean):
     text = lab.run(HOST, 'cat /etc/stinit.def').stdout
     assert 'Ansible managed' in text and '  mode1 buffer-writes=1' in text
     assert lab.run(HOST, 'ls /etc/stinit.def.*~').stdout.count('stinit.def.') == 1
+    # Debian's mt-st udev rule already runs stinit with /etc/stinit.def: no rule of ours.
+    assert lab.run(HOST, 'test -e /etc/udev/rules.d/61-tapeops-stinit.rules').returncode != 0
 
 
 def test_st_tuning_check_mode_changes_nothing(st_clean):
@@ -99,6 +102,20 @@ def test_st_tuning_bad_values_touch_nothing(st_clean, extra, message):
     assert result.rc != 0
     assert message in ' '.join((result.stdout + result.stderr).split()), result.stdout
     assert (_digest(lab), _sysfs(lab), _sysfs(lab, 'nst0l')) == before
+
+
+def test_st_tuning_own_udev_rule_for_another_config_path(st_clean):
+    """Debian's mt-st rule runs stinit with /etc/stinit.def; another path needs the role's own rule."""
+    lab = st_clean
+    assert lab.run(HOST, 'test -e /lib/udev/rules.d/60-mt-st.rules').returncode == 0
+    result = lab.playbook(ST_PLAYBOOK, extra_vars={'st_tuning_config': '/etc/stinit-tapeops.def'}, limit=HOST)
+    assert result.rc == 0, result.stdout + result.stderr
+    rule = lab.run(HOST, 'cat /etc/udev/rules.d/61-tapeops-stinit.rules').stdout
+    assert 'RUN+="/sbin/stinit -f /etc/stinit-tapeops.def /dev/%k"' in rule
+    assert 'KERNEL=="nst[0-9]*", KERNEL!="nst*[alm]"' in rule
+    # The drive was tuned from that file and reads back as asked.
+    options, blksize = _sysfs(lab)
+    assert options & 0x907 == 0x907 and blksize == 0
 
 
 def _write_bytes(lab):
