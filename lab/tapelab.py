@@ -85,9 +85,14 @@ def guest_name(index):
 
 
 def barcodes(index, count):
-    """Barcodes of guest ``index``'s cartridges: MA1001L5, MA1002L5, ..."""
+    """Barcodes of guest ``index``'s scratch cartridges: MA1001L5, MA1002L5, ..."""
     suffix = IDENTITIES[index - 1]['suffix']
     return ['MA%d%03d%s' % (index, n, suffix) for n in range(1, count + 1)]
+
+
+def data_barcode(index):
+    """Barcode of guest ``index``'s data cartridge (holds a tar archive; never allowed for writes)."""
+    return 'MA%d099%s' % (index, IDENTITIES[index - 1]['suffix'])
 
 
 def guest_spec(index, carts, run_dir, port_base=BASE_PORT):
@@ -105,7 +110,10 @@ def guest_spec(index, carts, run_dir, port_base=BASE_PORT):
         'dir': os.path.join(run_dir, name),
         'drive': dict(ident),
         'changer': dict(CHANGER, serial='L700-%04d' % (index * 1111)),
-        'barcodes': barcodes(index, carts),
+        # slots 1..K: scratch cartridges; slot K+1: the data cartridge
+        'barcodes': barcodes(index, carts) + [data_barcode(index)],
+        'scratch': barcodes(index, carts),
+        'data': [data_barcode(index)],
         'load_slot': 1,
     }
 
@@ -129,6 +137,7 @@ def guest_env(spec, modroot, cart_mb):
         ('TAPELAB_SLOTS', str(len(spec['barcodes']))),
         ('TAPELAB_BARCODES', ' '.join(spec['barcodes'])),
         ('TAPELAB_LOAD_SLOT', str(spec['load_slot'])),
+        ('TAPELAB_DATA_SEED', ' '.join('%d:%s' % (spec['barcodes'].index(b) + 1, b) for b in spec['data'])),
         ('TAPELAB_CART_MB', str(cart_mb)),
     ]
     return ''.join('%s=%s\n' % (k, shlex.quote(v)) for k, v in values)
@@ -242,8 +251,9 @@ def host_vars(spec, ready, run_dir):
             'slots': len(spec['barcodes']),
         },
         'tapeops_lab_barcodes': list(spec['barcodes']),
+        'tapeops_lab_data_barcodes': list(spec['data']),
         'tapeops_lab_loaded_barcode': spec['barcodes'][spec['load_slot'] - 1] if spec['load_slot'] else '',
-        'tapeops_allowed_barcodes': list(spec['barcodes']),
+        'tapeops_allowed_barcodes': list(spec['scratch']),
         'tapeops_lab_source_dir': '/srv/backup-src',
     }
 

@@ -104,6 +104,46 @@ def test_dd_round_trip_on_scratch_cartridge(lab, host):
     assert written == read
 
 
+WAIT_READY = 'for i in $(seq 50); do mt -f /dev/nst0 status >/dev/null 2>&1 && break; sleep 0.2; done; '
+
+
+def _restore_loaded(lab, host):
+    """Put the boot-time cartridge back into the drive, whatever a test left there."""
+    hv = lab.hostvars[host]
+    changer = hv['tapeops_lab_changer']['sg']
+    want = hv['tapeops_lab_loaded_barcode']
+    out = lab.run(host, 'mtx -f %s status' % changer).stdout
+    m = re.search(r'Data Transfer Element 0:Full \(Storage Element (\d+) Loaded\):VolumeTag\s*=\s*(\S+)', out)
+    if m and m.group(2) == want:
+        return
+    if m:
+        lab.run(host, 'mt -f /dev/nst0 rewind; mtx -f %s unload %s 0' % (changer, m.group(1)))
+    lab.run(host, 'mtx -f %s load %d 0; %s' % (changer, hv['tapeops_lab_barcodes'].index(want) + 1, WAIT_READY))
+
+
+@pytest.mark.lab
+@pytest.mark.parametrize('host', ['lab-ma1', 'lab-ma2'])
+def test_data_cartridge_holds_a_tar_archive_and_is_not_allowed(lab, host):
+    hv = lab.hostvars[host]
+    data = hv['tapeops_lab_data_barcodes'][0]
+    assert data in hv['tapeops_lab_barcodes']
+    assert data not in hv['tapeops_allowed_barcodes']
+    changer = hv['tapeops_lab_changer']['sg']
+    out = lab.run(host, 'mtx -f %s status' % changer).stdout
+    slot = re.search(r'Storage Element (\d+):Full :VolumeTag=%s' % data, out).group(1)
+    home = hv['tapeops_lab_barcodes'].index(hv['tapeops_lab_loaded_barcode']) + 1
+    script = ('set -e; mt -f /dev/nst0 rewind; mtx -f {c} unload {h} 0 >&2; mtx -f {c} load {s} 0 >&2; ' + WAIT_READY +
+              'mt -f /dev/nst0 setblk 0; mt -f /dev/nst0 rewind; tar -b 128 -tf /dev/nst0; mt -f /dev/nst0 rewind; '
+              'mtx -f {c} unload {s} 0 >&2; mtx -f {c} load {h} 0 >&2; ' + WAIT_READY).format(c=changer, h=home, s=slot)
+    try:
+        proc = lab.run(host, script)
+    finally:
+        _restore_loaded(lab, host)
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.split() == ['os-release', 'hostname'], proc.stdout
+    assert _loaded_barcode(lab, host) == hv['tapeops_lab_loaded_barcode']
+
+
 @pytest.mark.lab
 @pytest.mark.parametrize('host', ['lab-ma1', 'lab-ma2'])
 def test_source_tree_mounted_with_data(lab, host):

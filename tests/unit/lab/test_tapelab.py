@@ -15,6 +15,12 @@ tapelab = importlib.util.module_from_spec(_spec)
 _spec.loader.exec_module(tapelab)
 
 
+def test_data_barcode_is_distinct_from_scratch():
+    assert tapelab.data_barcode(1) == 'MA1099L5'
+    assert tapelab.data_barcode(2) == 'MA2099L6'
+    assert tapelab.data_barcode(1) not in tapelab.barcodes(1, 20)
+
+
 def test_barcodes_carry_guest_and_generation():
     assert tapelab.barcodes(1, 3) == ['MA1001L5', 'MA1002L5', 'MA1003L5']
     assert tapelab.barcodes(2, 2) == ['MA2001L6', 'MA2002L6']
@@ -54,7 +60,10 @@ def test_guest_env_is_sourced_by_sh_with_spaces_intact(tmp_path):
     out = subprocess.run(['sh', '-c', '. "$1"; printf "%s|%s|%s|%s" "$TAPELAB_DRIVE_PRODUCT" "$TAPELAB_BARCODES" '
                           '"$TAPELAB_SLOTS" "$TAPELAB_LOAD_SLOT"', 'sh', str(env)],
                          capture_output=True, text=True, check=True).stdout
-    assert out == 'Ultrium 6-SCSI|MA2001L6 MA2002L6 MA2003L6|3|1'
+    assert out == 'Ultrium 6-SCSI|MA2001L6 MA2002L6 MA2003L6 MA2099L6|4|1'
+    seed = subprocess.run(['sh', '-c', '. "$1"; echo "$TAPELAB_DATA_SEED"', 'sh', str(env)],
+                          capture_output=True, text=True, check=True).stdout.strip()
+    assert seed == '4:MA2099L6'  # slot K+1 holds the data cartridge
 
 
 def test_parse_ready():
@@ -78,6 +87,10 @@ def test_render_inventory_is_valid_yaml_with_the_documented_vars():
         'nst': '/dev/nst0', 'sg': '/dev/sg1', 'vendor': 'IBM', 'product': 'ULT3580-TD5', 'revision': 'G350',
         'serial': '1068001001', 'lto_generation': 5, 'element': 500}]
     assert ma1['tapeops_lab_changer']['sg'] == '/dev/sg2'
+    assert ma1['tapeops_lab_changer']['slots'] == 4
+    assert ma1['tapeops_lab_barcodes'] == ['MA1001L5', 'MA1002L5', 'MA1003L5', 'MA1099L5']
+    assert ma1['tapeops_lab_data_barcodes'] == ['MA1099L5']
+    # the data cartridge is never allowed for writes
     assert ma1['tapeops_allowed_barcodes'] == ['MA1001L5', 'MA1002L5', 'MA1003L5']
     assert ma1['tapeops_lab_loaded_barcode'] == 'MA1001L5'
     assert ma1['tapeops_lab_source_dir'] == '/srv/backup-src'
