@@ -143,6 +143,36 @@ def guest_env(spec, modroot, cart_mb):
     return ''.join('%s=%s\n' % (k, shlex.quote(v)) for k, v in values)
 
 
+def parse_guest_env(text):
+    """Parse guest.env (KEY=shell-quoted value lines, as guest_env() writes them) into a dict."""
+    out = {}
+    for line in text.splitlines():
+        if '=' not in line or line.lstrip().startswith('#'):
+            continue
+        key, value = line.split('=', 1)
+        words = shlex.split(value)
+        out[key.strip()] = words[0] if words else ''
+    return out
+
+
+def apply_booted_cartridges(spec, env):
+    """Make ``spec`` describe the cartridges a running guest was booted with (its guest.env).
+
+    A lab started by an older lab/tapelab keeps its changer as it booted; the
+    inventory must list what the changer really holds, not what this version
+    would create.
+    """
+    if not env.get('TAPELAB_BARCODES'):
+        return spec
+    spec = dict(spec)
+    spec['barcodes'] = env['TAPELAB_BARCODES'].split()
+    spec['data'] = [sb.split(':', 1)[1] for sb in env.get('TAPELAB_DATA_SEED', '').split() if ':' in sb]
+    spec['scratch'] = [b for b in spec['barcodes'] if b not in spec['data']]
+    if env.get('TAPELAB_LOAD_SLOT', '').isdigit():
+        spec['load_slot'] = int(env['TAPELAB_LOAD_SLOT'])
+    return spec
+
+
 def sshd_config(guest_dir_in_guest):
     return '\n'.join([
         'Port 22',
@@ -835,9 +865,21 @@ class Lab:
     def inventory_path(self):
         return os.path.join(self.run_dir, 'inventory', 'hosts.yml')
 
+    def booted_specs(self, state):
+        """specs() as the guests were booted (their guest.env), for the inventory."""
+        out = []
+        for spec in self.specs(state):
+            try:
+                with open(os.path.join(spec['dir'], 'guest.env')) as f:
+                    spec = apply_booted_cartridges(spec, parse_guest_env(f.read()))
+            except OSError:
+                pass
+            out.append(spec)
+        return out
+
     def write_inventories(self, state, extra=None):
         """Write the generated inventory into the run dir and the checkout's inventories/lab/."""
-        specs = self.specs(state)
+        specs = self.booted_specs(state)
         readies = {s['name']: self.read_ready(s) for s in specs}
         text = render_inventory(specs, readies, self.run_dir)
         targets = [self.inventory_path()]

@@ -125,6 +125,8 @@ def _restore_loaded(lab, host):
 @pytest.mark.parametrize('host', ['lab-ma1', 'lab-ma2'])
 def test_data_cartridge_holds_a_tar_archive_and_is_not_allowed(lab, host):
     hv = lab.hostvars[host]
+    if not hv.get('tapeops_lab_data_barcodes'):
+        pytest.skip('this lab was started by a version without data cartridges: lab/tapelab down && lab/tapelab up')
     data = hv['tapeops_lab_data_barcodes'][0]
     assert data in hv['tapeops_lab_barcodes']
     assert data not in hv['tapeops_allowed_barcodes']

@@ -129,3 +129,25 @@ def test_port_free_sees_a_listener():
     finally:
         sock.close()
     assert tapelab.port_free(port) is True
+
+
+def test_parse_guest_env_round_trips_guest_env():
+    spec = tapelab.guest_spec(2, 3, '/r')
+    env = tapelab.parse_guest_env(tapelab.guest_env(spec, '/run/tapelab/modroot', 2048))
+    assert env['TAPELAB_DRIVE_PRODUCT'] == 'Ultrium 6-SCSI'
+    assert env['TAPELAB_BARCODES'] == 'MA2001L6 MA2002L6 MA2003L6 MA2099L6'
+    assert tapelab.apply_booted_cartridges(spec, env) == spec
+
+
+def test_inventory_follows_what_a_running_guest_was_booted_with():
+    """A guest booted by an older version (no data cartridge) keeps its real changer contents."""
+    spec = tapelab.guest_spec(1, 3, '/r')
+    old_env = tapelab.parse_guest_env(
+        "TAPELAB_NAME=lab-ma1\nTAPELAB_SLOTS=3\nTAPELAB_BARCODES='MA1001L5 MA1002L5 MA1003L5'\nTAPELAB_LOAD_SLOT=1\n")
+    booted = tapelab.apply_booted_cartridges(spec, old_env)
+    hv = tapelab.host_vars(booted, {}, '/r')
+    assert hv['tapeops_lab_barcodes'] == ['MA1001L5', 'MA1002L5', 'MA1003L5']
+    assert hv['tapeops_lab_data_barcodes'] == []
+    assert hv['tapeops_allowed_barcodes'] == ['MA1001L5', 'MA1002L5', 'MA1003L5']
+    assert hv['tapeops_lab_changer']['slots'] == 3
+    assert tapelab.apply_booted_cartridges(spec, {}) is spec
