@@ -1,4 +1,3 @@
-#!/usr/bin/env python3
 # Copyright (c) tapeops.qualify contributors
 # GNU General Public License v3.0+ (see COPYING or https://www.gnu.org/licenses/gpl-3.0.txt)
 # SPDX-License-Identifier: GPL-3.0-or-later
@@ -15,7 +14,7 @@ reader gets; well above 1 would mean the module reads in a way backups cannot
 (or tar is CPU-bound); well below 1 would mean the measurement is the
 bottleneck.
 
-    bench/source_read_vs_tar.py [--path TREE] [--size-mb 600] [--rounds 2]
+    python3 bench/source_read_vs_tar.py [--path TREE] [--size-mb 600] [--rounds 2]
 
 Without --path a mixed tree (web files, office documents, images, a few large
 files; half zeros half random) is laid out under /var/tmp and removed after.
@@ -101,7 +100,7 @@ def tree_bytes(tree):
 
 
 def main():
-    parser = argparse.ArgumentParser(description=__doc__.split('\n\n')[0])
+    parser = argparse.ArgumentParser(description=__doc__.split('\n\n', maxsplit=1)[0])
     parser.add_argument('--path', help='tree to read (default: a synthetic mixed tree under /var/tmp)')
     parser.add_argument('--size-mb', type=int, default=600, help='synthetic tree size, MiB (default 600)')
     parser.add_argument('--rounds', type=int, default=2)

@@ -27,16 +27,17 @@ description:
   - A compressibility estimate of a bounded sample of the data (read-only, access times kept) is returned for
     the drive model.
 author:
-  - tapeops.qualify contributors
+  - tapeops.qualify contributors (@tapeops)
 extends_documentation_fragment:
   - tapeops.qualify._attributes
   - tapeops.qualify._attributes.BENCHMARK
 attributes:
   idempotent:
+    description: When run twice with the same parameters, the second run changes nothing.
     support: N/A
     details:
       - A measurement. Sources are only read (fio C(--readonly)); a synthetic data set is removed after the
-        run, so the module always reports RV(changed=false).
+        run, so the module always reports C(changed=false).
 requirements:
   - fio (3.x) on the managed host.
 notes:
@@ -95,7 +96,7 @@ options:
         C(posix_fadvise(DONTNEED))) and reads buffered with readahead, as backup agents do. Needs no privilege
         and leaves the rest of the host's cache alone.
       - C(drop) syncs and drops the whole host's page cache first (needs root; hurts other workloads).
-      - C(direct) reads with O_DIRECT (no cache, no readahead): a pessimistic bound.
+      - C(direct) reads with O_DIRECT (no cache, no readahead), a pessimistic bound.
       - C(keep) leaves the cache alone; RV(cache.note) says when the data set fits in RAM.
     type: str
     choices: [evict, drop, direct, keep]
@@ -152,27 +153,58 @@ streams:
   type: list
   elements: dict
   contains:
-    path: {description: Source path read., type: str}
-    bytes: {description: Bytes read., type: int}
-    files: {description: Files read in full., type: int}
-    duration_s: {description: Seconds the stream read., type: float}
-    mean_mb_s: {description: Mean rate, MB/s (10^6 bytes/s)., type: float}
-    p5_mb_s: {description: 5th percentile of the 1-second series (last partial second left out)., type: float}
-    min_mb_s: {description: Lowest 1-second rate (last partial second left out)., type: float}
-    files_per_s: {description: Files read per second., type: float}
-    series_mb_s: {description: Rate of each 1-second window, MB/s., type: list, elements: float}
-    complete: {description: Whether every file of the tree was read (no budget reached)., type: bool}
-    tree_files: {description: Files with data found in the tree., type: int}
-    tree_bytes: {description: Bytes found in the tree., type: int}
-    empty_files: {description: Zero-byte files found (nothing to read)., type: int}
+    path:
+      description: Source path read.
+      type: str
+    bytes:
+      description: Bytes read.
+      type: int
+    files:
+      description: Files read in full.
+      type: int
+    duration_s:
+      description: Seconds the stream read.
+      type: float
+    mean_mb_s:
+      description: Mean rate in MB/s (10^6 bytes per second).
+      type: float
+    p5_mb_s:
+      description: 5th percentile of the 1-second series (the last, partial, second left out).
+      type: float
+    min_mb_s:
+      description: Lowest 1-second rate (the last, partial, second left out).
+      type: float
+    files_per_s:
+      description: Files read per second.
+      type: float
+    series_mb_s:
+      description: Rate of each 1-second window in MB/s.
+      type: list
+      elements: float
+    complete:
+      description: Whether every file of the tree was read (no budget reached).
+      type: bool
+    tree_files:
+      description: Files with data found in the tree.
+      type: int
+    tree_bytes:
+      description: Bytes found in the tree.
+      type: int
+    empty_files:
+      description: Zero-byte files found (nothing to read).
+      type: int
     scan_s:
       description:
         - Seconds the module took to walk the tree (directory reads and C(lstat) of every entry) before fio
           started. fio's timing covers opening and reading the files, not this scan, which a backup also
           pays; on a tree of many small files with a cold inode cache, compare it with RV(streams[].duration_s).
       type: float
-    filesystem: {description: "Mount of the path: mount_point, fstype, source, network, memory.", type: dict}
-    cpu_pct: {description: fio's CPU use for the stream (user + system, percent of one core)., type: float}
+    filesystem:
+      description: "Mount of the path: C(mount_point), C(fstype), C(source), C(device), C(network), C(memory)."
+      type: dict
+    cpu_pct:
+      description: CPU use of fio for the stream (user plus system, in percent of one core).
+      type: float
   sample:
     - path: /srv/data1
       bytes: 3000000000
@@ -188,19 +220,38 @@ aggregate:
   returned: success, not in check mode
   type: dict
   contains:
-    mean_mb_s: {description: Total bytes over the longest stream's duration, MB/s., type: float}
-    p5_mb_s: {description: 5th percentile of the summed series., type: float}
-    min_mb_s: {description: Lowest second of the summed series., type: float}
-    bytes: {description: Bytes read by all streams., type: int}
-    files: {description: Files read by all streams., type: int}
-    duration_s: {description: Duration of the longest stream., type: float}
-    files_per_s: {description: Files per second, all streams., type: float}
-    series_mb_s: {description: Summed 1-second series., type: list, elements: float}
-    streams: {description: Number of streams., type: int}
+    mean_mb_s:
+      description: Total bytes over the duration of the longest stream, in MB/s.
+      type: float
+    p5_mb_s:
+      description: 5th percentile of the summed series.
+      type: float
+    min_mb_s:
+      description: Lowest second of the summed series.
+      type: float
+    bytes:
+      description: Bytes read by all streams.
+      type: int
+    files:
+      description: Files read by all streams.
+      type: int
+    duration_s:
+      description: Duration of the longest stream.
+      type: float
+    files_per_s:
+      description: Files per second of all streams together.
+      type: float
+    series_mb_s:
+      description: Summed 1-second series.
+      type: list
+      elements: float
+    streams:
+      description: Number of streams.
+      type: int
 compressibility:
   description:
-    - Compression estimate of a sample of the data (zlib level 1, from the drive model), plus files_sampled.
-      Null when disabled.
+    - Compression estimate of a sample of the data (zlib level 1, from the drive model), plus C(files_sampled).
+    - Null when O(compressibility_sample=0).
   returned: success, not in check mode
   type: dict
   sample: {ratio: 1.98, sample_bytes: 8388608, compressed_bytes: 4236000, compressor: zlib-1, files_sampled: 8}
@@ -209,13 +260,27 @@ cache:
   returned: success, not in check mode
   type: dict
   contains:
-    method: {description: The O(cache) mode used., type: str}
-    dropped: {description: The host's page cache was dropped before the run., type: bool}
-    bypassed: {description: Cached pages of the files were evicted or bypassed (O_DIRECT)., type: bool}
-    data_bytes: {description: Bytes read., type: int}
-    ram_bytes: {description: The host's RAM., type: int}
-    data_vs_ram: {description: data_bytes / ram_bytes., type: float}
-    note: {description: One sentence on the cache state, including when it could not be bypassed., type: str}
+    method:
+      description: The O(cache) mode used.
+      type: str
+    dropped:
+      description: The host's page cache was dropped before the run.
+      type: bool
+    bypassed:
+      description: Cached pages of the files were evicted or bypassed (O_DIRECT).
+      type: bool
+    data_bytes:
+      description: Bytes read.
+      type: int
+    ram_bytes:
+      description: The host's RAM in bytes.
+      type: int
+    data_vs_ram:
+      description: RV(cache.data_bytes) divided by RV(cache.ram_bytes).
+      type: float
+    note:
+      description: One sentence on the cache state, including when it could not be bypassed.
+      type: str
 skipped:
   description: Entries not read (at most 100 per stream listed), with the reason.
   returned: always
@@ -223,17 +288,18 @@ skipped:
   elements: dict
   sample: [{path: /srv/data1/run/pipe, kind: fifo, reason: "FIFO (named pipe): never opened, a read would block"}]
 skipped_counts:
-  description: Number of skipped entries per kind (fifo, socket, char_device, symlink, symlink_loop, ...).
+  description: Number of skipped entries per kind (fifo, socket, char_device, symlink, symlink_loop, hardlink, ...).
   returned: always
   type: dict
 warnings_list:
-  description: Warnings about the measurement (network filesystem, memory filesystem, empty streams ...), also
-    emitted as Ansible warnings.
+  description:
+    - Warnings about the measurement (network filesystem, memory filesystem, empty streams, no budget), also
+      emitted as Ansible warnings.
   returned: always
   type: list
   elements: str
 synthetic:
-  description: The synthetic data set (directory, bytes, files, mix, removed), or null for real trees.
+  description: The synthetic data set (C(directory), C(path), C(bytes), C(files), C(mix), C(removed)), or null.
   returned: success
   type: dict
 plan:
@@ -241,7 +307,7 @@ plan:
   returned: check mode
   type: dict
 fio_version:
-  description: fio's version string.
+  description: The version string of fio.
   returned: success, not in check mode
   type: str
 fio_cmd:

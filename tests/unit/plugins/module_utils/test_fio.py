@@ -164,9 +164,9 @@ def test_files_completed_counts_whole_files_in_order():
 def test_whole_file_bssplit_has_every_power_of_two_and_sums_to_100():
     split = _fio.whole_file_bssplit(65536)
     parts = [p.split('/') for p in split.split(':')]
-    sizes = [int(s) for s, _ in parts]
+    sizes = [int(part[0]) for part in parts]
     assert sizes == [65536] + [2 ** i for i in range(15, -1, -1)]
-    assert sum(int(p) for _, p in parts) == 100
+    assert sum(int(part[1]) for part in parts) == 100
     direct = _fio.whole_file_bssplit(65536, min_size=4096)
     assert [int(p.split('/')[0]) for p in direct.split(':')] == [65536, 32768, 16384, 8192, 4096]
 

@@ -54,7 +54,7 @@ def kinds(walked):
 def test_walk_skips_fifo_socket_devices_and_symlinks_never_opening_them(tmp_path):
     make_tree(str(tmp_path))
     walked = _source_tree.walk_tree(str(tmp_path))
-    assert [os.path.relpath(p, str(tmp_path)) for p, _ in walked['files']] == \
+    assert [os.path.relpath(p, str(tmp_path)) for p, dummy in walked['files']] == \
         ['a/one.dat', 'b/three.dat', 'b/deep/two.dat']  # a directory's files, then its subdirectories
     assert walked['bytes'] == 6300
     assert walked['empty_files'] == 1
@@ -68,7 +68,7 @@ def test_walk_skips_fifo_socket_devices_and_symlinks_never_opening_them(tmp_path
 def test_walk_following_symlinks_detects_loops(tmp_path):
     make_tree(str(tmp_path))
     walked = _source_tree.walk_tree(str(tmp_path), follow_symlinks=True)
-    names = sorted(os.path.relpath(p, str(tmp_path)) for p, _ in walked['files'])
+    names = sorted(os.path.relpath(p, str(tmp_path)) for p, dummy in walked['files'])
     assert names == ['a/link-to-one', 'a/one.dat', 'b/deep/two.dat', 'b/three.dat']
     found = dict(kinds(walked))
     assert found['up'] == 'symlink_loop'
@@ -81,7 +81,7 @@ def test_walk_reads_hard_linked_data_once(tmp_path):
     (tmp_path / 'a').write_bytes(b'x' * 10)
     os.link(str(tmp_path / 'a'), str(tmp_path / 'b'))
     walked = _source_tree.walk_tree(str(tmp_path))
-    assert [os.path.basename(p) for p, _ in walked['files']] == ['a']
+    assert [os.path.basename(p) for p, dummy in walked['files']] == ['a']
     assert kinds(walked) == [('b', 'hardlink')]
 
 
@@ -95,7 +95,7 @@ def test_walk_max_files_counts_the_rest(tmp_path):
 
 @pytest.mark.parametrize('make, words', [
     (lambda p: None, 'does not exist'),
-    (lambda p: os.mkfifo(p), 'neither a directory nor a regular file'),
+    (os.mkfifo, 'neither a directory nor a regular file'),
 ])
 def test_check_source_path_bad_input(tmp_path, make, words):
     path = str(tmp_path / 'src')
@@ -130,7 +130,7 @@ def test_walk_as_unprivileged_user_skips_unreadable_files_and_dirs():
                                code], capture_output=True, text=True, timeout=60, check=False)
         assert proc.returncode == 0, proc.stderr
         walked = json.loads(proc.stdout)
-        assert [os.path.relpath(p, base) for p, _ in walked['files']] == ['open/readable']
+        assert [os.path.relpath(p, base) for p, dummy in walked['files']] == ['open/readable']
         assert sorted((os.path.relpath(s['path'], base), s['reason']) for s in walked['skipped']) == \
             [('locked', 'permission_denied'), ('open/secret', 'permission_denied')]
     finally:
@@ -181,9 +181,9 @@ def test_parse_mountinfo_rejects_other_text():
 def test_plan_synthetic_mixed_is_deterministic_and_adds_up():
     plan = _source_tree.plan_synthetic(200 * 1000 * 1000, 'mixed', seed=3)
     assert plan == _source_tree.plan_synthetic(200 * 1000 * 1000, 'mixed', seed=3)
-    total = sum(size for _, size in plan)
+    total = sum(size for dummy, size in plan)
     assert 199 * 1000 * 1000 <= total <= 200 * 1000 * 1000
-    classes = set(path.split('/')[0] for path, _ in plan)
+    classes = set(path.split('/')[0] for path, dummy in plan)
     assert classes == {'web', 'office', 'images', 'large'}
     web = [size for path, size in plan if path.startswith('web/')]
     assert max(web) <= 60000 and min(web) >= 1
@@ -201,7 +201,7 @@ def test_write_synthetic_then_sample_compressibility_and_remove(tmp_path):
     plan = _source_tree.plan_synthetic(20 * 1000 * 1000, 'office', seed=1)
     target = str(tmp_path / 'set')
     written = _source_tree.write_synthetic(target, plan, compressible_fraction=0.5)
-    assert written == sum(size for _, size in plan)
+    assert written == sum(size for dummy, size in plan)
     walked = _source_tree.walk_tree(target)
     assert walked['bytes'] == written
     data, sampled = _source_tree.sample_files(walked['files'], 4 * 1048576, chunk=262144)
