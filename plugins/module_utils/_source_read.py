@@ -286,7 +286,7 @@ class SourceReadBenchmark:
             data = sum(min(sum(s['read_sizes']), self.byte_budget) for s in streams)
         ram = ram_bytes()
         info = {'method': self.cache, 'dropped': False, 'bypassed': False, 'data_bytes': data, 'ram_bytes': ram,
-                'data_vs_ram': round(data / float(ram), 4) if ram else None, 'note': ''}
+                'data_vs_ram': round(data / float(ram), 8) if ram else None, 'note': ''}
         memory_fs = [s['path'] for s in streams if s['filesystem'] and s['filesystem']['memory']]
         if self.cache == 'drop':
             if os.geteuid() != 0:
@@ -379,7 +379,7 @@ class SourceReadBenchmark:
         aggregate = self._aggregate(out_streams)
         compress = self._compressibility(streams)
         cache['data_bytes'] = aggregate['bytes']
-        cache['data_vs_ram'] = round(aggregate['bytes'] / float(cache['ram_bytes']), 4) if cache['ram_bytes'] else None
+        cache['data_vs_ram'] = round(aggregate['bytes'] / float(cache['ram_bytes']), 8) if cache['ram_bytes'] else None
         return {
             'changed': False,
             'fio_version': parsed['fio_version'],

@@ -343,3 +343,42 @@ def test_memory_filesystem_is_reported_as_uncacheable():
         assert any('tmpfs' in w for w in result['warnings_list'])
     finally:
         shutil.rmtree(base, ignore_errors=True)
+
+
+@pytest.mark.parametrize('mode', ['direct', 'keep', 'drop'])
+def test_cache_modes(tmp_path, mode):
+    if mode == 'drop' and os.geteuid() != 0:
+        pytest.skip('cache=drop needs root')
+    sizes = [10000, 4096 * 3, 70001]
+    for index, size in enumerate(sizes):
+        (tmp_path / ('f%d' % index)).write_bytes(os.urandom(size))
+    rc, result = run_module({'paths': [str(tmp_path)], 'cache': mode, 'compressibility_sample': '0'})
+    assert rc == 0, result
+    cache = result['cache']
+    assert cache['method'] == mode
+    if mode == 'direct':
+        # O_DIRECT reads whole 4 KiB blocks only: each file's sub-block tail is not read.
+        assert result['streams'][0]['bytes'] == sum(size - size % 4096 for size in sizes)
+        assert cache['bypassed'] is True and cache['dropped'] is False
+    elif mode == 'keep':
+        assert result['streams'][0]['bytes'] == sum(sizes)
+        assert cache['bypassed'] is False and 'smaller than RAM' in cache['note']
+        assert any('smaller than RAM' in w for w in result['warnings_list'])
+    else:
+        assert result['streams'][0]['bytes'] == sum(sizes)
+        assert cache['dropped'] is True
+    assert cache['ram_bytes'] > 0 and 0 < cache['data_vs_ram'] < 1
+
+
+def test_parse_size_units():
+    from ansible_collections.tapeops.qualify.plugins.module_utils._source_read import SourceReadError, parse_size
+    assert parse_size('64k') == 65536
+    assert parse_size('64K') == 65536
+    assert parse_size('1.5M') == 1572864
+    assert parse_size('10G') == 10 * 1024 ** 3
+    assert parse_size('4000M') == 4000 * 1048576
+    assert parse_size('2MiB') == 2 * 1048576
+    assert parse_size('4096') == 4096
+    assert parse_size(123) == 123
+    with pytest.raises(SourceReadError, match='is not a size'):
+        parse_size('ten gigs')
