@@ -30,7 +30,7 @@ MODULE = 'ansible_collections.tapeops.qualify.plugins.modules.source_read_benchm
 pytestmark = pytest.mark.skipif(shutil.which('fio') is None, reason='fio is not installed (apt install fio)')
 
 
-def run_module(args, check_mode=False, user=None, cwd=None, timeout=300):
+def run_module(args, check_mode=False, user=None, cwd=None, timeout=300, path_env=None):
     """Run the module like Ansible does; return (rc, result dict)."""
     payload = dict(args)
     if check_mode:
@@ -43,6 +43,8 @@ def run_module(args, check_mode=False, user=None, cwd=None, timeout=300):
     if user is not None:
         cmd = ['setpriv', '--reuid=%d' % user, '--regid=%d' % user, '--clear-groups'] + cmd
     env = dict(os.environ, PYTHONPATH=COLLECTIONS_BASE, LC_ALL='C')
+    if path_env is not None:
+        env['PATH'] = path_env
     try:
         proc = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout, env=env, cwd=cwd or '/',
                               check=False)
@@ -382,3 +384,13 @@ def test_parse_size_units():
     assert parse_size(123) == 123
     with pytest.raises(SourceReadError, match='is not a size'):
         parse_size('ten gigs')
+
+
+def test_fio_missing_says_how_to_install_it(tmp_path):
+    (tmp_path / 'f').write_bytes(b'x' * 100)
+    empty_bin = tmp_path / 'bin'
+    empty_bin.mkdir()
+    rc, result = run_module({'paths': [str(tmp_path)]}, path_env=str(empty_bin), timeout=60)
+    assert rc == 1 and 'fio was not found' in result['msg'] and 'apt install fio' in result['msg']
+    rc, result = run_module({'paths': [str(tmp_path)], 'fio_path': str(empty_bin / 'fio')}, timeout=60)
+    assert rc == 1 and 'Cannot run' in result['msg']
