@@ -121,8 +121,12 @@ def test_all_four_report_kinds_written(qualified):
     recap = dict((line.split()[0], line) for line in result.stdout.split('PLAY RECAP')[-1].splitlines()
                  if ':' in line and 'ok=' in line)
     for host in ('lab-ma1', 'lab-ma2'):
-        assert 'failed=0' in recap[host] and 'rescued=0' in recap[host], recap[host]
+        assert 'rescued=0' in recap[host], recap[host]
     assert 'unreachable=1' in recap['lab-gone']
+    # the only failures: lab-gone unreachable, and the last task saying lab-gone has no verdict
+    fatal = [line for line in result.stdout.splitlines() if line.startswith('fatal: [')]
+    assert fatal and all(('lab-gone' in line and 'UNREACHABLE' in line) or 'No verdict for lab-gone' in line
+                         for line in fatal), fatal
     for name in ('hosts/lab-ma1.json', 'hosts/lab-ma2.json', 'summary.md', 'report.html', 'junit.xml'):
         path = os.path.join(run_dir, name)
         assert os.path.getsize(path) > 100, '%s missing or empty\n%s' % (name, result.stdout[-4000:])
@@ -227,3 +231,18 @@ def test_upgrade_check_what_if_without_tape_writes(lab, tmp_path):
         assert verdict['numbers']['drive_path_mb_s'] is None
     junit = ET.parse(os.path.join(str(run_dir), 'junit.xml')).getroot()
     assert junit.find('./testsuite').get('name') == 'tapeops.qualify.upgrade_check'
+
+
+def test_failing_host_is_recorded_with_its_error(lab, tmp_path):
+    run_dir = tmp_path / 'failing'
+    result = lab.playbook('tapeops.qualify.qualify', limit='lab-ma1', extra_vars={
+        'qualify_run_dir': str(run_dir), 'qualify_tape_writes': False,
+        'tapeops_sources': ['relative/not/allowed']}, timeout=600)
+    # the host is rescued (its failure recorded), the play fails at its end: no verdict for lab-ma1
+    assert result.rc == 2, result.stdout[-4000:]
+    assert 'No verdict for lab-ma1' in result.stdout
+    doc = _doc(str(run_dir), 'lab-ma1')
+    assert doc['status'] == 'failed'
+    assert 'source read test failed' in doc['error'] and "'relative/not/allowed' is not absolute" in doc['error']
+    cases = ET.parse(os.path.join(str(run_dir), 'junit.xml')).getroot().findall('./testsuite/testcase')
+    assert [(c.get('classname'), c.find('error').get('type')) for c in cases] == [('lab-ma1', 'FAILED')]
