@@ -130,10 +130,24 @@ class LabHandle:
         return PlaybookResult(proc.returncode, proc.stdout, proc.stderr, cmd)
 
 
-def tapelab(*args, timeout=600):
+LAB_MESSAGES = []
+
+
+def tapelab(*args, timeout=600, show=False):
+    """Run lab/tapelab. With ``show``, its messages (boot times, how to stop)
+    are also repeated in pytest's terminal summary, so every CI log has them."""
     proc = subprocess.run([TAPELAB] + list(args), capture_output=True, text=True, timeout=timeout, check=False)
     sys.stderr.write(proc.stderr)
+    if show:
+        LAB_MESSAGES.extend(proc.stderr.splitlines())
     return proc
+
+
+def pytest_terminal_summary(terminalreporter):
+    if LAB_MESSAGES:
+        terminalreporter.section('lab')
+        for line in LAB_MESSAGES:
+            terminalreporter.write_line(line)
 
 
 @pytest.fixture(scope='session')
@@ -146,7 +160,7 @@ def lab():
         return
     started = False
     if tapelab('status').returncode != 0:
-        proc = tapelab('up')
+        proc = tapelab('up', show=True)
         if proc.returncode != 0:
             pytest.fail('lab/tapelab up failed (rc=%d):\n%s\n%s' % (proc.returncode, proc.stdout, proc.stderr))
         started = True
@@ -162,4 +176,4 @@ def lab():
         yield handle
     finally:
         if started and os.environ.get('TAPEOPS_LAB_KEEP', '') not in ('1', 'yes', 'true'):
-            tapelab('down')
+            tapelab('down', show=True)
