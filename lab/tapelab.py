@@ -739,7 +739,7 @@ class Lab:
                 raise LabError('%s missing: apt-get install user-mode-linux' % UML)
             state = {
                 'guests': guests or int(os.environ.get('TAPEOPS_LAB_GUESTS') or 2),
-                'carts': carts or int(os.environ.get('TAPEOPS_LAB_CARTRIDGES') or 3), 'cart_mb': cart_mb or 2048,
+                'carts': carts or int(os.environ.get('TAPEOPS_LAB_CARTRIDGES') or 3), 'cart_mb': cart_mb or 4096,
                 'mem_mb': mem_mb or 1024, 'source': ROOT,
                 'port_base': int(os.environ.get('TAPEOPS_LAB_PORT_BASE') or BASE_PORT),
             }
@@ -932,7 +932,7 @@ def main(argv=None):
     p_up.add_argument('-n', '--guests', type=int, choices=range(1, MAX_GUESTS + 1),
                       help='number of guests (default $TAPEOPS_LAB_GUESTS or 2)')
     p_up.add_argument('-k', '--cartridges', type=int, help='cartridges per guest (default $TAPEOPS_LAB_CARTRIDGES or 3)')
-    p_up.add_argument('--cartridge-mb', type=int, default=2048, help='cartridge capacity in MB (sparse image)')
+    p_up.add_argument('--cartridge-mb', type=int, default=4096, help='cartridge capacity in MB (sparse image)')
     p_up.add_argument('--mem-mb', type=int, default=1024, help='guest RAM in MiB (a file in /dev/shm)')
     p_up.add_argument('--timeout', type=int, default=180, help='seconds to wait for the guests')
     p_down = sub.add_parser('down', help='stop the processes the lab recorded (safe to repeat)')

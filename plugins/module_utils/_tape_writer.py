@@ -252,6 +252,7 @@ def sweep(fd, pools, block_sizes, bytes_per_step, max_seconds=None, write=os.wri
     stop = None
     for block_size in sorted(block_sizes):
         rejected = False
+        accepted = False
         for pattern, pool in pools:
             views = block_views(pool, block_size)
             context = on_step('before', block_size, pattern) if on_step else None
@@ -269,18 +270,22 @@ def sweep(fd, pools, block_sizes, bytes_per_step, max_seconds=None, write=os.wri
             if on_step:
                 step.update(on_step('after', block_size, pattern, context) or {})
             steps.append(step)
+            # Any block written at this size proves the path carries it, even
+            # when the step then ends at end of media (ENOSPC).
+            accepted = accepted or result['bytes'] > 0
             if result['errno'] == errno.EINVAL and result['bytes'] == 0:
                 rejected = True
                 break
             if result['errno'] is not None:
                 stop = result['error']
                 break
+        if accepted:
+            ceiling = block_size
         if rejected:
             stop = 'block size %d rejected (EINVAL): ceiling is %s' % (block_size, ceiling)
             break
         if stop:
             break
-        ceiling = block_size
     return steps, ceiling, stop
 
 

@@ -139,6 +139,25 @@ def test_sweep_reports_einval_as_the_ceiling_not_a_crash(tmp_path):
     assert os.path.getsize(str(path)) == 4 * 2 * 1048576
 
 
+def test_sweep_end_of_media_keeps_the_size_that_was_written_as_accepted():
+    # A lab cartridge running full during the 1 MiB step: 1 MiB blocks were
+    # written before ENOSPC, so the path accepted them; the sweep stops there.
+    written = [0]
+
+    def write(fd, buf):
+        if written[0] + len(buf) > 3.5 * 1048576:
+            raise OSError(errno.ENOSPC, 'No space left on device')
+        written[0] += len(buf)
+        return len(buf)
+
+    pools = [('random', W.make_pool('random', size=4 * W.MIB))]
+    steps, ceiling, stop = W.sweep(0, pools, [65536, 1048576, 2097152], 2 * 1048576, write=write)
+    assert ceiling == 1048576
+    assert [s['block_size'] for s in steps] == [65536, 1048576]
+    assert steps[-1]['errno'] == errno.ENOSPC and steps[-1]['bytes'] == 1048576
+    assert stop.startswith('ENOSPC')
+
+
 def test_filemark_run_marks_every_segment_and_times_them():
     marks = []
     clock = [0.0]
