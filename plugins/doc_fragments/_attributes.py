@@ -43,6 +43,22 @@ attributes:
         input and safety checks and returns the plan it would run.
   diff_mode:
     support: none
+  idempotent:
+    description: When run twice with the same parameters, the second run changes nothing.
+    support: N/A
+'''
+
+    # Should be used together with the standard fragment: modules backed by a
+    # controller-side action plugin
+    ACTION_PLUGIN = r'''
+options: {}
+attributes:
+  action:
+    description: Indicates this has a corresponding action plugin so some parts of the options can be executed on the controller.
+    support: full
+  async:
+    description: Supports being used with the C(async) keyword.
+    support: none
 '''
 
     FACTS = r'''

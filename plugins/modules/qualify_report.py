@@ -23,18 +23,13 @@ requirements:
   - matplotlib on the controller (for the charts; without it the HTML says so and has no charts)
 extends_documentation_fragment:
   - tapeops.qualify._attributes
+  - tapeops.qualify._attributes.action_plugin
 attributes:
   check_mode:
     support: full
     details:
       - In check mode nothing is written; the number of host documents found is returned.
   diff_mode:
-    support: none
-  action:
-    description: Indicates this has a corresponding action plugin so some parts of the options can be executed on the controller.
-    support: full
-  async:
-    description: Supports being used with the C(async) keyword.
     support: none
 options:
   report_dir:

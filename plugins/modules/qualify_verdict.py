@@ -25,18 +25,13 @@ author:
   - tapeops.qualify contributors (@tapeops)
 extends_documentation_fragment:
   - tapeops.qualify._attributes
+  - tapeops.qualify._attributes.action_plugin
 attributes:
   check_mode:
     support: full
     details:
       - In check mode the verdict is computed and returned but the JSON file is not written.
   diff_mode:
-    support: none
-  action:
-    description: Indicates this has a corresponding action plugin so some parts of the options can be executed on the controller.
-    support: full
-  async:
-    description: Supports being used with the C(async) keyword.
     support: none
 options:
   report_dir:

@@ -30,11 +30,9 @@ author:
   - tapeops.qualify contributors (@tapeops)
 extends_documentation_fragment:
   - tapeops.qualify._attributes
-  - tapeops.qualify._attributes.BENCHMARK
+  - tapeops.qualify._attributes.benchmark
 attributes:
   idempotent:
-    description: When run twice with the same parameters, the second run changes nothing.
-    support: N/A
     details:
       - A measurement. Sources are only read (fio C(--readonly)); a synthetic data set is removed after the
         run, so the module always reports C(changed=false).

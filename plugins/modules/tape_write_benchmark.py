@@ -30,8 +30,6 @@ extends_documentation_fragment:
   - tapeops.qualify._attributes.benchmark
 attributes:
   idempotent:
-    description: When run twice with the same parameters, the second run changes nothing.
-    support: N/A
     details:
       - A benchmark writes every time it runs; it reports C(changed=true) whenever it wrote to the tape.
 requirements:
