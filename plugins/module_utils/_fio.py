@@ -1,5 +1,5 @@
 # Copyright (c) tapeops.qualify contributors
-# GNU General Public License v3.0+ (see LICENSES/GPL-3.0-or-later.txt or https://www.gnu.org/licenses/gpl-3.0.txt)
+# GNU General Public License v3.0+ (see COPYING or https://www.gnu.org/licenses/gpl-3.0.txt)
 # SPDX-License-Identifier: GPL-3.0-or-later
 
 """fio for backup-source reads: job building, JSON and bandwidth-log parsing, series math.
