@@ -34,6 +34,7 @@ import re
 import zlib
 
 # Short citations. The docs (docs/drive-model.md) carry the full references.
+# Short citations. The docs (docs/drive-model.md) carry the full references.
 SOURCES = {
     'ibm-ts4300-speed': 'IBM TS4300 docs, "Speed matching", tables 1 (full height) and 2 (half height)',
     'ibm-lto10-speed': 'IBM docs STAKKZ con_LTOdrive_speedmatching (Generation 10 and 10 PA media columns)',
@@ -43,49 +44,92 @@ SOURCES = {
     'ibm-ultrium2-guide': 'IBM TotalStorage LTO Ultrium 2 Tape Drive (T400) guide, "Speed Matching and Channel Calibration"',
     'ibm-ultrium3-guide': 'IBM TotalStorage Ultrium Tape Drive T800 (Generation 3) guide, "Speed Matching"',
     'ibm-t200-density': 'IBM Ultrium T200/T200F SCSI reference, table 75 "Density Information for LTO Formats"',
+    'ibm-dtl': 'IBM docs dtl 2.12.3, "Performance specifications for LTO tape drives" (LTO-9/10 FH: sustained, '
+               'burst, load, unload, rewind, space-record times)',
+    'ibm-ts2290': 'IBM TS2290 (LTO HH) user manual, LTO 9..LTO 5 table (native, sustained, burst, load, unload, '
+                  'rewind, space-record times)',
+    'ibm-stakkz-drives': 'IBM docs STAKKZ "Tape drives" (FH: native per media, sustained compressed per interface)',
     'hp-gen3-trm': 'HP Ultrium drives technical reference manual, Generation 3, volume 4 (Q1530-90901 ed. 5, 2004), ch. 10',
     'hp-gen2-trm': 'HP Ultrium drives technical reference manual, generations 1 and 2 (C7379-90900), REPORT DENSITY SUPPORT',
+    'lto5-ug-buffer': '"LTO-5 Tape Drive User\'s Guide" (hosted as the Dell LTO-5 manual), ch. 4 "Data Buffer": 256 MB',
     'quantum-lto4-density': 'Quantum LTO-4 SCSI reference, REPORT DENSITY SUPPORT descriptor fields',
     'quantum-lto9hh-speed': "Quantum LTO-9 HH SAS User's Guide, \"Speed Matching\" (same rates as IBM's tables)",
     'mt-st-1.7': 'mt-st 1.7 "mt densities" (mt.c density_tbl), fixture mt_densities__mt-st-1.7-debian12__1.txt',
     'mt-st-git': 'mt-st upstream mt.c density_tbl after 1.7 (github.com/iustin/mt-st, commit 024313d4541c): 0x60 LTO-9',
     'ibm-hh9-capture': 'real IBM ULT3580-HH9 (LTO-9) mt status showing density 0x60, fixture mt_status_mtst__IBM-ULT3580-HH9-N9B1-lin_tape__2.txt',
     'freebsd-libmt-lto10': 'FreeBSD commit 930486f9be5c "mt(1)/libmt: Add LTO-10 density codes and specs" (2026-03-02)',
+    'lto-compat': 'LTO compatibility: Archiware LTO table, HPE QuickSpecs, LTO-9 press release (L9/L8 only), '
+                  'LTO roadmap notes (M8 only in LTO-8 drives), FreeBSD libmt (LTO-10 reads LTO-10 only), '
+                  'Oracle OKM ("LTO-5, 6 and 7 read two generations back")',
+    'interface-links': 'IBM burst rates (600 MB/s 6 Gb SAS, 1200 MB/s 12 Gb SAS, 800 MB/s 8 Gb FC, '
+                       '3200 MB/s 32 Gb FC) in IBM TS4500 / dtl / TS2290 tables',
     'issue-2': 'tapeops.qualify issue 2, section 4 (native rates as collected for the project)',
     'lto-dc': 'LTO-DC is an ALDC-based Lempel-Ziv class 1 compressor (HP Ultrium 3 TRM ch. 10; IBM Ultrium 4 description)',
+    'estimate': 'estimated by the rule stated in the spec\'s "estimated" field (no vendor figure found)',
+    'inventory': 'set per drive in the inventory',
 }
 
 GENERATIONS = tuple(range(1, 11))
 FORM_FACTORS = ('FH', 'HH')
 VENDORS = ('IBM', 'HPE')
+INTERFACES = ('SAS', 'FC', 'SCSI')
 
 # Largest nominal compression ratio of any LTO generation (2.5:1 from LTO-6 on).
 MAX_NOMINAL_RATIO = 2.5
 
+# Fields the inventory may override per drive (tapeops_drives[].model: {field: value}).
+OVERRIDABLE = ('native_mb_s', 'speed_steps_mb_s', 'speed_floor_mb_s', 'buffer_mb', 'backhitch_s', 'load_s',
+               'unload_s', 'rewind_s', 'locate_s', 'compressed_max_mb_s', 'interface_mb_s',
+               'compression_ratio', 'native_capacity_gb')
+
 
 @dataclasses.dataclass(frozen=True)
 class DriveSpec:
-    """One drive model: generation, form factor, vendor and its numbers."""
+    """One drive model: generation, mechanism, form factor, interface and its numbers.
+
+    Every number is sourced (``sources``) or estimated by a stated rule
+    (``estimated``: field name -> rule in words). Nothing is silently
+    "unknown": the forecast needs every field.
+    """
 
     generation: int
     form_factor: str | None      # 'FH', 'HH', or None where it makes no difference
-    vendor: str | None           # 'IBM', 'HPE', or None (generic)
+    vendor: str | None           # mechanism maker 'IBM', 'HPE', or None (not known: IBM's tables used)
     native_mb_s: float
     native_capacity_gb: int
     compression_ratio: float     # nominal: 2.0 up to LTO-5, 2.5 from LTO-6
-    speed_floor_mb_s: float | None   # None = unknown (no source)
-    speed_steps_mb_s: tuple | None   # where a source lists the steps, fastest first
+    speed_floor_mb_s: float      # slowest speed-matching step (native MB/s)
+    speed_steps_mb_s: tuple      # every speed-matching step, fastest first
     label: str
     sources: tuple
     notes: tuple = ()            # assumptions the lookup made, in words
+    interface: str | None = None                 # 'SAS', 'FC', 'SCSI' or None (not given)
+    speed_matching: str = 'steps'                # 'steps' (listed rates) or 'range' (continuous, modelled as steps)
+    buffer_mb: float = 0.0                       # drive data buffer, decimal MB
+    backhitch_s: float = 0.0                     # one stop - reposition - restart
+    load_s: float = 0.0                          # load/thread to ready
+    unload_s: float = 0.0
+    rewind_s: float = 0.0                        # average rewind
+    locate_s: float = 0.0                        # average locate (space record from load point)
+    compressed_max_mb_s: float = 0.0             # most host data per second the drive takes (sustained, compressed)
+    interface_mb_s: float | None = None          # the drive's link (burst); None when the interface is not given
+    density_code: int = 0                        # the generation's own media
+    writes: tuple = ()                           # media labels the drive writes (L9, L8, M8, LA, PA...)
+    reads_only: tuple = ()                       # media labels it reads but cannot write
+    estimated: tuple = ()                        # ((field, rule), ...) for every field no source gives
 
     def as_dict(self):
         """Plain dict for module results and JSON."""
         result = dataclasses.asdict(self)
-        result['speed_steps_mb_s'] = list(self.speed_steps_mb_s) if self.speed_steps_mb_s else None
-        result['sources'] = list(self.sources)
-        result['notes'] = list(self.notes)
+        for key in ('speed_steps_mb_s', 'sources', 'notes', 'writes', 'reads_only'):
+            result[key] = list(getattr(self, key))
+        result['estimated'] = dict(self.estimated)
+        result['density_code'] = '0x%02x' % self.density_code if self.density_code else None
         return result
+
+    def is_estimated(self, field):
+        """True when no source gives ``field`` for this drive."""
+        return any(name == field for name, _rule in self.estimated)
 
 
 # ---------------------------------------------------------------------------
@@ -122,41 +166,119 @@ _GENERATION = {
 }
 
 # Native rates that differ by form factor or vendor: (generation, form_factor, vendor) -> (MB/s, source).
-# Only LTO-8 and LTO-9 differ by form factor here: issue 2 gives 300 MB/s for
-# both half-height drives. HP's half-height LTO-3/LTO-4 drives are slower than
-# their full-height ones too, but no source at hand gives the number: not modelled.
+# LTO-8 and LTO-9 half-height drives run 300 MB/s (IBM TS2290 "300 Mb/s (L9)", TS4300 user
+# manual "LTO8 1U (Half-height) ... 300 MB/s").
 _NATIVE_OVERRIDE = {
     (2, None, 'HPE'): (30.0, 'issue-2'),
-    (8, 'HH', None): (300.0, 'issue-2'),
-    (9, 'HH', None): (300.0, 'issue-2'),
+    (8, 'HH', None): (300.0, 'ibm-ts2290'),
+    (9, 'HH', None): (300.0, 'ibm-ts2290'),
 }
 _FORM_FACTOR_MATTERS = frozenset((8, 9))
 
-# Speed matching: (generation, form_factor, vendor) -> (steps fastest first or None, floor MB/s, source).
+# Density code of each generation's own media (LTFS tape_ops.h; FreeBSD libmt; mt-st).
+_OWN_DENSITY = {1: 0x40, 2: 0x42, 3: 0x44, 4: 0x46, 5: 0x58, 6: 0x5A, 7: 0x5C, 8: 0x5E, 9: 0x60, 10: 0x62}
+
+# What each generation writes and reads ('lto-compat'): LTO-1..7 write one generation back
+# and read two back; LTO-8 writes L8, L7 and M8 (LTO-7 Type M initialised to 9 TB) and
+# reads nothing older; LTO-9 reads/writes L9 and L8 only (no M8, no L7); LTO-10 only its own
+# LA / PA cartridges.
+_COMPAT = {
+    1: (('L1',), ()),
+    2: (('L2', 'L1'), ()),
+    3: (('L3', 'L2'), ('L1',)),
+    4: (('L4', 'L3'), ('L2',)),
+    5: (('L5', 'L4'), ('L3',)),
+    6: (('L6', 'L5'), ('L4',)),
+    7: (('L7', 'L6'), ('L5',)),
+    8: (('L8', 'L7', 'M8'), ()),
+    9: (('L9', 'L8'), ()),
+    10: (('LA', 'PA'), ()),
+}
+
+# Speed matching: (generation, form_factor, vendor) -> (steps fastest first, kind, source).
+# kind 'steps': the drive runs at one of the listed rates; 'range': the vendor gives a
+# continuous range (floor, top), modelled as RANGE_STEPS even steps.
 _SPEED = {
     # "one of five speeds ... 17.5, 21.9, 26.25, 30.63, or 35 MB/s" (IBM Ultrium 2 guide).
-    (2, None, 'IBM'): ((35.0, 30.63, 26.25, 21.9, 17.5), 17.5, 'ibm-ultrium2-guide'),
+    (2, None, 'IBM'): ((35.0, 30.63, 26.25, 21.9, 17.5), 'steps', 'ibm-ultrium2-guide'),
     # "one of five speeds ... 40, 50, 60, 70, or 80 MB/s" (IBM Ultrium 3 / T800 guide).
-    (3, None, 'IBM'): ((80.0, 70.0, 60.0, 50.0, 40.0), 40.0, 'ibm-ultrium3-guide'),
+    (3, None, 'IBM'): ((80.0, 70.0, 60.0, 50.0, 40.0), 'steps', 'ibm-ultrium3-guide'),
     # "ATS data rate range (3:1) 27-80 MB/s (U3)"; HP lists the range, not the steps.
-    (3, None, 'HPE'): (None, 27.0, 'hp-gen3-trm'),
+    (3, None, 'HPE'): ((80.0, 27.0), 'range', 'hp-gen3-trm'),
     # IBM TS4300 "Speed matching": generation 7 media, full- and half-height
     # drives list the same twelve rates.
     (7, None, 'IBM'): ((306.0, 287.52, 268.56, 250.66, 231.86, 213.06, 194.26,
-                        175.46, 157.67, 138.52, 120.11, 101.46), 101.46, 'ibm-ts4300-speed'),
+                        175.46, 157.67, 138.52, 120.11, 101.46), 'steps', 'ibm-ts4300-speed'),
     # Generation 8 media, full height (table 1) and half height (table 2).
     (8, 'FH', 'IBM'): ((365.0, 341.0, 318.0, 306.4, 273.0, 249.5, 226.0, 203.0,
-                        180.0, 157.5, 135.0, 112.0), 112.0, 'ibm-ts4300-speed'),
+                        180.0, 157.5, 135.0, 112.0), 'steps', 'ibm-ts4300-speed'),
     (8, 'HH', 'IBM'): ((306.4, 273.0, 249.5, 226.0, 203.0, 180.0, 157.5, 135.0,
-                        112.0), 112.0, 'ibm-ts4300-speed'),
+                        112.0), 'steps', 'ibm-ts4300-speed'),
     # Generation 9 media, full height (table 1) and half height (table 2).
     (9, 'FH', 'IBM'): ((408.0, 385.0, 366.0, 347.0, 325.0, 305.0, 284.0, 263.0,
-                        244.0, 223.0, 203.0, 177.0), 177.0, 'ibm-ts4300-speed'),
-    (9, 'HH', 'IBM'): ((284.0, 263.0, 244.0, 223.0, 203.0, 177.0), 177.0, 'ibm-ts4300-speed'),
+                        244.0, 223.0, 203.0, 177.0), 'steps', 'ibm-ts4300-speed'),
+    (9, 'HH', 'IBM'): ((284.0, 263.0, 244.0, 223.0, 203.0, 177.0), 'steps', 'ibm-ts4300-speed'),
     # Generation 10 (LA) media. Premium PA media runs 407..162 MB/s (14 steps),
     # so its floor is 162; the drive spec describes the standard cartridge.
     (10, None, 'IBM'): ((407.0, 387.0, 368.0, 349.0, 330.0, 311.0, 291.0, 272.0,
-                         253.0, 234.0, 214.0, 195.0, 176.0, 157.0), 157.0, 'ibm-lto10-speed'),
+                         253.0, 234.0, 214.0, 195.0, 176.0, 157.0), 'steps', 'ibm-lto10-speed'),
+}
+# A continuous range is modelled as this many even steps (a 27-80 MB/s range gives
+# steps 1.7 MB/s apart: finer than any listed step table).
+RANGE_STEPS = 32
+
+# Drive buffer (decimal MB): (generation, form_factor, vendor) -> (MB, source). Matched
+# most specific first; None entries in the key match any value.
+_BUFFER = {
+    (3, None, 'HPE'): (64.0, 'hp-gen3-trm'),       # "64 MB buffer"
+    (5, None, 'IBM'): (256.0, 'lto5-ug-buffer'),   # "the LTO-5 Tape Drive has a 256-Mbyte buffer"
+}
+
+# Back-hitch (stop, reverse, reposition, restart) seconds: no vendor publishes it.
+_BACKHITCH = {}
+
+# IBM nominal mechanics (seconds): (generation, form_factor) -> (load, unload, rewind, locate, source).
+# None = not given by the table; estimated from the nearest generation.
+_MECHANICS = {
+    (5, 'FH'): (12.0, 17.0, None, None, 'ibm-ts4500-perf'),
+    (6, 'FH'): (12.0, 17.0, None, None, 'ibm-ts4500-perf'),
+    (7, 'FH'): (15.0, 20.0, None, None, 'ibm-ts4500-perf'),
+    (8, 'FH'): (15.0, 24.0, None, None, 'ibm-ts4500-perf'),
+    (9, 'FH'): (17.0, 30.0, 55.0, 45.0, 'ibm-dtl'),
+    (10, 'FH'): (12.0, 27.0, 62.0, 65.0, 'ibm-dtl'),
+    (5, 'HH'): (12.0, 17.0, None, 60.0, 'ibm-ts2290'),
+    (6, 'HH'): (12.0, 17.0, None, 62.0, 'ibm-ts2290'),
+    (7, 'HH'): (15.0, 20.0, 60.0, 56.0, 'ibm-ts2290'),
+    (8, 'HH'): (15.0, 24.0, 59.0, 59.0, 'ibm-ts2290'),
+    (9, 'HH'): (16.0, 56.0, 62.0, 65.0, 'ibm-ts2290'),
+}
+
+# Sustained compressed rate (host MB/s the drive takes) by (generation, form_factor, interface):
+# IBM tables (ibm-stakkz-drives / ibm-dtl for FH, ibm-ts2290 for HH). Where the table gives one
+# figure "FC and SAS" the interface is None.
+_COMPRESSED_MAX = {
+    (5, None, None): (280.0, 'ibm-ts4500-perf'),
+    (6, None, None): (400.0, 'ibm-ts4500-perf'),
+    (7, 'FH', 'FC'): (750.0, 'ibm-stakkz-drives'),
+    (7, 'HH', 'FC'): (700.0, 'ibm-ts2290'),
+    (7, 'HH', 'SAS'): (500.0, 'ibm-ts2290'),
+    (8, 'FH', 'FC'): (750.0, 'ibm-stakkz-drives'),
+    (8, 'HH', 'FC'): (700.0, 'ibm-ts2290'),
+    (8, 'HH', 'SAS'): (600.0, 'ibm-ts2290'),
+    (9, 'FH', 'FC'): (750.0, 'ibm-dtl'),
+    (9, 'FH', 'SAS'): (1000.0, 'ibm-dtl'),
+    (9, 'HH', 'FC'): (700.0, 'ibm-ts2290'),
+    (9, 'HH', 'SAS'): (720.0, 'ibm-ts2290'),
+    # IBM dtl gives 1000 MB/s on FC and SAS, IBM STAKKZ 1200 MB/s on FC: the higher one is
+    # used for FC so that the full-speed requirement errs high.
+    (10, None, 'FC'): (1200.0, 'ibm-stakkz-drives'),
+    (10, None, 'SAS'): (1000.0, 'ibm-dtl'),
+}
+
+# The drive's own link (burst) by (generation, interface): IBM burst figures ('interface-links').
+_LINK = {
+    'SAS': {5: 600.0, 6: 600.0, 7: 600.0, 8: 600.0, 9: 1200.0, 10: 1200.0},
+    'FC': {5: 800.0, 6: 800.0, 7: 800.0, 8: 800.0, 9: 800.0, 10: 3200.0},
 }
 
 _GEN_CHARS = {'A': 10}
@@ -195,6 +317,19 @@ def _normalize_vendor(value):
     return None
 
 
+def _normalize_interface(value):
+    if value is None or value == '':
+        return None
+    text = re.sub(r'[^A-Z]', '', str(value).upper())
+    if text in ('SAS', 'SERIALATTACHEDSCSI'):
+        return 'SAS'
+    if text in ('FC', 'FIBRECHANNEL', 'FIBERCHANNEL', 'FCP'):
+        return 'FC'
+    if text in ('SCSI', 'PARALLELSCSI', 'LVD', 'ULTRASCSI', 'SPI'):
+        return 'SCSI'
+    raise ValueError("interface must be 'SAS', 'FC' or 'SCSI', got %r." % (value,))
+
+
 _GEN_TEXT_RE = re.compile(
     r'^(?:LTO|ULTRIUM|GEN(?:ERATION)?)?\s*(?P<gen>10|[1-9])\s*(?P<ff>FH|HH|FULL(?:HEIGHT)?|HALF(?:HEIGHT)?)?$')
 
@@ -220,18 +355,97 @@ def parse_generation(text):
     return _check_generation(int(match.group('gen'))), _normalize_form_factor(match.group('ff'))
 
 
-def lookup(generation, form_factor=None, vendor=None, speed_floor_mb_s=None):
+def _match_key(table, *query):
+    """Most specific entry of ``table`` whose key matches ``query`` (None in a key matches anything)."""
+    best = None
+    best_score = -1
+    for key, value in table.items():
+        if key[0] != query[0]:
+            continue
+        if any(k is not None and k != q for k, q in zip(key[1:], query[1:])):
+            continue
+        score = sum(1 for k in key[1:] if k is not None)
+        if score > best_score:
+            best, best_score = value, score
+    return best
+
+
+def _nearest_sourced(generation, candidates, prefer):
+    """The sourced generation nearest to ``generation``; ties go to ``prefer(a, b)``'s choice."""
+    ranked = sorted(candidates, key=lambda g: abs(g - generation))
+    if not ranked:
+        return None
+    best = ranked[0]
+    ties = [g for g in ranked if abs(g - generation) == abs(best - generation)]
+    for other in ties[1:]:
+        best = prefer(best, other)
+    return best
+
+
+def _speed_table(generation, form_factor, vendor, native):
+    """(steps, kind, source or None, rule or None) for a drive."""
+    entry = _SPEED.get((generation, form_factor, vendor)) or _SPEED.get((generation, None, vendor))
+    if entry is not None:
+        steps, kind, source = entry
+        if kind == 'range':
+            steps = _range_steps(steps[0], steps[-1])
+        return tuple(steps), kind, source, None
+    # Estimate: the same step fractions (step / top step) as the nearest generation with a
+    # sourced table of the same mechanism maker (IBM for unknown makers: the most complete
+    # published tables); ties go to the sibling with the higher floor fraction, which makes
+    # the drive stop sooner, the cautious side for a verdict.
+    maker = vendor if vendor in VENDORS else 'IBM'
+    sibling_rows = dict(((gen, kind), (steps, ff)) for (gen, ff, ven), (steps, kind, _s) in _SPEED.items()
+                        if ven == maker and (ff is None or ff == (form_factor or 'FH')))
+    gens = sorted(set(gen for gen, _kind in sibling_rows))
+
+    def fraction(gen):
+        steps = next(v[0] for k, v in sibling_rows.items() if k[0] == gen)
+        return steps[-1] / steps[0]
+
+    sibling = _nearest_sourced(generation, gens, lambda a, b: a if fraction(a) >= fraction(b) else b)
+    (steps, _ff), kind = next((v, k[1]) for k, v in sibling_rows.items() if k[0] == sibling)
+    top = native
+    if sibling == generation:
+        result = tuple(steps) if kind != 'range' else _range_steps(steps[0], steps[-1])
+    elif kind == 'range':
+        result = _range_steps(top, top * steps[-1] / steps[0])
+    else:
+        result = tuple(round(top * s / steps[0], 2) for s in steps)
+    if sibling == generation:
+        rule = ('LTO-%d of unknown make: IBM\'s published LTO-%d steps used (%d steps, floor %.1f MB/s); '
+                'set vendor or speed_steps_mb_s in the inventory if the drive is not an IBM-family mechanism'
+                % (generation, generation, len(result), result[-1]))
+    else:
+        rule = ('%s LTO-%d%s speed matching: no source lists it; the step fractions of the sourced %s LTO-%d '
+                'table (floor %.1f %% of the top step, %d step%s) applied to the %.0f MB/s native rate%s' % (
+                    vendor or 'mechanism-unknown', generation, ' ' + form_factor if form_factor else '', maker,
+                    sibling, 100.0 * steps[-1] / steps[0], len(result), '' if len(result) == 1 else 's', native,
+                    '' if vendor in VENDORS else ' (maker unknown: IBM\'s published tables used)'))
+    return result, kind, None, rule
+
+
+def _range_steps(top, floor):
+    step = (top - floor) / (RANGE_STEPS - 1)
+    return tuple(round(top - i * step, 3) for i in range(RANGE_STEPS))
+
+
+def lookup(generation, form_factor=None, vendor=None, speed_floor_mb_s=None, interface=None, overrides=None):
     """The :class:`DriveSpec` for a drive.
 
     generation: 1-10, or text accepted by :func:`parse_generation`.
-    form_factor: 'FH' / 'HH' / None. Only LTO-8 and LTO-9 differ; when it is
+    form_factor: 'FH' / 'HH' / None. Only LTO-8 and LTO-9 differ in native rate; when it is
     not given for them the full-height (faster) spec is used, so the required
     feed errs high, and a note says so.
-    vendor: 'IBM', 'HP'/'HPE' or anything else (generic). Speed-matching floors
-    are vendor data: a generic drive has floor None unless the caller sets it.
-    speed_floor_mb_s: per-drive floor from the inventory; overrides the table.
+    vendor: the mechanism's maker, 'IBM', 'HP'/'HPE' or anything else (not known: IBM's
+    published tables are used and every such number is marked estimated).
+    speed_floor_mb_s: per-drive floor from the inventory; overrides the table (the steps
+    below it are dropped, or the floor is added as the last step).
+    interface: 'SAS' / 'FC' / 'SCSI' / None: picks the sustained compressed rate and link.
+    overrides: {field: value} for any field in OVERRIDABLE (inventory, per drive).
     """
     notes = []
+    estimated = {}
     if isinstance(generation, tuple) and len(generation) == 2:
         # parse_generation()'s (generation, form_factor) result, passed on as is.
         generation, text_ff = generation
@@ -247,67 +461,193 @@ def lookup(generation, form_factor=None, vendor=None, speed_floor_mb_s=None):
             form_factor = text_ff
     generation = _check_generation(generation)
     form_factor = _normalize_form_factor(form_factor)
+    interface = _normalize_interface(interface)
     raw_vendor = vendor
     vendor = _normalize_vendor(vendor)
     if raw_vendor is not None and vendor is None:
-        notes.append('no vendor-specific data for %r: generic LTO-%d numbers used' % (raw_vendor, generation))
+        notes.append('no vendor-specific data for %r: IBM\'s published LTO-%d numbers used where they differ'
+                     % (raw_vendor, generation))
 
+    given_ff = form_factor
     if generation in _FORM_FACTOR_MATTERS:
         if form_factor is None:
             form_factor = 'FH'
             notes.append('form factor not given: full height assumed (higher native rate, so the feed requirement errs high)')
     elif form_factor is not None:
-        notes.append('form factor %s makes no difference for LTO-%d in this model' % (form_factor, generation))
-        form_factor = None
+        notes.append('form factor %s makes no difference to the native rate of LTO-%d in this model'
+                     % (form_factor, generation))
 
     capacity, ratio, native, sources = _GENERATION[generation]
     sources = list(sources)
-    override = _NATIVE_OVERRIDE.get((generation, form_factor, vendor)) or _NATIVE_OVERRIDE.get((generation, form_factor, None))
+    native_ff = form_factor if generation in _FORM_FACTOR_MATTERS else None
+    override = _NATIVE_OVERRIDE.get((generation, native_ff, vendor)) or _NATIVE_OVERRIDE.get(
+        (generation, native_ff, None))
     if override is not None:
         native = override[0]
         sources.append(override[1])
     elif generation == 2 and vendor is None:
         notes.append('vendor not known: IBM 35 MB/s used (HP LTO-2 drives run 30 MB/s)')
 
-    steps, floor = None, None
-    speed = _SPEED.get((generation, form_factor, vendor))
-    if speed is not None:
-        steps, floor, source = speed
-        sources.append(source)
+    # -- speed matching
+    steps, kind, speed_source, rule = _speed_table(generation, native_ff or given_ff, vendor, native)
+    if speed_source:
+        sources.append(speed_source)
         if generation == 9 and vendor == 'IBM':
             sources.append('quantum-lto9hh-speed')
-    elif vendor is None:
-        notes.append('speed-matching floor is vendor data and the vendor is not known: floor unknown')
     else:
-        notes.append('no source gives the %s LTO-%d speed-matching floor: floor unknown' % (vendor, generation))
+        estimated['speed_steps_mb_s'] = rule
+        estimated['speed_floor_mb_s'] = rule
 
+    # -- buffer: sourced, or the same seconds of buffer at native speed as the nearest sourced drive
+    buffer_entry = _match_key(_BUFFER, generation, given_ff, vendor)
+    if buffer_entry is not None:
+        buffer_mb = buffer_entry[0]
+        sources.append(buffer_entry[1])
+    else:
+        sourced = dict((key[0], (mb, mb / _GENERATION[key[0]][2])) for key, (mb, _s) in _BUFFER.items())
+        sibling = _nearest_sourced(generation, sorted(sourced),
+                                   lambda a, b: a if sourced[a][1] <= sourced[b][1] else b)
+        seconds = sourced[sibling][1]
+        buffer_mb = round(native * seconds, 1)
+        estimated['buffer_mb'] = (
+            'no source gives this drive\'s buffer; %.2f s at native speed, as the sourced LTO-%d buffer '
+            '(%.0f MB at %.0f MB/s) holds (nearest sourced generation; ties to the smaller buffer, which '
+            'absorbs less and so errs towards shoe-shining)' % (seconds, sibling, sourced[sibling][0],
+                                                                _GENERATION[sibling][2]))
+
+    # -- back-hitch
+    backhitch_entry = _match_key(_BACKHITCH, generation, given_ff, vendor)
+    if backhitch_entry is not None:
+        backhitch_s = backhitch_entry[0]
+        sources.append(backhitch_entry[1])
+    else:
+        backhitch_s = DEFAULT_BACKHITCH_S
+        estimated['backhitch_s'] = BACKHITCH_RULE
+
+    # -- mechanics
+    mech_ff = given_ff or 'FH'
+    mech = _MECHANICS.get((generation, mech_ff))
+    mech_names = ('load_s', 'unload_s', 'rewind_s', 'locate_s')
+    values = {}
+    for index, name in enumerate(mech_names):
+        value = mech[index] if mech else None
+        if value is not None:
+            values[name] = value
+            if mech[4] not in sources:
+                sources.append(mech[4])
+            continue
+        candidates = sorted(gen for (gen, ff), row in _MECHANICS.items() if row[index] is not None and ff == mech_ff)
+        if not candidates:
+            candidates = sorted(gen for (gen, ff), row in _MECHANICS.items() if row[index] is not None)
+        sibling = _nearest_sourced(generation, candidates, max)
+        row = _MECHANICS.get((sibling, mech_ff)) or next(
+            row for (gen, ff), row in _MECHANICS.items() if gen == sibling and row[index] is not None)
+        values[name] = row[index]
+        estimated[name] = 'not in the IBM tables for this drive; the LTO-%d %s figure (nearest generation with ' \
+                          'one; ties to the later generation)' % (sibling, mech_ff)
+
+    # -- what the interface lets through
+    compressed_entry = _match_key(_COMPRESSED_MAX, generation, native_ff or given_ff, interface)
+    format_max = native * ratio
+    if compressed_entry is not None and (interface is not None or compressed_entry[0] >= format_max):
+        compressed_max = compressed_entry[0]
+        sources.append(compressed_entry[1])
+    else:
+        compressed_max = format_max
+        if generation >= 7:
+            estimated['compressed_max_mb_s'] = (
+                'interface %s: the format maximum, native x nominal ratio (%.0f x %.1f), as no table gives '
+                'this interface\'s sustained rate' % (interface or 'not given', native, ratio))
+    link = _LINK.get(interface, {}).get(generation) if interface else None
+    if link is not None:
+        sources.append('interface-links')
+
+    # -- the inventory's word goes last
+    overrides = dict(overrides or {})
     if speed_floor_mb_s is not None:
-        floor_value = _positive_number(speed_floor_mb_s, 'speed_floor_mb_s')
-        if floor_value > native:
-            raise ValueError(
-                'speed_floor_mb_s %s is above the native rate of LTO-%d (%s MB/s). The floor is the '
-                'slowest native (uncompressed) speed the drive can stream at; check the inventory value.'
-                % (speed_floor_mb_s, generation, native))
-        if floor is None or floor_value != floor:
-            steps = None
-        floor = floor_value
-        notes.append('speed-matching floor %s MB/s set per drive (inventory)' % floor_value)
-        sources.append('inventory')
+        overrides.setdefault('speed_floor_mb_s', speed_floor_mb_s)
+    fields = {
+        'native_mb_s': float(native), 'native_capacity_gb': capacity, 'compression_ratio': ratio,
+        'speed_steps_mb_s': tuple(float(s) for s in steps), 'buffer_mb': float(buffer_mb),
+        'backhitch_s': float(backhitch_s), 'compressed_max_mb_s': float(compressed_max),
+        'interface_mb_s': link,
+    }
+    fields.update(values)
+    for name, value in sorted(overrides.items()):
+        if value is None:
+            continue
+        if name not in OVERRIDABLE:
+            raise ValueError('Unknown drive model field %r in the inventory; the fields are: %s.'
+                             % (name, ', '.join(OVERRIDABLE)))
+        if name == 'speed_steps_mb_s':
+            if not isinstance(value, (list, tuple)) or not value:
+                raise ValueError('speed_steps_mb_s must be a non-empty list of rates (MB/s), got %r.' % (value,))
+            fields[name] = tuple(sorted((_positive_number(v, 'speed_steps_mb_s') for v in value), reverse=True))
+        elif name == 'speed_floor_mb_s':
+            floor_value = _positive_number(value, 'speed_floor_mb_s')
+            if floor_value > fields['native_mb_s']:
+                raise ValueError(
+                    'speed_floor_mb_s %s is above the native rate of LTO-%d (%s MB/s). The floor is the '
+                    'slowest native (uncompressed) speed the drive can stream at; check the inventory value.'
+                    % (value, generation, native))
+            kept = tuple(s for s in fields['speed_steps_mb_s'] if s > floor_value)
+            fields['speed_steps_mb_s'] = kept + (float(floor_value),)
+        elif name == 'native_capacity_gb':
+            fields[name] = int(_positive_number(value, name))
+        else:
+            fields[name] = _positive_number(value, name)
+        for key in ([name, 'speed_floor_mb_s'] if name in ('speed_steps_mb_s', 'speed_floor_mb_s') else [name]):
+            estimated.pop(key, None)
+        notes.append('%s set per drive (inventory): %s' % (name, value))
+        if 'inventory' not in sources:
+            sources.append('inventory')
+    if fields['native_mb_s'] != native and 'speed_steps_mb_s' not in overrides and 'speed_floor_mb_s' not in overrides:
+        scale = fields['native_mb_s'] / native
+        fields['speed_steps_mb_s'] = tuple(round(s * scale, 3) for s in fields['speed_steps_mb_s'])
+        notes.append('speed steps scaled with the inventory\'s native rate (x %.3f)' % scale)
+    if estimated:
+        sources.append('estimate')
 
-    label = 'LTO-%d' % generation + (' %s' % form_factor if form_factor else '')
+    writes, reads_only = _COMPAT[generation]
+    label = 'LTO-%d' % generation + (' %s' % native_ff if native_ff else '')
     return DriveSpec(
         generation=generation,
-        form_factor=form_factor,
+        form_factor=native_ff if generation in _FORM_FACTOR_MATTERS else given_ff,
         vendor=vendor,
-        native_mb_s=float(native),
-        native_capacity_gb=capacity,
-        compression_ratio=ratio,
-        speed_floor_mb_s=None if floor is None else float(floor),
-        speed_steps_mb_s=steps,
+        native_mb_s=fields['native_mb_s'],
+        native_capacity_gb=fields['native_capacity_gb'],
+        compression_ratio=fields['compression_ratio'],
+        speed_floor_mb_s=fields['speed_steps_mb_s'][-1],
+        speed_steps_mb_s=fields['speed_steps_mb_s'],
         label=label,
-        sources=tuple(dict.fromkeys(sources)),
+        sources=tuple(dict.fromkeys(sources + ['lto-compat'])),
         notes=tuple(notes),
+        interface=interface,
+        speed_matching=kind,
+        buffer_mb=fields['buffer_mb'],
+        backhitch_s=fields['backhitch_s'],
+        load_s=float(fields['load_s']),
+        unload_s=float(fields['unload_s']),
+        rewind_s=float(fields['rewind_s']),
+        locate_s=float(fields['locate_s']),
+        compressed_max_mb_s=fields['compressed_max_mb_s'],
+        interface_mb_s=fields['interface_mb_s'],
+        density_code=_OWN_DENSITY[generation],
+        writes=writes,
+        reads_only=reads_only,
+        estimated=tuple(sorted(estimated.items())),
     )
+
+
+# No vendor publishes the time of one back-hitch. Estimate: a linear drive decelerates from
+# its write speed, runs back past the last written position, stops, accelerates and re-finds
+# its position; at LTO tape speeds (HP LTO-3: 5.32 m/s write, 7 m/s max, hp-gen3-trm) with
+# the distances involved this is on the order of seconds. 3 s is used for every generation
+# and is stated as an estimate wherever it appears; the inventory can set backhitch_s per drive.
+DEFAULT_BACKHITCH_S = 3.0
+BACKHITCH_RULE = ('no vendor publishes the time of one back-hitch; 3 s estimated for every LTO drive '
+                  '(decelerate, reverse, re-find the last block, accelerate); set backhitch_s per drive '
+                  'in the inventory when measured')
 
 
 # ---------------------------------------------------------------------------
@@ -484,27 +824,40 @@ def required_feed(spec, tape_ratio):
     """Host feed (MB/s of uncompressed data) that keeps the drive at full speed and at its floor.
 
     The drive writes native MB/s of compressed data to tape, so it consumes
-    native * ratio MB/s of host data; below floor * ratio it cannot slow down
-    further and starts to stop and reposition (shoe-shine).
-    Returns {'full_speed_mb_s', 'floor_mb_s' (None when the floor is unknown), 'tape_ratio'}.
+    native * ratio MB/s of host data, but never more than its sustained
+    compressed rate on its interface (``compressed_max_mb_s``: an 8 Gb FC LTO-9
+    takes 750 MB/s however well the data compresses); below floor * ratio it
+    cannot slow down further and starts to stop and reposition (shoe-shine).
+    Returns {'full_speed_mb_s', 'floor_mb_s', 'tape_ratio'}.
     """
     ratio = _positive_number(tape_ratio, 'tape_ratio')
-    floor = spec.speed_floor_mb_s
+    floor = _get_number(spec, 'speed_floor_mb_s')
+    native = _get_number(spec, 'native_mb_s')
+    cap = _get_number(spec, 'compressed_max_mb_s')
+    full = native * ratio
+    if cap:
+        full = min(full, cap)
     return {
-        'full_speed_mb_s': round(spec.native_mb_s * ratio, 6),
-        'floor_mb_s': None if floor is None else round(floor * ratio, 6),
+        'full_speed_mb_s': round(full, 6),
+        'floor_mb_s': None if floor is None else round(min(floor * ratio, full), 6),
         'tape_ratio': ratio,
     }
 
 
+def _get_number(spec, name):
+    value = spec.get(name) if isinstance(spec, dict) else getattr(spec, name, None)
+    if value is None or isinstance(value, bool):
+        return None
+    return float(value)
+
+
 def classify_feed(spec, feed_mb_s, tape_ratio):
-    """Where a measured host feed puts the drive.
+    """Where a constant host feed puts the drive (no buffer, no time: see _forecast for that).
 
     state: 'full_speed' (feed >= full-speed feed), 'speed_matching' (between
-    floor and full speed), 'below_floor' (the drive will shoe-shine), or
-    'below_full_speed_floor_unknown' (slower than full speed, floor unknown).
+    floor and full speed) or 'below_floor' (the drive will shoe-shine).
     tape_mb_s is the native rate the feed supports (min(native, feed/ratio));
-    matched_step_mb_s the fastest listed step at or below it, where steps are known.
+    matched_step_mb_s the fastest step at or below it (the floor when below).
     """
     feed = _positive_number(feed_mb_s, 'feed_mb_s')
     need = required_feed(spec, tape_ratio)
@@ -525,7 +878,7 @@ def classify_feed(spec, feed_mb_s, tape_ratio):
             step = spec.speed_steps_mb_s[0]
         else:
             fitting = [s for s in spec.speed_steps_mb_s if s <= tape_mb_s]
-            step = max(fitting) if fitting else None
+            step = max(fitting) if fitting else spec.speed_steps_mb_s[-1]
     result = dict(need)
     result.update({'state': state, 'feed_mb_s': feed, 'tape_mb_s': round(tape_mb_s, 6), 'matched_step_mb_s': step})
     return result

@@ -40,7 +40,7 @@ SPECS = {
     (2, None, 'IBM'): (35.0, 200, 2.0, 17.5, 5, 35.0),
     (3, None, None): (80.0, 400, 2.0, None, None, None),
     (3, None, 'IBM'): (80.0, 400, 2.0, 40.0, 5, 80.0),
-    (3, None, 'HPE'): (80.0, 400, 2.0, 27.0, None, None),
+    (3, None, 'HPE'): (80.0, 400, 2.0, 27.0, None, 80.0),
     (4, None, None): (120.0, 800, 2.0, None, None, None),
     (4, None, 'IBM'): (120.0, 800, 2.0, None, None, None),
     (5, None, None): (140.0, 1500, 2.0, None, None, None),
@@ -69,10 +69,22 @@ def test_spec_numbers(key):
     assert spec.native_mb_s == native
     assert spec.native_capacity_gb == capacity
     assert spec.compression_ratio == ratio
-    assert spec.speed_floor_mb_s == floor
-    if n_steps is None:
-        assert spec.speed_steps_mb_s is None
+    if floor is None:
+        # No source lists this drive's speed matching: an estimate, stated as one, never
+        # "floor = full speed".
+        assert spec.is_estimated('speed_floor_mb_s') and spec.is_estimated('speed_steps_mb_s')
+        rule = dict(spec.estimated)['speed_floor_mb_s']
+        assert 'step fractions of the sourced' in rule or "IBM's published LTO-%d steps used" % gen in rule
+        assert spec.speed_floor_mb_s < spec.native_mb_s
+        assert spec.speed_steps_mb_s[-1] == spec.speed_floor_mb_s
+        assert 'estimate' in spec.sources
+    elif n_steps is None:
+        # a published continuous range, modelled as even steps
+        assert spec.speed_matching == 'range' and spec.speed_floor_mb_s == floor
+        assert not spec.is_estimated('speed_floor_mb_s')
+        assert len(spec.speed_steps_mb_s) == dm.RANGE_STEPS
     else:
+        assert spec.speed_floor_mb_s == floor and not spec.is_estimated('speed_floor_mb_s')
         assert len(spec.speed_steps_mb_s) == n_steps
         assert spec.speed_steps_mb_s[0] == top
         assert spec.speed_steps_mb_s[-1] == floor
@@ -113,13 +125,71 @@ def test_hp_lto3_compressed_rate_and_ats_floor():
     assert dm.required_feed(spec, 2.0) == {'full_speed_mb_s': 160.0, 'floor_mb_s': 54.0, 'tape_ratio': 2.0}
 
 
-def test_unknown_floor_stays_unknown_and_says_why():
-    spec = dm.lookup(6)
-    assert spec.speed_floor_mb_s is None
-    assert any('floor unknown' in note for note in spec.notes)
+def test_unsourced_floor_is_an_estimate_with_its_rule():
+    # IBM LTO-6: nearest sourced IBM table is LTO-7 (floor 101.46 of 306 = 33.2 %).
+    spec = dm.lookup(6, vendor='IBM')
+    rule = dict(spec.estimated)['speed_floor_mb_s']
+    assert 'IBM LTO-7' in rule and '33.2 %' in rule
+    assert spec.speed_floor_mb_s == pytest.approx(160.0 * 101.46 / 306.0, abs=0.01)
+    assert len(spec.speed_steps_mb_s) == 12
+    # IBM LTO-5: LTO-3 (50 %) and LTO-7 (33.2 %) are equally near; the higher floor fraction wins
+    # (the drive stops sooner: the cautious side).
     spec = dm.lookup(5, vendor='IBM')
-    assert spec.speed_floor_mb_s is None
-    assert any('no source gives the IBM LTO-5' in note for note in spec.notes)
+    assert 'IBM LTO-3' in dict(spec.estimated)['speed_floor_mb_s']
+    assert spec.speed_floor_mb_s == 70.0
+    # Maker unknown: IBM's tables, and the rule says so.
+    assert "IBM's published tables used" in dict(dm.lookup(6).estimated)['speed_floor_mb_s']
+    assert "IBM's published LTO-9 steps used" in dict(dm.lookup(9, 'HH', 'Quantum').estimated)['speed_floor_mb_s']
+    assert dm.lookup(9, 'HH', 'Quantum').speed_steps_mb_s == dm.lookup(9, 'HH', 'IBM').speed_steps_mb_s
+
+
+def test_every_drive_has_every_physics_field():
+    for gen in dm.GENERATIONS:
+        for ff in (None, 'FH', 'HH'):
+            for vendor in (None, 'IBM', 'HPE', 'Quantum'):
+                spec = dm.lookup(gen, ff, vendor)
+                for name in ('buffer_mb', 'backhitch_s', 'load_s', 'unload_s', 'rewind_s', 'locate_s',
+                             'compressed_max_mb_s', 'speed_floor_mb_s', 'native_mb_s'):
+                    value = getattr(spec, name)
+                    assert isinstance(value, float) and value > 0, (gen, ff, vendor, name)
+                steps = spec.speed_steps_mb_s
+                assert list(steps) == sorted(steps, reverse=True) and len(steps) >= 2
+                assert spec.writes and spec.density_code
+
+
+def test_sourced_buffers_and_mechanics():
+    assert dm.lookup(3, vendor='HPE').buffer_mb == 64.0           # HP Ultrium 3 TRM "64 MB buffer"
+    assert not dm.lookup(3, vendor='HPE').is_estimated('buffer_mb')
+    assert dm.lookup(5, vendor='IBM').buffer_mb == 256.0          # LTO-5 user's guide "256-Mbyte buffer"
+    lto9 = dm.lookup(9, 'FH', 'IBM')                              # IBM dtl: load 17, unload 30, rewind 55, space 45
+    assert (lto9.load_s, lto9.unload_s, lto9.rewind_s, lto9.locate_s) == (17.0, 30.0, 55.0, 45.0)
+    hh9 = dm.lookup(9, 'HH', 'IBM')                               # IBM TS2290: 16, 56, 62, 65
+    assert (hh9.load_s, hh9.unload_s, hh9.rewind_s, hh9.locate_s) == (16.0, 56.0, 62.0, 65.0)
+    assert lto9.is_estimated('backhitch_s')
+
+
+def test_interface_caps_the_compressed_rate():
+    # IBM dtl: LTO-9 FH sustained FC 750 MB/s (L9), SAS 1000 MB/s; IBM TS2290 HH LTO-8 SAS 600.
+    assert dm.lookup(9, 'FH', 'IBM', interface='FC').compressed_max_mb_s == 750.0
+    assert dm.lookup(9, 'FH', 'IBM', interface='SAS').compressed_max_mb_s == 1000.0
+    assert dm.lookup(8, 'HH', 'IBM', interface='SAS').compressed_max_mb_s == 600.0
+    assert dm.lookup(9, 'FH', 'IBM', interface='FC').interface_mb_s == 800.0
+    assert dm.required_feed(dm.lookup(9, 'FH', 'IBM', interface='FC'), 2.5)['full_speed_mb_s'] == 750.0
+
+
+def test_media_compatibility():
+    assert dm.lookup(9).writes == ('L9', 'L8') and dm.lookup(9).reads_only == ()
+    assert 'M8' in dm.lookup(8).writes and 'M8' not in dm.lookup(9).writes
+    assert dm.lookup(7).reads_only == ('L5',)
+    assert dm.lookup(10).writes == ('LA', 'PA')
+
+
+def test_inventory_overrides_any_field():
+    spec = dm.lookup(9, 'FH', 'IBM', overrides={'buffer_mb': 2048, 'backhitch_s': 1.5})
+    assert spec.buffer_mb == 2048.0 and spec.backhitch_s == 1.5
+    assert not spec.is_estimated('backhitch_s') and 'inventory' in spec.sources
+    with pytest.raises(ValueError, match='Unknown drive model field'):
+        dm.lookup(9, overrides={'warp_speed': 9})
 
 
 def test_as_dict_is_json():
@@ -148,10 +218,11 @@ def test_lookup_assumes_full_height_where_it_matters_and_says_so():
     assert any('full height assumed' in note for note in spec.notes)
 
 
-def test_lookup_drops_form_factor_where_it_makes_no_difference():
+def test_lookup_keeps_form_factor_where_only_mechanics_differ():
     spec = dm.lookup(7, 'HH', 'IBM')
-    assert spec.form_factor is None
+    assert spec.form_factor == 'HH' and spec.label == 'LTO-7'
     assert spec.speed_floor_mb_s == 101.46       # IBM: the same twelve steps for FH and HH
+    assert spec.locate_s == 56.0                 # IBM TS2290 HH LTO-7 average space time
     assert any('makes no difference' in note for note in spec.notes)
 
 
@@ -159,19 +230,19 @@ def test_lookup_vendor_names():
     assert dm.lookup(3, vendor='Hewlett Packard').vendor == 'HPE'
     assert dm.lookup(3, vendor='hpe').speed_floor_mb_s == 27.0
     generic = dm.lookup(9, 'HH', vendor='TANDBERG')
-    assert generic.vendor is None and generic.speed_floor_mb_s is None
+    assert generic.vendor is None and generic.is_estimated('speed_floor_mb_s')
     assert any("'TANDBERG'" in note for note in generic.notes)
 
 
 def test_lookup_inventory_floor_overrides():
     spec = dm.lookup(6, speed_floor_mb_s=54)
-    assert spec.speed_floor_mb_s == 54.0 and spec.speed_steps_mb_s is None
-    assert 'inventory' in spec.sources
+    assert spec.speed_floor_mb_s == 54.0 and spec.speed_steps_mb_s[-1] == 54.0
+    assert 'inventory' in spec.sources and not spec.is_estimated('speed_floor_mb_s')
     assert dm.required_feed(spec, 2.0)['floor_mb_s'] == 108.0
     same = dm.lookup(9, 'FH', 'IBM', speed_floor_mb_s=177)
-    assert same.speed_steps_mb_s is not None      # agrees with the table: steps kept
+    assert same.speed_steps_mb_s == dm.lookup(9, 'FH', 'IBM').speed_steps_mb_s   # agrees: steps kept
     other = dm.lookup(9, 'FH', 'IBM', speed_floor_mb_s=200)
-    assert other.speed_floor_mb_s == 200.0 and other.speed_steps_mb_s is None
+    assert other.speed_floor_mb_s == 200.0 and other.speed_steps_mb_s[-2] == 203.0
 
 
 @pytest.mark.parametrize('floor', [0, -5, float('nan'), 'fast', True, 401])
@@ -447,10 +518,12 @@ def test_density_names_agree_with_mt_st_1_7():
     ((7, None, 'IBM'), 2.5, 750.0, 253.65),
     ((3, None, 'IBM'), 2.0, 160.0, 80.0),
     ((2, None, 'IBM'), 2.0, 70.0, 35.0),
-    ((2, None, 'HPE'), 1.0, 30.0, None),
+    # estimates: HP LTO-2 at the HP LTO-3 range's 27/80 fraction; LTO-10 of unknown make on
+    # IBM's table; LTO-1 at IBM LTO-2's 50 %.
+    ((2, None, 'HPE'), 1.0, 30.0, 10.125),
     ((10, None, 'IBM'), 1.5, 600.0, 235.5),
-    ((10, None, None), 1.0, 400.0, None),
-    ((1, None, None), 1.0, 15.0, None),
+    ((10, None, None), 1.0, 400.0, 157.0),
+    ((1, None, None), 1.0, 15.0, 7.5),
 ])
 def test_required_feed(key, ratio, full, floor):
     feed = dm.required_feed(dm.lookup(*key), ratio)
@@ -476,7 +549,7 @@ def test_classify_feed_ibm_ultrium2_guide_example():
     (1000.0, 'full_speed', 408.0),
     (2000.0, 'full_speed', 408.0),
     (442.5, 'speed_matching', 177.0),
-    (442.4, 'below_floor', None),
+    (442.4, 'below_floor', 177.0),
     (600.0, 'speed_matching', 223.0),
 ])
 def test_classify_feed_lto9_fh_ibm_at_2_5(feed, state, step):
@@ -485,11 +558,12 @@ def test_classify_feed_lto9_fh_ibm_at_2_5(feed, state, step):
     assert result['matched_step_mb_s'] == step
 
 
-def test_classify_feed_floor_unknown():
-    result = dm.classify_feed(dm.lookup(6), 100.0, 1.0)
-    assert result['state'] == 'below_full_speed_floor_unknown'
-    assert result['floor_mb_s'] is None and result['matched_step_mb_s'] is None
-    assert dm.classify_feed(dm.lookup(6), 160.0, 1.0)['state'] == 'full_speed'
+def test_classify_feed_uses_the_estimated_floor():
+    spec = dm.lookup(6)
+    result = dm.classify_feed(spec, 100.0, 1.0)
+    assert result['state'] == 'speed_matching' and result['floor_mb_s'] == spec.speed_floor_mb_s
+    assert dm.classify_feed(spec, 160.0, 1.0)['state'] == 'full_speed'
+    assert dm.classify_feed(spec, 20.0, 1.0)['matched_step_mb_s'] == spec.speed_floor_mb_s
 
 
 @pytest.mark.parametrize('c_soft, kwargs, expected', [
@@ -565,9 +639,9 @@ def test_compressibility_rejects(data, kwargs):
 
 def test_no_number_without_a_source():
     # Every speed-matching entry and density entry names a known source.
-    for (gen, _ff, _vendor), (steps, floor, source) in dm._SPEED.items():
-        assert source in dm.SOURCES and floor > 0 and gen in dm.GENERATIONS
-        assert steps is None or steps[-1] == floor
+    for (gen, _ff, _vendor), (steps, kind, source) in dm._SPEED.items():
+        assert source in dm.SOURCES and steps[-1] > 0 and gen in dm.GENERATIONS
+        assert kind in ('steps', 'range') and list(steps) == sorted(steps, reverse=True)
     for code, (gen, _media, capacity, sources, _note) in dm._DENSITY.items():
         assert sources and all(s in dm.SOURCES for s in sources), hex(code)
         assert capacity == dm.lookup(gen).native_capacity_gb or code in (0x5D, 0x63)
