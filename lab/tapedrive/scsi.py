@@ -2,11 +2,12 @@
 # GNU General Public License v3.0+ (see COPYING or https://www.gnu.org/licenses/gpl-3.0.txt)
 """SCSI plumbing shared by the lab's emulated drive (ssc.py) and changer (smc.py).
 
-Both devices answer ``execute(cdb: bytes, data_out: bytes) -> Result``: the
+Both devices answer ``execute(cdb: bytes, data_out: bytes) -> Result | Pending``: the
 ring handler (tcmu.py) hands them the CDB and, for commands that carry data
 from the initiator (see ``DATA_OUT_OPCODES``), the data-out buffer; they return
 a ``Result`` with the status, the data-in bytes (already cut to the CDB's
-allocation length) and, on CHECK CONDITION, fixed-format sense data.
+allocation length) and, on CHECK CONDITION, fixed-format sense data, or a
+``Pending`` for a command that completes later (see its docstring).
 
 References: SPC-4 (r37) for sense data (4.5.3, fixed format), INQUIRY (6.6),
 VPD pages 0x00/0x80/0x83 (7.8), MODE SENSE/SELECT headers (7.5.5/7.5.6);
@@ -134,6 +135,31 @@ class Result:
     @property
     def asc_ascq(self):
         return (self.sense[12], self.sense[13]) if len(self.sense) > 13 else None
+
+
+class Pending:
+    """A command that completes later (a WRITE waiting for buffer room, a file mark
+    waiting for the drain, a changer move that takes seconds).
+
+    ``step(now)`` returns the ``Result`` once the command is done, else the
+    absolute time (the device's clock, seconds) at which to call it again.
+    The handler keeps the command in flight, serves other LUNs meanwhile and
+    queues further commands of the same LUN behind it.
+    """
+
+    def __init__(self, step, note=''):
+        self.step = step
+        self.note = note
+
+    def poll(self, now):
+        return self.step(now)
+
+
+def complete_at(when, result):
+    """A Pending that returns ``result`` at time ``when`` (a mechanical delay)."""
+    def step(now):
+        return result if now >= when else when
+    return Pending(step, note='until %.3f' % when)
 
 
 def good(data=b'', alloc_len=None):
