@@ -1,0 +1,440 @@
+# Copyright: tapeops.qualify contributors
+# GNU General Public License v3.0+ (see COPYING or https://www.gnu.org/licenses/gpl-3.0.txt)
+"""Streaming physics of the lab's emulated drive: buffer, speed steps, back-hitches.
+
+The collection's forecast (plugins/module_utils/_forecast.py) implements the
+SAME rules independently, so an end-to-end test can compare its prediction
+with what this drive reports. Where vendors publish no number the rule is an
+estimate and says so.
+
+Units: the buffer holds TAPE-SIDE bytes (after the drive's compression):
+host bytes / ratio = tape bytes. Rates in decimal MB/s.
+
+Drive parameters (fields of ``_drive_model.DriveSpec``, from ``lookup(...).as_dict()``,
+written by lab/tapelab into the guest's drive profile, see ``Profile``):
+native_mb_s, speed_steps_mb_s (fastest first), speed_floor_mb_s (= last step),
+buffer_mb, backhitch_s, load_s, unload_s, rewind_s, locate_s,
+compression_ratio (nominal), density_code, estimated.
+
+Rules:
+
+1. Host writes go into the buffer while it has room; when it is full the host
+   is blocked (a WRITE does not complete) until the drive has drained enough.
+2. A moving drive drains the buffer at its current speed step v_k (tape MB/s).
+3. Control loop, every ADAPT_S = 0.5 s (estimate): if level > 75 % of the
+   buffer and the drive is not at its top step: one step up; if level < 25 %
+   and not at the floor: one step down. (Here the ticks fall on a fixed grid,
+   every 0.5 s from the moment the cartridge was loaded.)
+4. If the buffer runs dry while the drive moves: the drive stops and that is
+   ONE back-hitch (reposition). The reposition takes backhitch_s (no data
+   written; the host can keep filling the buffer). The drive restarts when
+   the reposition is over AND (level >= 50 % of the buffer, or a flush is
+   pending: synchronous file mark, rewind/unload, close). On (re)start it
+   picks the highest step <= the host's arrival rate over the last 1 s
+   (tape-side), clamped to [floor, top].
+5. First start after load/rewind: like a restart but no back-hitch counted and
+   no reposition time.
+6. Synchronous file mark (WRITE FILEMARKS with IMMED=0): the command completes
+   only when the buffer is empty (drained at the current step, the control
+   loop still running); then the drive stops: the next data needs a
+   reposition (backhitch_s, counted as a back-hitch) before the tape moves
+   again. The host is unblocked as soon as the buffer is empty. (Here: the
+   reposition starts when the restart condition of rule 4 next holds, and the
+   drive moves when it is over.)
+7. Immediate file mark (IMMED=1): goes into the buffer as a marker and returns
+   at once; costs nothing.
+8. Rewind/unload/space/locate flush the buffer first (like rule 6) and then
+   take their own times (rewind_s, locate_s, ...); after them the next start
+   is a first start (rule 5).
+
+Lab time scale (``--scale S``, e.g. 0.25): every rate (steps, native) and the
+buffer size are multiplied by S; back-hitch time stays as it is, so the time
+behaviour (seconds of buffer, seconds per back-hitch) is that of the real
+drive at S of its throughput. Mechanical times (load, unload, rewind, locate)
+are divided by a separate factor so the lab stays fast. lab/tapelab applies
+both when it writes the profile; this module takes the profile as given.
+
+Compression: the drive compresses what it receives with zlib level 1 per block
+(never more tape bytes than host bytes: a block that does not compress is
+stored raw), and the tape-side bytes are what fill and drain the buffer
+(``compress_block``).
+
+Time comes from a clock the caller passes in (``now`` arguments), so unit tests
+run the physics on a fake clock in milliseconds.
+"""
+
+from __future__ import annotations
+
+import collections
+import zlib
+
+MB = 1000 * 1000
+ADAPT_S = 0.5          # control-loop period (estimate, rule 3)
+HIGH_WATER = 0.75      # step up above this fill (rule 3)
+LOW_WATER = 0.25       # step down below this fill (rule 3)
+RESTART_FILL = 0.50    # restart at this fill (rule 4)
+RATE_WINDOW_S = 1.0    # arrival rate window for the (re)start step (rule 4)
+_EPS = 1e-9
+_BYTE_EPS = 1e-3
+
+# Defaults when a profile lacks a field (the drive model is gaining fields):
+# an IBM LTO-5 full-height drive, _drive_model.lookup(5, 'FH', 'IBM') at scale 1.
+DEFAULTS = {
+    'generation': 5,
+    'native_mb_s': 140.0,
+    'speed_steps_mb_s': [140.0, 122.5, 105.0, 87.5, 70.0],
+    'buffer_mb': 256.0,
+    'backhitch_s': 3.0,        # estimate: no vendor publishes it (see _drive_model.BACKHITCH_RULE)
+    'load_s': 12.0,
+    'unload_s': 17.0,
+    'rewind_s': 55.0,
+    'locate_s': 45.0,
+    'compression_ratio': 2.0,
+    'density_code': 0x58,
+    'native_capacity_gb': 1500,
+    'scale': 1.0,
+    'mech_divisor': 1.0,
+}
+
+
+def compress_block(data, level=1):
+    """(tape_bytes, compressed-or-None) for one block, zlib ``level`` (1).
+
+    A block that does not get smaller is stored raw: tape bytes = host bytes.
+    """
+    if not data:
+        return 0, None
+    packed = zlib.compress(data, level)
+    if len(packed) < len(data):
+        return len(packed), packed
+    return len(data), None
+
+
+class Profile:
+    """The numbers the physics needs, from a drive-model dict (already scaled by lab/tapelab).
+
+    Missing fields fall back to ``DEFAULTS``; a missing step list falls back to
+    the native rate (top) and the floor. ``missing`` lists what was defaulted.
+    """
+
+    def __init__(self, spec=None):
+        spec = dict(spec or {})
+        self.raw = spec
+        self.missing = sorted(k for k in DEFAULTS if spec.get(k) in (None, '', []))
+
+        def get(key):
+            value = spec.get(key)
+            return DEFAULTS[key] if value in (None, '', []) else value
+
+        self.generation = int(get('generation'))
+        self.native_mb_s = float(get('native_mb_s'))
+        steps = spec.get('speed_steps_mb_s')
+        if not steps:
+            floor = spec.get('speed_floor_mb_s')
+            steps = [self.native_mb_s] + ([float(floor)] if floor and float(floor) < self.native_mb_s else [])
+            if 'speed_steps_mb_s' not in self.missing:
+                self.missing.append('speed_steps_mb_s')
+        self.steps_mb_s = sorted((float(s) for s in steps), reverse=True)
+        if any(s <= 0 for s in self.steps_mb_s):
+            raise ValueError('speed steps must be positive MB/s, got %r' % (steps,))
+        self.buffer_mb = float(get('buffer_mb'))
+        if self.buffer_mb <= 0:
+            raise ValueError('buffer_mb must be positive, got %r' % self.buffer_mb)
+        self.backhitch_s = float(get('backhitch_s'))
+        self.load_s = float(get('load_s'))
+        self.unload_s = float(get('unload_s'))
+        self.rewind_s = float(get('rewind_s'))
+        self.locate_s = float(get('locate_s'))
+        self.compression_ratio = float(get('compression_ratio'))
+        density = get('density_code')
+        self.density_code = int(density, 16) if isinstance(density, str) else int(density)
+        self.native_capacity_gb = float(get('native_capacity_gb'))
+        self.scale = float(get('scale'))
+        self.mech_divisor = float(get('mech_divisor'))
+
+    @property
+    def top_mb_s(self):
+        return self.steps_mb_s[0]
+
+    @property
+    def floor_mb_s(self):
+        return self.steps_mb_s[-1]
+
+    def as_dict(self):
+        return {
+            'generation': self.generation, 'native_mb_s': self.native_mb_s,
+            'speed_steps_mb_s': list(self.steps_mb_s), 'speed_floor_mb_s': self.floor_mb_s,
+            'buffer_mb': self.buffer_mb, 'backhitch_s': self.backhitch_s, 'load_s': self.load_s,
+            'unload_s': self.unload_s, 'rewind_s': self.rewind_s, 'locate_s': self.locate_s,
+            'compression_ratio': self.compression_ratio, 'density_code': self.density_code,
+            'native_capacity_gb': self.native_capacity_gb, 'scale': self.scale,
+            'mech_divisor': self.mech_divisor, 'defaulted': list(self.missing),
+        }
+
+
+STOPPED = 'stopped'
+MOVING = 'moving'
+REPOSITIONING = 'repositioning'
+
+
+class Transport:
+    """The buffer and the tape motion of one drive (rules 1-8), advanced lazily.
+
+    Every public method takes ``now`` (seconds on the caller's clock, never
+    decreasing). Between calls nothing runs: ``advance(now)`` replays the
+    events (control ticks, running dry, end of a reposition) up to ``now``.
+    """
+
+    def __init__(self, profile, now=0.0):
+        self.profile = profile
+        self.steps = [s * MB for s in profile.steps_mb_s]      # bytes/s, fastest first
+        self.capacity = profile.buffer_mb * MB                  # bytes (tape side)
+        self.t = float(now)
+        self.tick0 = float(now)
+        self.level = 0.0
+        self.objects = collections.deque()                      # tape bytes left per buffered object
+        self.state = STOPPED
+        self.step = 0
+        self.needs_reposition = False
+        self.reposition_end = None
+        self.flushes = 0                                        # pending flush requests
+        self.arrivals = collections.deque()                     # (t, tape bytes) of the last RATE_WINDOW_S
+        self.counters = collections.Counter()
+        self.session = None                                     # write session since load/rewind
+        self.events = collections.deque(maxlen=4096)            # (t, what, detail) for the trace
+        self.speed_time = collections.Counter()                 # seconds moving per step (MB/s key)
+        self.reset_session(now)
+
+    # ------------------------------------------------------------ helpers
+    def reset_session(self, now):
+        self.session = {'start': None, 'last': None, 'host_bytes': 0, 'tape_bytes': 0}
+
+    def _event(self, what, detail=None):
+        self.events.append((round(self.t, 6), what, detail))
+
+    def fill(self):
+        return self.level / self.capacity
+
+    def arrival_rate(self, now):
+        """Tape-side bytes/s accepted from the host over the last RATE_WINDOW_S."""
+        while self.arrivals and self.arrivals[0][0] <= now - RATE_WINDOW_S:
+            self.arrivals.popleft()
+        return sum(n for _t, n in self.arrivals) / RATE_WINDOW_S
+
+    def _pick_step(self):
+        rate = self.arrival_rate(self.t)
+        for i, v in enumerate(self.steps):
+            if v <= rate + _EPS:
+                return i
+        return len(self.steps) - 1
+
+    def _next_tick(self, t):
+        n = int((t - self.tick0) / ADAPT_S + _EPS) + 1
+        return self.tick0 + n * ADAPT_S
+
+    def _start_moving(self):
+        self.state = MOVING
+        self.step = self._pick_step()
+        self._event('start', self.steps[self.step] / MB)
+
+    def _try_restart(self):
+        if self.state != STOPPED or self.level <= _BYTE_EPS:
+            return
+        if self.level < RESTART_FILL * self.capacity - _EPS and not self.flushes:
+            return
+        if self.needs_reposition:
+            self._begin_reposition('after stop')
+        else:
+            self._start_moving()
+
+    def _begin_reposition(self, why):
+        self.counters['backhitches'] += 1
+        self.state = REPOSITIONING
+        self.reposition_end = self.t + self.profile.backhitch_s
+        self._event('backhitch', why)
+
+    def _drain(self, seconds, rate, everything=False):
+        amount = self.level if everything else min(self.level, rate * seconds)
+        self.level -= amount
+        self.counters['tape_bytes_written'] += amount
+        self.speed_time[round(rate / MB, 3)] += seconds
+        while amount > _EPS and self.objects:
+            head = self.objects[0]
+            if head <= amount + _EPS:
+                amount -= head
+                self.objects.popleft()
+            else:
+                self.objects[0] = head - amount
+                amount = 0
+        if everything or self.level <= _BYTE_EPS:
+            self.level = 0.0
+            self.objects.clear()
+
+    # ------------------------------------------------------------ time
+    def advance(self, now):
+        """Replay the physics up to ``now``."""
+        now = float(now)
+        guard = 0
+        while self.t < now - _EPS:
+            guard += 1
+            if guard > 10_000_000:
+                raise RuntimeError('physics did not converge')
+            if self.state == MOVING:
+                v = self.steps[self.step]
+                t_dry = self.t + self.level / v
+                t_tick = self._next_tick(self.t)
+                if t_dry <= min(now, t_tick):
+                    self._drain(t_dry - self.t, v, everything=True)
+                    self.t = max(self.t, t_dry)
+                    self._ran_dry()
+                    continue
+                t_next = min(now, t_tick)
+                self._drain(t_next - self.t, v)
+                self.t = t_next
+                if t_next >= t_tick - _EPS:
+                    self._control()
+            elif self.state == REPOSITIONING:
+                t_next = min(now, self.reposition_end)
+                self.counters['reposition_s'] += t_next - self.t
+                self.t = t_next
+                if self.t >= self.reposition_end - _EPS:
+                    self.state = STOPPED
+                    self.needs_reposition = False
+                    self.reposition_end = None
+                    self._try_restart()
+            else:
+                self.t = now
+        self.t = max(self.t, now)
+
+    def _control(self):
+        fill = self.fill()
+        if fill > HIGH_WATER and self.step > 0:
+            self.step -= 1
+            self._event('step_up', self.steps[self.step] / MB)
+        elif fill < LOW_WATER and self.step < len(self.steps) - 1:
+            self.step += 1
+            self._event('step_down', self.steps[self.step] / MB)
+
+    def _ran_dry(self):
+        self.level = 0.0
+        if self.flushes:
+            # rule 6: a flush empties the buffer; the drive stops, the next data repositions
+            self.state = STOPPED
+            self.needs_reposition = True
+            self._event('flushed')
+        else:
+            # rule 4: ran dry while streaming: one back-hitch
+            self.state = STOPPED
+            self._begin_reposition('ran dry')
+
+    def next_event(self):
+        """Time of the next change without host input (None: nothing will change)."""
+        if self.state == MOVING:
+            v = self.steps[self.step]
+            return min(self.t + self.level / v, self._next_tick(self.t))
+        if self.state == REPOSITIONING:
+            return self.reposition_end
+        return None
+
+    # ------------------------------------------------------------ host side
+    def offer(self, tape_bytes, host_bytes, now):
+        """A WRITE of one block: True when accepted into the buffer, False when the host must wait."""
+        self.advance(now)
+        room = self.capacity - self.level
+        if tape_bytes > room + _BYTE_EPS and not (self.level <= _BYTE_EPS and tape_bytes > self.capacity):
+            return False
+        self.level += tape_bytes
+        self.objects.append(float(tape_bytes))
+        self.arrivals.append((self.t, tape_bytes))
+        self.counters['host_bytes_written'] += host_bytes
+        self.counters['tape_bytes_accepted'] += tape_bytes
+        self.counters['blocks_written'] += 1
+        s = self.session
+        if s['start'] is None:
+            s['start'] = self.t
+        s['last'] = self.t
+        s['host_bytes'] += host_bytes
+        s['tape_bytes'] += tape_bytes
+        self._try_restart()
+        return True
+
+    def wake_for_room(self, tape_bytes, now):
+        """When a blocked WRITE of ``tape_bytes`` should be offered again."""
+        self.advance(now)
+        nxt = self.next_event()
+        if self.state == MOVING:
+            need = self.level + tape_bytes - self.capacity
+            t_room = self.t + max(need, 0.0) / self.steps[self.step]
+            nxt = min(nxt, t_room) if nxt is not None else t_room
+        return nxt if nxt is not None else now + ADAPT_S
+
+    def filemark(self, immediate, now):
+        """Count a file mark; a synchronous one also requests a flush (see ``flush``)."""
+        self.advance(now)
+        self.counters['filemarks_immediate' if immediate else 'filemarks_sync'] += 1
+        self.objects.append(0.0)
+        if not immediate:
+            self.begin_flush(now)
+
+    def begin_flush(self, now):
+        """Ask for the buffer to be written out (sync file mark, rewind, unload, space, locate)."""
+        self.advance(now)
+        self.flushes += 1
+        self._try_restart()
+
+    def flush_done(self, now):
+        """True once the buffer is empty; ends the flush request (call until True)."""
+        self.advance(now)
+        if self.level > _BYTE_EPS:
+            return False
+        self.flushes = max(0, self.flushes - 1)
+        return True
+
+    def wake_for_flush(self, now):
+        self.advance(now)
+        nxt = self.next_event()
+        return nxt if nxt is not None else now + ADAPT_S
+
+    def repositioned(self, now):
+        """After rewind/locate/space/load: the next start is a first start (rule 5, 8)."""
+        self.advance(now)
+        self.state = STOPPED
+        self.needs_reposition = False
+        self.reposition_end = None
+        self.arrivals.clear()
+        self.reset_session(now)
+
+    def count_read(self, host_bytes, tape_bytes):
+        self.counters['host_bytes_read'] += host_bytes
+        self.counters['tape_bytes_read'] += tape_bytes
+        self.counters['blocks_read'] += 1
+
+    # ------------------------------------------------------------ reporting
+    def blocks_in_buffer(self):
+        return len(self.objects)
+
+    def snapshot(self, now):
+        self.advance(now)
+        c = self.counters
+        s = self.session
+        span = (s['last'] - s['start']) if s['start'] is not None and s['last'] is not None else 0.0
+        return {
+            't': round(self.t, 6),
+            'state': self.state,
+            'step_mb_s': round(self.steps[self.step] / MB, 3),
+            'level_bytes': int(self.level),
+            'fill': round(self.fill(), 4),
+            'backhitches': int(c['backhitches']),
+            'reposition_s': round(c['reposition_s'], 3),
+            'host_bytes_written': int(c['host_bytes_written']),
+            'tape_bytes_accepted': int(c['tape_bytes_accepted']),
+            'tape_bytes_written': int(c['tape_bytes_written']),
+            'host_bytes_read': int(c['host_bytes_read']),
+            'tape_bytes_read': int(c['tape_bytes_read']),
+            'filemarks_sync': int(c['filemarks_sync']),
+            'filemarks_immediate': int(c['filemarks_immediate']),
+            'session_host_bytes': int(s['host_bytes']),
+            'session_tape_bytes': int(s['tape_bytes']),
+            'session_seconds': round(span, 6),
+            'speed_time_s': {('%g' % k): round(v, 3) for k, v in sorted(self.speed_time.items())},
+        }
