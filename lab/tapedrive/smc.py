@@ -26,18 +26,27 @@ and calls ``library.save()`` after each move, so a restarted guest finds them
 where they were left.
 
 Times. A move takes the library's robot time (``move_s``) plus, when a drive
-is the source, the drive's unload (rewind + unthread + eject, ``unload_s``;
-skipped when the drive has already ejected it, ``drive.threaded`` False) and,
-when a drive is the destination, its load-to-ready (``load_s``). The drive
-model (plugins/module_utils/_drive_model.py) supplies load_s/unload_s per
-generation (IBM nominal times, see ../shared/reference/lto-facts.md 4a); the
-robot and inventory times are the library's (defaults below, each with its
-source). ``mechanics_scale`` multiplies every mechanical time (the lab runs
-them at a fraction of real time). A command that takes time returns a
-``scsi.Pending`` whose ``step(now)`` applies each phase when its time has
-come (the source element empties when the robot has picked, the drive holds
-the cartridge when its load is done) and returns the ``Result`` at the end;
-``clock`` is the device's clock the handler polls with (tests pass a fake one).
+is the source and still holds the tape threaded (``drive.threaded``), the
+drive's unload (``unload_s``; skipped when the host has already unloaded it,
+e.g. ``mt offline``: the library then only pulls the ejected cartridge). The
+library unloads the drive itself, as IBM and Quantum libraries do (some
+autoloaders refuse instead, Exabyte Magnum 1x7: ASC 3Bh/90h). When a drive is
+the destination, MOVE MEDIUM completes when the drive has loaded it
+(``load_s``, load-to-ready): ``ssc.Drive.load_cartridge`` is called at the
+end of that time and makes the drive ready at once (with its UNIT
+ATTENTION, NOT READY TO READY CHANGE), so the host finds the tape ready when
+``mtx load`` returns. The drive model (plugins/module_utils/_drive_model.py)
+supplies load_s/unload_s per generation (IBM nominal times,
+../shared/reference/lto-facts.md 4a); without them in ``mechanics`` the
+changer uses the drive's own ``profile.load_s`` / ``profile.unload_s``
+(lab seconds already). The robot and inventory times are
+the library's (defaults below, each with its source). ``mechanics_scale``
+multiplies the changer's own times (the lab runs them at a fraction of real
+time). A command that takes time returns a ``scsi.Pending`` whose
+``step(now)`` applies each phase when its time has come (the source element
+empties when the robot has picked, the drive gets the cartridge when its
+load is done) and returns the ``Result`` at the end; ``clock`` is the
+device's clock the handler polls with (tests pass a fake one).
 
 Sources for the byte layouts: SMC-3 as implemented by real libraries and
 documented in their interface manuals: Oracle StorageTek SL150 Interface
@@ -86,9 +95,9 @@ DEFAULT_SCAN_S = 5.0
 # (estimate: travel is one of pick / travel / place ... the manuals give no
 # figure; half of move_s).
 POSITION_FRACTION = 0.5
-# Drive load-to-ready and unload when the mapping has none: IBM LTO-5
-# full-height nominal times, 12 s and 17 s (lto-facts.md 4a, IBM TS4500
-# performance table), the lab's default drive.
+# Drive load-to-ready and unload when neither the mapping nor the drive's
+# profile gives one: IBM LTO-5 full-height nominal times, 12 s and 17 s
+# (lto-facts.md 4a, IBM TS4500 performance table), the lab's default drive.
 DEFAULT_LOAD_S = 12.0
 DEFAULT_UNLOAD_S = 17.0
 
@@ -148,9 +157,11 @@ def _number(mapping, key, default):
 class Changer:
     """An SMC-3 medium changer over a ``Library``; see the module docstring.
 
-    ``identity``: vendor (<= 8), product (<= 16), revision (<= 4), serial.
+    ``identity``: vendor (<= 8), product (<= 16), revision or rev (<= 4), serial.
     ``mechanics``: move_s, load_s, unload_s, scan_s (seconds, real time; the
-    defaults above apply to missing keys). ``mechanics_scale`` multiplies them.
+    defaults above apply to missing keys; load_s and unload_s first fall back
+    to each drive's ``profile``). ``mechanics_scale`` multiplies them (not the
+    drive profile's times, which the lab has scaled already).
     ``addresses``: first address of each element kind (DEFAULT_ADDRESSES).
     ``drive_luns``: per drive, the LUN of the drive on the changer's own target
     (reported in its data transfer element descriptor so the ``ch`` driver can
@@ -163,12 +174,12 @@ class Changer:
         self.library = library
         self.vendor = _check_text('vendor', identity.get('vendor'), 8)
         self.product = _check_text('product', identity.get('product'), 16)
-        self.revision = _check_text('revision', identity.get('revision', '0001'), 4)
+        self.revision = _check_text('revision', identity.get('revision', identity.get('rev', '0001')), 4)
         self.serial = _check_text('serial', identity.get('serial'), 64)
         mechanics = dict(mechanics or {})
         self.move_s = _number(mechanics, 'move_s', DEFAULT_MOVE_S)
-        self.load_s = _number(mechanics, 'load_s', DEFAULT_LOAD_S)
-        self.unload_s = _number(mechanics, 'unload_s', DEFAULT_UNLOAD_S)
+        self.load_s = _number(mechanics, 'load_s', DEFAULT_LOAD_S) if 'load_s' in mechanics else None
+        self.unload_s = _number(mechanics, 'unload_s', DEFAULT_UNLOAD_S) if 'unload_s' in mechanics else None
         self.scan_s = _number(mechanics, 'scan_s', DEFAULT_SCAN_S)
         if isinstance(mechanics_scale, bool) or not isinstance(mechanics_scale, (int, float)) or mechanics_scale < 0:
             raise ChangerConfigError('mechanics_scale must be a number >= 0 (1 = real time), got %r' % (mechanics_scale,))
@@ -259,6 +270,30 @@ class Changer:
     def seconds(self, real_s):
         """Lab seconds for ``real_s`` seconds of mechanics."""
         return real_s * self.mechanics_scale
+
+    def _drive_seconds(self, drive, mine, key, default):
+        if mine is not None:
+            return self.seconds(mine)
+        own = getattr(getattr(drive, 'profile', None), key, None)
+        if isinstance(own, (int, float)) and not isinstance(own, bool) and own >= 0:
+            return float(own)                      # the drive's profile: lab seconds already
+        return self.seconds(default)
+
+    def load_seconds(self, drive):
+        """Lab seconds from a cartridge's arrival in ``drive`` to the drive being ready."""
+        return self._drive_seconds(drive, self.load_s, 'load_s', DEFAULT_LOAD_S)
+
+    def unload_seconds(self, drive):
+        """Lab seconds the library waits for ``drive`` to unload a threaded tape."""
+        return self._drive_seconds(drive, self.unload_s, 'unload_s', DEFAULT_UNLOAD_S)
+
+    @staticmethod
+    def drive_identity(drive):
+        """(vendor, product, serial) of a drive: its ``identity`` dict (ssc.Drive) or attributes."""
+        ident = getattr(drive, 'identity', None)
+        if not isinstance(ident, dict):
+            ident = {k: getattr(drive, k, '') for k in ('vendor', 'product', 'serial')}
+        return tuple(str(ident.get(k) or '') for k in ('vendor', 'product', 'serial'))
 
     # ------------------------------------------------------------------ dispatch
     def execute(self, cdb, data_out=b''):
@@ -388,7 +423,7 @@ class Changer:
 
     # ------------------------------------------------------------------ READ ELEMENT STATUS
     def _dvcid_len(self):
-        serials = [getattr(d, 'serial', '') or '' for d in self.library.drives]
+        serials = [self.drive_identity(d)[2] for d in self.library.drives]
         return max([DVCID_LEN_MIN] + [24 + len(s) for s in serials])
 
     def descriptor_length(self, etype, voltag, dvcid):
@@ -438,10 +473,9 @@ class Changer:
                 d[off:off + 32] = pad(cart.barcode, 32)   # volume identifier, space padded; reserved + seq 0
             off += VOLUME_TAG_LEN
         if dvcid and el.etype == DT:
-            drive = self.library.drives[el.index]
+            vendor, product, serial = self.drive_identity(self.library.drives[el.index])
             ident_len = self._dvcid_len()
-            ident = (pad(getattr(drive, 'vendor', '') or '', 8) + pad(getattr(drive, 'product', '') or '', 16)
-                     + pad(getattr(drive, 'serial', '') or '', ident_len - 24))
+            ident = pad(vendor, 8) + pad(product, 16) + pad(serial, ident_len - 24)
             d[off] = 0x02                          # code set: ASCII
             d[off + 1] = 0x01                      # identifier type: T10 vendor ID
             d[off + 3] = ident_len
@@ -554,8 +588,8 @@ class Changer:
         phases = []
         if src.etype == DT:
             drive = self.library.drives[src.index]
-            unload = self.unload_s if getattr(drive, 'threaded', True) else 0.0
-            phases.append((self.seconds(unload), lambda: holder.__setitem__('cart', drive.unload_cartridge())))
+            unload = self.unload_seconds(drive) if getattr(drive, 'threaded', True) else 0.0
+            phases.append((unload, lambda: holder.__setitem__('cart', drive.unload_cartridge())))
         else:
             phases.append((0.0, lambda: holder.__setitem__('cart', self._take(src))))
 
@@ -565,21 +599,21 @@ class Changer:
                 self._source[moved.barcode] = src.address
             if dst.etype != DT:
                 self._put(dst, moved)
+            return None
+
+        def load():
+            moved = holder['cart']
+            try:
+                self.library.drives[dst.index].load_cartridge(moved)
+            except Exception as exc:  # pylint: disable=broad-exception-caught  # the drive refused it: the robot takes it back
+                self._put_back(src, moved)
+                return check_condition(MEDIUM_ERROR, ASC_LOAD_EJECT_FAILED,
+                                       note='drive %d refused %s: %s' % (dst.index, moved.barcode, exc))
+            return None
 
         phases.append((self.seconds(self.move_s), place))
         if dst.etype == DT:
-            drive_in = self.library.drives[dst.index]
-
-            def load():
-                moved = holder['cart']
-                try:
-                    drive_in.load_cartridge(moved)
-                except Exception as exc:  # the drive refused it: the robot takes it back
-                    self._put_back(src, moved)
-                    return check_condition(MEDIUM_ERROR, ASC_LOAD_EJECT_FAILED,
-                                           note='drive %d refused %s: %s' % (dst.index, moved.barcode, exc))
-                return None
-            phases.append((self.seconds(self.load_s), load))
+            phases.append((self.load_seconds(self.library.drives[dst.index]), load))
         return self._after(None, phases, good(), 'move %d -> %d (%s)' % (src.address, dst.address, cart.barcode))
 
     def _take(self, el):

@@ -40,12 +40,10 @@ MECHANICS = {'move_s': 10.0, 'load_s': 12.0, 'unload_s': 17.0, 'scan_s': 5.0}
 
 
 class StandInDrive:
-    """What the changer uses of an emulated drive (ssc.py's drive has more)."""
+    """What the changer uses of an emulated drive (ssc.Drive has more; see the real one below)."""
 
     def __init__(self, vendor='IBM', product='ULT3580-TD5', serial='1068001001', refuse=None):
-        self.vendor = vendor
-        self.product = product
-        self.serial = serial
+        self.identity = {'vendor': vendor, 'product': product, 'rev': 'G350', 'serial': serial}
         self.loaded = None
         self.threaded = False
         self.removal_prevented = False
@@ -362,6 +360,7 @@ def test_move_slot_to_drive_and_back_with_mechanical_times(lab):
     assert isinstance(pending, scsi.Pending)
     assert changer.library.slots[0] is None                 # picked at once
     assert pending.poll(clock.now) == pytest.approx(start + 0.10)   # robot: move_s 10 s x 0.01
+    assert pending.poll(start + 0.0999) == pytest.approx(start + 0.10)
     assert drive.loaded is None
     due = pending.poll(start + 0.10)
     assert due == pytest.approx(start + 0.22) and drive.loaded is None   # then the drive loads: 12 s x 0.01
@@ -449,6 +448,25 @@ def test_move_into_a_drive_that_refuses_puts_the_cartridge_back(lab):
     assert drive.loaded is None and changer.library.slots[0].barcode == 'MA1001L5'
 
 
+def test_drive_times_fall_back_to_the_drive_profile(tmp_path):
+    Cartridge.create(str(tmp_path / 'AA0001L5.cart'), 'AA0001L5')
+    clock = Clock()
+    drive = StandInDrive()
+    drive.profile = type('Profile', (), {'load_s': 0.21, 'unload_s': 0.34})()   # lab seconds, already scaled
+    changer = smc.Changer.from_config(dict(IDENTITY, slots=2, barcodes=['AA0001L5'], cartridge_dir=str(tmp_path),
+                                           mechanics={'move_s': 10}, mechanics_scale=0.01), drives=[drive],
+                                      clock=clock)
+    r, took = run(changer, move_cdb(1000, 500), clock=clock)
+    assert r.ok and took == pytest.approx(0.10 + 0.21)
+    r, took = run(changer, move_cdb(500, 1001), clock=clock)
+    assert r.ok and took == pytest.approx(0.34 + 0.10)
+    del drive.profile
+    r, took = run(changer, move_cdb(1001, 500), clock=clock)
+    assert r.ok and took == pytest.approx((10.0 + 12.0) * 0.01)   # neither: the sourced defaults
+    r, took = run(changer, move_cdb(500, 1000), clock=clock)
+    assert r.ok and took == pytest.approx((17.0 + 10.0) * 0.01)
+
+
 def test_instant_mechanics_complete_at_once(tmp_path):
     Cartridge.create(str(tmp_path / 'AA0001L5.cart'), 'AA0001L5')
     drive = StandInDrive()
@@ -460,8 +478,43 @@ def test_instant_mechanics_complete_at_once(tmp_path):
 
 def test_default_mechanics_are_the_sourced_figures(lab):
     changer = smc.Changer(lab[0].library, IDENTITY)
-    assert (changer.move_s, changer.load_s, changer.unload_s, changer.scan_s) == (10.0, 12.0, 17.0, 5.0)
+    assert (changer.move_s, changer.scan_s) == (10.0, 5.0)
+    assert (changer.load_seconds(StandInDrive()), changer.unload_seconds(StandInDrive())) == (12.0, 17.0)
     assert changer.mechanics_scale == 1.0
+
+
+def test_with_the_emulated_drive(tmp_path):
+    """The changer over ssc.Drive: its profile's load/unload times, its identity
+    for DVCID, and its PREVENT MEDIUM REMOVAL and UNLOAD steer the move."""
+    ssc = pytest.importorskip('tapedrive.ssc')
+    for code in BARCODES[:2]:
+        Cartridge.create(str(tmp_path / ('%s.cart' % code)), code)
+    clock = Clock()
+    drive = ssc.Drive({'vendor': 'IBM', 'product': 'ULT3580-TD5', 'rev': 'G350', 'serial': '1068001001'},
+                      {'generation': 5, 'load_s': 0.12, 'unload_s': 0.17, 'rewind_s': 0.5}, clock=clock)
+    changer = smc.Changer.from_config(dict(IDENTITY, slots=2, barcodes=BARCODES[:2], cartridge_dir=str(tmp_path),
+                                           mechanics={'move_s': 10.0}, mechanics_scale=0.01), drives=[drive],
+                                      clock=clock)
+    r, took = run(changer, move_cdb(1000, 500), clock=clock)
+    assert r.ok and took == pytest.approx(0.10 + 0.12) and drive.loaded.barcode == 'MA1001L5'
+    tur = drive.execute(bytes(6), b'')
+    assert (tur.sense_key, tur.asc_ascq) == (scsi.UNIT_ATTENTION, (0x28, 0x00))  # a new cartridge, ready
+    assert drive.execute(bytes(6), b'').ok
+    _, _, _, pages = parse_res(run(changer, res_cdb(4, dvcid=True))[0].data)
+    assert pages[0][4][0][52:] == b'IBM     ULT3580-TD5     1068001001'
+    assert run(drive, b'\x1e\x00\x00\x00\x01\x00', clock=clock)[0].ok           # PREVENT (st does at open)
+    r, _ = run(changer, move_cdb(500, 1000), clock=clock)
+    assert sense(r) == (scsi.ILLEGAL_REQUEST, (0x53, 0x02)) and drive.loaded is not None
+    assert run(drive, b'\x1e\x00\x00\x00\x00\x00', clock=clock)[0].ok
+    r, took = run(changer, move_cdb(500, 1000), clock=clock)                 # threaded: the library unloads it
+    assert r.ok and took == pytest.approx(0.17 + 0.10) and drive.loaded is None
+    assert run(changer, move_cdb(1001, 500), clock=clock)[0].ok
+    drive.execute(bytes(6), b'')                                             # the unit attention
+    r, _ = run(drive, b'\x1b\x00\x00\x00\x00\x00', clock=clock)                # the host unloads (mt offline)
+    assert r.ok and not drive.threaded
+    r, took = run(changer, move_cdb(500, 1001), clock=clock)
+    assert r.ok and took == pytest.approx(0.10)                              # the robot only pulls it out
+    assert changer.library.layout()['slots'] == ['MA1001L5', 'MA1002L5']
 
 
 # ----------------------------------------------------------------------------- the other commands
