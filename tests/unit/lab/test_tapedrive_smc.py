@@ -17,6 +17,7 @@ Cartridges and the library are the real ones (media.py, library.py).
 
 from __future__ import annotations
 
+import collections
 import json
 import os
 import shutil
@@ -75,7 +76,7 @@ class Clock:
         self.now += seconds
 
 
-def run(changer, cdb, data_out=b'', clock=None):
+def timed(changer, cdb, data_out=b'', clock=None):
     """Execute ``cdb``; drive a Pending to its end on the fake clock. Returns (result, seconds)."""
     start = clock.now if clock else 0.0
     result = changer.execute(bytes(cdb), data_out)
@@ -87,6 +88,11 @@ def run(changer, cdb, data_out=b'', clock=None):
         assert due > clock.now, 'a Pending must ask to be polled later than now'
         clock.now = due
     return result, (clock.now - start) if clock else 0.0
+
+
+def run(changer, cdb, data_out=b'', clock=None):
+    """Execute ``cdb`` to its end (see ``timed``); the Result."""
+    return timed(changer, cdb, data_out, clock)[0]
 
 
 @pytest.fixture
@@ -122,6 +128,9 @@ def move_cdb(src, dst, transport=0, invert=False):
                   0, 0, 1 if invert else 0, 0))
 
 
+Report = collections.namedtuple('Report', 'first count total pages')
+
+
 def parse_res(data):
     """Decode READ ELEMENT STATUS data: header and [(type, voltag, desc_len, page_bytes, [descriptor bytes])]."""
     first = int.from_bytes(data[0:2], 'big')
@@ -136,31 +145,31 @@ def parse_res(data):
         body = data[off + 8:off + 8 + plen]
         pages.append((etype, bool(flags & 0x80), dlen, plen, [body[i:i + dlen] for i in range(0, len(body), dlen)]))
         off += 8 + plen
-    return first, count, total, pages
+    return Report(first, count, total, pages)
 
 
 # ----------------------------------------------------------------------------- INQUIRY, TUR, REQUEST SENSE
 
 def test_standard_inquiry(lab):
     changer = lab[0]
-    r, _ = run(changer, b'\x12\x00\x00\x00\x60\x00')
+    r = run(changer, b'\x12\x00\x00\x00\x60\x00')
     assert r.ok and len(r.data) == 96
     assert r.data[0] == 0x08                     # peripheral qualifier 0, medium changer
     assert r.data[1] & 0x80                      # RMB
     assert r.data[8:16] == b'STK     ' and r.data[16:32] == b'L700            ' and r.data[32:36] == b'0107'
     assert r.data[6] & 0x08 == 0                 # MChngr 0: not an attached changer (mtx uses READ ELEMENT STATUS B8)
-    short, _ = run(changer, b'\x12\x00\x00\x00\x24\x00')
+    short = run(changer, b'\x12\x00\x00\x00\x24\x00')
     assert short.data == r.data[:36]             # cut to the allocation length
-    assert run(changer, b'\x12\x00\x00\x00\x05\x00')[0].data == r.data[:5]
+    assert run(changer, b'\x12\x00\x00\x00\x05\x00').data == r.data[:5]
 
 
 def test_vpd_pages(lab):
     changer = lab[0]
-    r, _ = run(changer, b'\x12\x01\x00\x00\xff\x00')
+    r = run(changer, b'\x12\x01\x00\x00\xff\x00')
     assert r.data == bytes((0x08, 0x00, 0x00, 3, 0x00, 0x80, 0x83))
-    r, _ = run(changer, b'\x12\x01\x80\x00\xff\x00')
+    r = run(changer, b'\x12\x01\x80\x00\xff\x00')
     assert r.data == bytes((0x08, 0x80, 0x00, 9)) + b'L700-1111'
-    r, _ = run(changer, b'\x12\x01\x83\x00\xff\x00')
+    r = run(changer, b'\x12\x01\x83\x00\xff\x00')
     ident = b'STK     L700            L700-1111'
     assert r.data == bytes((0x08, 0x83, 0, 4 + len(ident), 0x02, 0x01, 0, len(ident))) + ident
 
@@ -170,31 +179,31 @@ def test_vpd_pages(lab):
     (b'\x12\x00\x80\x00\xff\x00', 2),            # page code without EVPD
 ])
 def test_inquiry_invalid_fields(lab, cdb, field):
-    r, _ = run(lab[0], cdb)
+    r = run(lab[0], cdb)
     assert sense(r) == (scsi.ILLEGAL_REQUEST, (0x24, 0x00))
     assert sks(r)[:3] == (True, True, field)
 
 
 def test_test_unit_ready_and_request_sense(lab):
     changer = lab[0]
-    assert run(changer, bytes(6))[0].ok
-    r, _ = run(changer, b'\x03\x00\x00\x00\xfc\x00')
+    assert run(changer, bytes(6)).ok
+    r = run(changer, b'\x03\x00\x00\x00\xfc\x00')
     assert r.ok and len(r.data) == 18 and r.data[0] == 0x70 and r.data[2] & 0x0F == 0 and r.data[7] == 10
-    r, _ = run(changer, b'\x03\x01\x00\x00\xfc\x00')
+    r = run(changer, b'\x03\x01\x00\x00\xfc\x00')
     assert r.data == bytes((0x72, 0, 0, 0, 0, 0, 0, 0))       # descriptor format when DESC is set
-    assert run(changer, b'\x03\x00\x00\x00\x08\x00')[0].data == run(changer, b'\x03\x00\x00\x00\xfc\x00')[0].data[:8]
+    assert run(changer, b'\x03\x00\x00\x00\x08\x00').data == run(changer, b'\x03\x00\x00\x00\xfc\x00').data[:8]
 
 
 @pytest.mark.parametrize('opcode', [0x08, 0x0A, 0x1B, 0x2C, 0x4D, 0xA6, 0xB5, 0xFF])
 def test_unknown_opcodes_are_illegal_requests(lab, opcode):
     cdb = bytes((opcode,)) + bytes(scsi.cdb_length(opcode) - 1)
-    r, _ = run(lab[0], cdb)
+    r = run(lab[0], cdb)
     assert r.status == scsi.CHECK_CONDITION
     assert sense(r) == (scsi.ILLEGAL_REQUEST, (0x20, 0x00))
 
 
 def test_empty_cdb_is_an_illegal_request(lab):
-    assert sense(run(lab[0], b'')[0]) == (scsi.ILLEGAL_REQUEST, (0x20, 0x00))
+    assert sense(run(lab[0], b'')) == (scsi.ILLEGAL_REQUEST, (0x20, 0x00))
 
 
 # ----------------------------------------------------------------------------- MODE SENSE / SELECT
@@ -203,21 +212,21 @@ PAGE_1D = bytes((0x1D, 0x12, 0, 1, 0, 1, 0x03, 0xE8, 0, 4, 0, 10, 0, 1, 0x01, 0x
 
 
 def test_mode_sense6_element_address_assignment(lab):
-    r, _ = run(lab[0], b'\x1a\x08\x1d\x00\x88\x00')           # as mtx sends it (DBD, 136 bytes)
+    r = run(lab[0], b'\x1a\x08\x1d\x00\x88\x00')           # as mtx sends it (DBD, 136 bytes)
     assert r.data == bytes((3 + 20, 0, 0, 0)) + PAGE_1D
 
 
 def test_mode_sense_is_read_as_mtx_and_ch_read_it(lab):
     changer = lab[0]
     # mtx ReadAssignmentPage: page at 4 + block descriptor length; DBD set.
-    buf = run(changer, b'\x1a\x08\x1d\x00\x88\x00')[0].data
+    buf = run(changer, b'\x1a\x08\x1d\x00\x88\x00').data
     page = buf[4 + buf[3]:]
     assert (page[2] << 8 | page[3], page[4] << 8 | page[5]) == (1, 1)          # transport
     assert (page[6] << 8 | page[7], page[8] << 8 | page[9]) == (1000, 4)       # storage
     assert (page[10] << 8 | page[11], page[12] << 8 | page[13]) == (10, 1)     # import/export
     assert (page[14] << 8 | page[15], page[16] << 8 | page[17]) == (500, 1)    # data transfer
     # Linux ch_readconfig: MODE SENSE(6) without DBD first, fields at buffer[buffer[3] + 6 ...].
-    buf = run(changer, b'\x1a\x00\x1d\x00\xff\x00')[0].data
+    buf = run(changer, b'\x1a\x00\x1d\x00\xff\x00').data
     assert buf[3] == 0                                                          # no block descriptor
     firsts = [(buf[buf[3] + i] << 8) | buf[buf[3] + i + 1] for i in (6, 10, 14, 18)]
     counts = [(buf[buf[3] + i] << 8) | buf[buf[3] + i + 1] for i in (8, 12, 16, 20)]
@@ -226,12 +235,12 @@ def test_mode_sense_is_read_as_mtx_and_ch_read_it(lab):
 
 def test_mode_sense10_all_pages_and_changeable(lab):
     changer = lab[0]
-    r, _ = run(changer, b'\x5a\x00\x3f\x00\x00\x00\x00\x01\x00\x00')
+    r = run(changer, b'\x5a\x00\x3f\x00\x00\x00\x00\x01\x00\x00')
     body = PAGE_1D + bytes((0x1E, 2, 0, 0)) + bytes((0x1F, 0x12, 0x0E, 0, 0, 0x0E, 0x0E, 0x0E)) + bytes(12)
     assert r.data == (6 + len(body)).to_bytes(2, 'big') + bytes(6) + body
-    r, _ = run(changer, b'\x5a\x00\x5d\x00\x00\x00\x00\x01\x00\x00')         # PC=1: changeable values
+    r = run(changer, b'\x5a\x00\x5d\x00\x00\x00\x00\x01\x00\x00')         # PC=1: changeable values
     assert r.data[8:] == bytes((0x1D, 0x12)) + bytes(18)
-    r, _ = run(changer, b'\x5a\x00\x1d\x00\x00\x00\x00\x00\x0a\x00')         # allocation 10: cut, length kept
+    r = run(changer, b'\x5a\x00\x1d\x00\x00\x00\x00\x00\x0a\x00')         # allocation 10: cut, length kept
     assert r.data == (6 + 20).to_bytes(2, 'big') + bytes(6) + PAGE_1D[:2]
 
 
@@ -241,7 +250,7 @@ def test_mode_sense10_all_pages_and_changeable(lab):
     (b'\x1a\x00\x1d\x01\xff\x00', (0x24, 0x00), 3),     # subpage
 ])
 def test_mode_sense_errors(lab, cdb, asc, field):
-    r, _ = run(lab[0], cdb)
+    r = run(lab[0], cdb)
     assert sense(r) == (scsi.ILLEGAL_REQUEST, asc)
     assert sks(r)[:3] == (True, True, field)
 
@@ -249,14 +258,14 @@ def test_mode_sense_errors(lab, cdb, asc, field):
 def test_mode_select_accepts_current_values_only(lab):
     changer = lab[0]
     params = bytes(4) + PAGE_1D
-    assert run(changer, bytes((0x15, 0x10, 0, 0, len(params), 0)), params)[0].ok
+    assert run(changer, bytes((0x15, 0x10, 0, 0, len(params), 0)), params).ok
     changed = bytearray(params)
     changed[4 + 9] = 9                                     # ask for 9 slots
-    r, _ = run(changer, bytes((0x15, 0x10, 0, 0, len(params), 0)), bytes(changed))
+    r = run(changer, bytes((0x15, 0x10, 0, 0, len(params), 0)), bytes(changed))
     assert sense(r) == (scsi.ILLEGAL_REQUEST, (0x26, 0x00))
-    r, _ = run(changer, bytes((0x15, 0x11, 0, 0, len(params), 0)), params)   # SP: nothing saveable
+    r = run(changer, bytes((0x15, 0x11, 0, 0, len(params), 0)), params)   # SP: nothing saveable
     assert sense(r) == (scsi.ILLEGAL_REQUEST, (0x24, 0x00))
-    r, _ = run(changer, bytes((0x15, 0x10, 0, 0, len(params), 0)), params[:10])
+    r = run(changer, bytes((0x15, 0x10, 0, 0, len(params), 0)), params[:10])
     assert sense(r) == (scsi.ILLEGAL_REQUEST, (0x1A, 0x00))
 
 
@@ -264,7 +273,7 @@ def test_mode_select_accepts_current_values_only(lab):
 
 def test_read_element_status_all_types(lab):
     changer = lab[0]
-    r, _ = run(changer, res_cdb())
+    r = run(changer, res_cdb())
     first, count, total, pages = parse_res(r.data)
     assert (first, count) == (1, 7)
     assert total == len(r.data) - 8
@@ -288,73 +297,79 @@ def test_read_element_status_all_types(lab):
 def test_read_element_status_per_type_as_mtx_asks(lab):
     changer = lab[0]
     # mtx's original method: storage from StorageStart, count = NumStorage (I/E excluded).
-    r, _ = run(changer, res_cdb(2, 1000, 4, alloc=628))
+    r = run(changer, res_cdb(2, 1000, 4, alloc=628))
     first, count, total, pages = parse_res(r.data)
     assert (first, count, total) == (1000, 4, 8 + 4 * 52)
     assert [p[0] for p in pages] == [2]
     # A start inside the range and a count smaller than what is there.
-    first, count, total, pages = parse_res(run(changer, res_cdb(2, 1001, 2))[0].data)
+    first, count, total, pages = parse_res(run(changer, res_cdb(2, 1001, 2)).data)
     assert (first, count) == (1001, 2) and [d[0:2] for d in pages[0][4]] == [b'\x03\xe9', b'\x03\xea']
     # A start below the type's range starts at its first element (SL150: lowest address >= start).
-    first, count, _, _ = parse_res(run(changer, res_cdb(4, 0, 10))[0].data)
+    first, count = parse_res(run(changer, res_cdb(4, 0, 10)).data)[:2]
     assert (first, count) == (500, 1)
 
 
 def test_read_element_status_without_voltag_and_with_dvcid(lab):
     changer = lab[0]
-    _, _, _, pages = parse_res(run(changer, res_cdb(0, voltag=False))[0].data)
+    pages = parse_res(run(changer, res_cdb(0, voltag=False)).data).pages
     assert {p[2] for p in pages} == {16} and not any(p[1] for p in pages)
-    _, _, _, pages = parse_res(run(changer, res_cdb(4, dvcid=True))[0].data)
+    pages = parse_res(run(changer, res_cdb(4, dvcid=True)).data).pages
     (desc,) = pages[0][4]
     assert pages[0][2] == 52 + 34 == len(desc)
     assert desc[48:52] == bytes((0x02, 0x01, 0x00, 34))     # ASCII, T10 vendor ID, 34 bytes
     assert desc[52:] == b'IBM     ULT3580-TD5     1068001001'
-    _, _, _, pages = parse_res(run(changer, res_cdb(4, dvcid=True, voltag=False))[0].data)
+    pages = parse_res(run(changer, res_cdb(4, dvcid=True, voltag=False)).data).pages
     assert pages[0][2] == 16 + 34
     # DVCID does not change the other element types.
-    _, _, _, pages = parse_res(run(changer, res_cdb(2, dvcid=True))[0].data)
+    pages = parse_res(run(changer, res_cdb(2, dvcid=True)).data).pages
     assert pages[0][2] == 52
 
 
 def test_read_element_status_allocation_length(lab):
     changer = lab[0]
-    full = run(changer, res_cdb())[0].data
+    full = run(changer, res_cdb()).data
     for alloc in (0, 7, 8, 60, 100, len(full) - 1, len(full), len(full) + 100):
-        r, _ = run(changer, res_cdb(alloc=alloc))
+        r = run(changer, res_cdb(alloc=alloc))
         assert r.ok and r.data == full[:alloc]
     # The header keeps the counts of the whole report (SL150: "not adjusted to
     # match the allocation length"), which mtx uses to ask again with room.
-    head = run(changer, res_cdb(alloc=8))[0].data
+    head = run(changer, res_cdb(alloc=8)).data
     assert int.from_bytes(head[5:8], 'big') + 8 == len(full)
     assert int.from_bytes(head[2:4], 'big') == 7
 
 
 def test_read_element_status_errors(lab):
     changer = lab[0]
-    r, _ = run(changer, res_cdb(5))
+    r = run(changer, res_cdb(5))
     assert sense(r) == (scsi.ILLEGAL_REQUEST, (0x24, 0x00)) and sks(r) == (True, True, 1, True, 3)
-    r, _ = run(changer, res_cdb(0, 1004))                  # above every element
+    r = run(changer, res_cdb(0, 1004))                  # above every element
     assert sense(r) == (scsi.ILLEGAL_REQUEST, (0x21, 0x01)) and sks(r)[:3] == (True, True, 2)
-    r, _ = run(changer, res_cdb(3, 11))                    # above the only import/export element
+    r = run(changer, res_cdb(3, 11))                    # above the only import/export element
     assert sense(r) == (scsi.ILLEGAL_REQUEST, (0x21, 0x01))
-    r, _ = run(changer, res_cdb(0, 0, count=0))
+    r = run(changer, res_cdb(0, 0, count=0))
     assert r.ok and r.data == bytes(8)
 
 
 def test_read_element_status_as_the_ch_driver_asks(lab):
     """drivers/scsi/ch.c ch_read_element_status: one element, 255 bytes, descriptor at buffer[16]."""
     changer = lab[0]
-    r, _ = run(changer, res_cdb(4, 500, 1, alloc=255, voltag=False))
+    r = run(changer, res_cdb(4, 500, 1, alloc=255, voltag=False))
     buf = r.data
     assert (buf[16] << 8 | buf[17]) == 500
     data = buf[16:32]
     assert not data[6] & 0x80 and data[6] & 0x30 == 0x10 and data[6] & 7 == 1   # on this bus, LU valid, LUN 1
+    # ch puts the changer's LUN in byte 1 bits 7..5 (SCSI-2 style): ignored, as by real devices.
+    lun_bits = bytearray(res_cdb(4, 500, 1, alloc=255, voltag=False))
+    lun_bits[1] |= 0x20
+    assert run(changer, bytes(lun_bits)).data == buf
+    assert run(changer, b'\x1a\x20\x1d\x00\xff\x00').data == run(changer, b'\x1a\x00\x1d\x00\xff\x00').data
+    assert run(changer, b'\x07\x20\x00\x00\x00\x00').ok
 
 
 # ----------------------------------------------------------------------------- MOVE MEDIUM and its times
 
 def test_move_slot_to_drive_and_back_with_mechanical_times(lab):
-    changer, drive, clock, _ = lab
+    changer, drive, clock = lab[:3]
     start = clock.now
     pending = changer.execute(move_cdb(1000, 500), b'')
     assert isinstance(pending, scsi.Pending)
@@ -367,38 +382,38 @@ def test_move_slot_to_drive_and_back_with_mechanical_times(lab):
     result = pending.poll(start + 0.22)
     assert isinstance(result, scsi.Result) and result.ok
     assert drive.loaded.barcode == 'MA1001L5'
-    first, _, _, pages = parse_res(run(changer, res_cdb(4))[0].data)
+    pages = parse_res(run(changer, res_cdb(4)).data).pages
     desc = pages[0][4][0]
     assert desc[2] & 0x01 and desc[9] == 0x81 and desc[10:12] == (1000).to_bytes(2, 'big')   # SVALID, from slot 1
     assert desc[12:20] == b'MA1001L5'
     # Back: the drive unloads (17 s, it is threaded), then the robot moves (10 s).
-    r, took = run(changer, move_cdb(500, 1000), clock=clock)
+    r, took = timed(changer, move_cdb(500, 1000), clock=clock)
     assert r.ok and took == pytest.approx(0.27)
     assert drive.loaded is None and changer.library.slots[0].barcode == 'MA1001L5'
     assert drive.events == [('load', 'MA1001L5'), ('unload', 'MA1001L5')]
 
 
 def test_move_from_an_ejected_drive_skips_the_unload(lab):
-    changer, drive, clock, _ = lab
-    assert run(changer, move_cdb(1001, 500), clock=clock)[0].ok
+    changer, drive, clock = lab[:3]
+    assert run(changer, move_cdb(1001, 500), clock=clock).ok
     drive.threaded = False                                 # the host sent UNLOAD (mt offline) already
-    r, took = run(changer, move_cdb(500, 1001), clock=clock)
+    r, took = timed(changer, move_cdb(500, 1001), clock=clock)
     assert r.ok and took == pytest.approx(0.10)
 
 
 def test_move_slot_to_slot_and_import_export(lab):
-    changer, _, clock, _ = lab
-    r, took = run(changer, move_cdb(1003, 10), clock=clock)
+    changer, clock = lab[0], lab[2]
+    r, took = timed(changer, move_cdb(1003, 10), clock=clock)
     assert r.ok and took == pytest.approx(0.10)
     lib = changer.library
     assert lib.slots[3] is None and lib.import_export[0].barcode == 'MA1099L5'
-    _, _, _, pages = parse_res(run(changer, res_cdb(3))[0].data)
+    pages = parse_res(run(changer, res_cdb(3)).data).pages
     ie = pages[0][4][0]
     assert ie[2] == 0x39 and ie[9] == 0x81 and ie[10:12] == (1003).to_bytes(2, 'big')
-    assert run(changer, move_cdb(10, 1003), clock=clock)[0].ok
+    assert run(changer, move_cdb(10, 1003), clock=clock).ok
     assert lib.slots[3].barcode == 'MA1099L5' and lib.import_export[0] is None
-    assert sense(run(changer, move_cdb(1000, 1003), clock=clock)[0]) == (scsi.ILLEGAL_REQUEST, (0x3B, 0x0D))
-    r, took = run(changer, move_cdb(1001, 1001), clock=clock)                # pick and put back
+    assert sense(run(changer, move_cdb(1000, 1003), clock=clock)) == (scsi.ILLEGAL_REQUEST, (0x3B, 0x0D))
+    r, took = timed(changer, move_cdb(1001, 1001), clock=clock)                # pick and put back
     assert r.ok and took == pytest.approx(0.10) and lib.slots[1].barcode == 'MA1002L5'
 
 
@@ -416,7 +431,7 @@ def test_move_slot_to_slot_and_import_export(lab):
 def test_move_medium_errors(lab, cdb, asc, field):
     changer = lab[0]
     before = changer.library.layout()
-    r, _ = run(changer, cdb)
+    r = run(changer, cdb)
     assert r.status == scsi.CHECK_CONDITION and sense(r) == (scsi.ILLEGAL_REQUEST, asc)
     if field is not None:
         assert sks(r)[:3] == (True, True, field)
@@ -424,26 +439,26 @@ def test_move_medium_errors(lab, cdb, asc, field):
 
 
 def test_move_with_explicit_transport_address(lab):
-    changer, drive, clock, _ = lab
-    assert run(changer, move_cdb(1002, 500, transport=1), clock=clock)[0].ok
+    changer, drive, clock = lab[:3]
+    assert run(changer, move_cdb(1002, 500, transport=1), clock=clock).ok
     assert drive.loaded.barcode == 'MA1003L5'
 
 
 def test_move_out_of_a_locked_drive_is_prevented(lab):
-    changer, drive, clock, _ = lab
-    assert run(changer, move_cdb(1000, 500), clock=clock)[0].ok
+    changer, drive, clock = lab[:3]
+    assert run(changer, move_cdb(1000, 500), clock=clock).ok
     drive.removal_prevented = True                         # st holds the drive open (PREVENT MEDIUM REMOVAL)
-    r, _ = run(changer, move_cdb(500, 1000), clock=clock)
+    r = run(changer, move_cdb(500, 1000), clock=clock)
     assert sense(r) == (scsi.ILLEGAL_REQUEST, (0x53, 0x02))
     assert drive.loaded.barcode == 'MA1001L5'
-    _, _, _, pages = parse_res(run(changer, res_cdb(4))[0].data)
+    pages = parse_res(run(changer, res_cdb(4)).data).pages
     assert pages[0][4][0][2] == 0x01                       # full, ACCESS 0
 
 
 def test_move_into_a_drive_that_refuses_puts_the_cartridge_back(lab):
-    changer, drive, clock, _ = lab
+    changer, drive, clock = lab[:3]
     drive.refuse = 'LTO-5 cartridge in an LTO-8 drive'
-    r, _ = run(changer, move_cdb(1000, 500), clock=clock)
+    r = run(changer, move_cdb(1000, 500), clock=clock)
     assert r.status == scsi.CHECK_CONDITION and sense(r) == (scsi.MEDIUM_ERROR, (0x53, 0x00))
     assert drive.loaded is None and changer.library.slots[0].barcode == 'MA1001L5'
 
@@ -456,14 +471,14 @@ def test_drive_times_fall_back_to_the_drive_profile(tmp_path):
     changer = smc.Changer.from_config(dict(IDENTITY, slots=2, barcodes=['AA0001L5'], cartridge_dir=str(tmp_path),
                                            mechanics={'move_s': 10}, mechanics_scale=0.01), drives=[drive],
                                       clock=clock)
-    r, took = run(changer, move_cdb(1000, 500), clock=clock)
+    r, took = timed(changer, move_cdb(1000, 500), clock=clock)
     assert r.ok and took == pytest.approx(0.10 + 0.21)
-    r, took = run(changer, move_cdb(500, 1001), clock=clock)
+    r, took = timed(changer, move_cdb(500, 1001), clock=clock)
     assert r.ok and took == pytest.approx(0.34 + 0.10)
     del drive.profile
-    r, took = run(changer, move_cdb(1001, 500), clock=clock)
+    r, took = timed(changer, move_cdb(1001, 500), clock=clock)
     assert r.ok and took == pytest.approx((10.0 + 12.0) * 0.01)   # neither: the sourced defaults
-    r, took = run(changer, move_cdb(500, 1000), clock=clock)
+    r, took = timed(changer, move_cdb(500, 1000), clock=clock)
     assert r.ok and took == pytest.approx((17.0 + 10.0) * 0.01)
 
 
@@ -495,24 +510,24 @@ def test_with_the_emulated_drive(tmp_path):
     changer = smc.Changer.from_config(dict(IDENTITY, slots=2, barcodes=BARCODES[:2], cartridge_dir=str(tmp_path),
                                            mechanics={'move_s': 10.0}, mechanics_scale=0.01), drives=[drive],
                                       clock=clock)
-    r, took = run(changer, move_cdb(1000, 500), clock=clock)
+    r, took = timed(changer, move_cdb(1000, 500), clock=clock)
     assert r.ok and took == pytest.approx(0.10 + 0.12) and drive.loaded.barcode == 'MA1001L5'
     tur = drive.execute(bytes(6), b'')
     assert (tur.sense_key, tur.asc_ascq) == (scsi.UNIT_ATTENTION, (0x28, 0x00))  # a new cartridge, ready
     assert drive.execute(bytes(6), b'').ok
-    _, _, _, pages = parse_res(run(changer, res_cdb(4, dvcid=True))[0].data)
+    pages = parse_res(run(changer, res_cdb(4, dvcid=True)).data).pages
     assert pages[0][4][0][52:] == b'IBM     ULT3580-TD5     1068001001'
-    assert run(drive, b'\x1e\x00\x00\x00\x01\x00', clock=clock)[0].ok           # PREVENT (st does at open)
-    r, _ = run(changer, move_cdb(500, 1000), clock=clock)
+    assert run(drive, b'\x1e\x00\x00\x00\x01\x00', clock=clock).ok           # PREVENT (st does at open)
+    r = run(changer, move_cdb(500, 1000), clock=clock)
     assert sense(r) == (scsi.ILLEGAL_REQUEST, (0x53, 0x02)) and drive.loaded is not None
-    assert run(drive, b'\x1e\x00\x00\x00\x00\x00', clock=clock)[0].ok
-    r, took = run(changer, move_cdb(500, 1000), clock=clock)                 # threaded: the library unloads it
+    assert run(drive, b'\x1e\x00\x00\x00\x00\x00', clock=clock).ok
+    r, took = timed(changer, move_cdb(500, 1000), clock=clock)                 # threaded: the library unloads it
     assert r.ok and took == pytest.approx(0.17 + 0.10) and drive.loaded is None
-    assert run(changer, move_cdb(1001, 500), clock=clock)[0].ok
+    assert run(changer, move_cdb(1001, 500), clock=clock).ok
     drive.execute(bytes(6), b'')                                             # the unit attention
-    r, _ = run(drive, b'\x1b\x00\x00\x00\x00\x00', clock=clock)                # the host unloads (mt offline)
+    r = run(drive, b'\x1b\x00\x00\x00\x00\x00', clock=clock)                # the host unloads (mt offline)
     assert r.ok and not drive.threaded
-    r, took = run(changer, move_cdb(500, 1001), clock=clock)
+    r, took = timed(changer, move_cdb(500, 1001), clock=clock)
     assert r.ok and took == pytest.approx(0.10)                              # the robot only pulls it out
     assert changer.library.layout()['slots'] == ['MA1001L5', 'MA1002L5']
 
@@ -520,33 +535,33 @@ def test_with_the_emulated_drive(tmp_path):
 # ----------------------------------------------------------------------------- the other commands
 
 def test_initialize_element_status_scans_storage_and_import_export(lab):
-    changer, _, clock, _ = lab
-    r, took = run(changer, b'\x07\x00\x00\x00\x00\x00', clock=clock)
+    changer, clock = lab[0], lab[2]
+    r, took = timed(changer, b'\x07\x00\x00\x00\x00\x00', clock=clock)
     assert r.ok and took == pytest.approx(5 * 5.0 * 0.01)   # 4 slots + 1 import/export, 5 s each, x 0.01
     ranged = bytes((0xE7, 0x01, 0x03, 0xE8, 0, 0, 0, 2, 0, 0))    # WITH RANGE: 1000, 2 elements
-    r, took = run(changer, ranged, clock=clock)
+    r, took = timed(changer, ranged, clock=clock)
     assert r.ok and took == pytest.approx(2 * 5.0 * 0.01)
-    r, took = run(changer, bytes((0xE7, 0, 0, 0, 0, 0, 0, 0, 0, 0)), clock=clock)   # RANGE 0: everything
+    r, took = timed(changer, bytes((0xE7, 0, 0, 0, 0, 0, 0, 0, 0, 0)), clock=clock)   # RANGE 0: everything
     assert r.ok and took == pytest.approx(5 * 5.0 * 0.01)
-    r, _ = run(changer, bytes((0xE7, 0x01, 0x0F, 0xFF, 0, 0, 0, 1, 0, 0)), clock=clock)
+    r = run(changer, bytes((0xE7, 0x01, 0x0F, 0xFF, 0, 0, 0, 1, 0, 0)), clock=clock)
     assert sense(r) == (scsi.ILLEGAL_REQUEST, (0x21, 0x01))
 
 
 def test_position_to_element(lab):
-    changer, _, clock, _ = lab
-    r, took = run(changer, bytes((0x2B, 0, 0, 0, 0x01, 0xF4, 0, 0, 0, 0)), clock=clock)
+    changer, clock = lab[0], lab[2]
+    r, took = timed(changer, bytes((0x2B, 0, 0, 0, 0x01, 0xF4, 0, 0, 0, 0)), clock=clock)
     assert r.ok and took == pytest.approx(0.05)             # half a move (estimate in smc.py)
-    r, _ = run(changer, bytes((0x2B, 0, 0, 0, 0x01, 0xF5, 0, 0, 0, 0)), clock=clock)
+    r = run(changer, bytes((0x2B, 0, 0, 0, 0x01, 0xF5, 0, 0, 0, 0)), clock=clock)
     assert sense(r) == (scsi.ILLEGAL_REQUEST, (0x21, 0x01)) and sks(r)[2] == 4
-    r, _ = run(changer, bytes((0x2B, 0, 0, 0, 0x01, 0xF4, 0, 0, 1, 0)), clock=clock)
+    r = run(changer, bytes((0x2B, 0, 0, 0, 0x01, 0xF4, 0, 0, 1, 0)), clock=clock)
     assert sense(r) == (scsi.ILLEGAL_REQUEST, (0x24, 0x00)) and sks(r)[2] == 8
 
 
 def test_prevent_allow_medium_removal(lab):
     changer = lab[0]
-    assert run(changer, b'\x1e\x00\x00\x00\x01\x00')[0].ok and changer.prevent_removal
-    assert run(changer, b'\x1e\x00\x00\x00\x00\x00')[0].ok and not changer.prevent_removal
-    r, _ = run(changer, b'\x1e\x00\x00\x00\x02\x00')
+    assert run(changer, b'\x1e\x00\x00\x00\x01\x00').ok and changer.prevent_removal
+    assert run(changer, b'\x1e\x00\x00\x00\x00\x00').ok and not changer.prevent_removal
+    r = run(changer, b'\x1e\x00\x00\x00\x02\x00')
     assert sense(r) == (scsi.ILLEGAL_REQUEST, (0x24, 0x00)) and sks(r)[2] == 4
 
 
@@ -554,8 +569,8 @@ def test_prevent_allow_medium_removal(lab):
 
 def test_layout_and_sources_survive_a_restart(lab):
     changer, drive, clock, tmp_path = lab
-    assert run(changer, move_cdb(1001, 500), clock=clock)[0].ok
-    assert run(changer, move_cdb(1000, 1001), clock=clock)[0].ok
+    assert run(changer, move_cdb(1001, 500), clock=clock).ok
+    assert run(changer, move_cdb(1000, 1001), clock=clock).ok
     with open(tmp_path / 'library.json') as f:
         assert json.load(f) == {'slots': [None, 'MA1001L5', 'MA1003L5', 'MA1099L5'], 'drives': ['MA1002L5'],
                                 'import_export': [None]}
@@ -563,7 +578,7 @@ def test_layout_and_sources_survive_a_restart(lab):
     again = smc.Changer.from_config(dict(IDENTITY, slots=4, barcodes=BARCODES, cartridge_dir=str(tmp_path)),
                                     drives=[drive2], clock=clock)
     assert drive2.loaded.barcode == 'MA1002L5'
-    _, _, _, pages = parse_res(run(again, res_cdb(4))[0].data)
+    pages = parse_res(run(again, res_cdb(4)).data).pages
     assert pages[0][4][0][9] & 0x80 and pages[0][4][0][10:12] == (1001).to_bytes(2, 'big')
 
 
@@ -599,7 +614,7 @@ def test_from_json(tmp_path):
     path.write_text(json.dumps(dict(IDENTITY, slots=2, barcodes=['AA0001L5'], cartridge_dir=str(tmp_path),
                                     addresses={'slots': 4096, 'drives': 256, 'import_export': 32, 'transport': 0})))
     changer = smc.Changer.from_json(str(path), drives=[StandInDrive()])
-    first, count, _, pages = parse_res(run(changer, res_cdb())[0].data)
+    first, count, _total, pages = parse_res(run(changer, res_cdb()).data)
     assert (first, count) == (0, 5) and [p[0] for p in pages] == [1, 3, 4, 2]
     path.write_text('{not json')
     with pytest.raises(smc.ChangerConfigError, match='not valid JSON'):
@@ -624,7 +639,7 @@ def served(lab, tmp_path_factory):
     """The lab changer behind the sg shim; yields a function running a tool on it."""
     if not (shutil.which('gcc') or shutil.which('cc')):
         pytest.skip('no C compiler for the sg shim (apt-get install gcc libc6-dev)')
-    changer, drive, clock, _ = lab
+    changer, drive, clock = lab[:3]
     shim_dir = tmp_path_factory.getbasetemp() / 'sgshim'
     so = sgshim.build(str(shim_dir))
     sock_dir = tmp_path_factory.mktemp('sock')
@@ -705,7 +720,7 @@ def test_mtx_all_elements_walk(served):
     status = parse_mtx_status(proc.stdout)
     assert status['complete'] and status['drives'][0]['barcode'] == 'MA1001L5'
     assert status['drives'][0]['source_element'] == 1
-    all_types = [cdb for cdb, _ in served.server.log if cdb[0] == 0xB8 and cdb[1] & 0x0F == 0]
+    all_types = [cdb for cdb, _result in served.server.log if cdb[0] == 0xB8 and cdb[1] & 0x0F == 0]
     assert all_types and served.server.log[-1][1].asc_ascq == (0x21, 0x01)
 
 
