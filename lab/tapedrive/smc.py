@@ -62,6 +62,7 @@ ch_read_element_status).
 from __future__ import annotations
 
 import json
+import math
 import os
 import time
 
@@ -91,9 +92,9 @@ DEFAULT_MOVE_S = 10.0
 # import/export element in the range, full or empty (estimate: the manual
 # does not time an empty cell).
 DEFAULT_SCAN_S = 5.0
-# POSITION TO ELEMENT moves the robot without picking or placing: half a move
-# (estimate: travel is one of pick / travel / place ... the manuals give no
-# figure; half of move_s).
+# POSITION TO ELEMENT moves the robot without picking or placing. Estimate:
+# a move is pick + travel + place and no manual times the travel alone; the
+# lab takes half of move_s.
 POSITION_FRACTION = 0.5
 # Drive load-to-ready and unload when neither the mapping nor the drive's
 # profile gives one: IBM LTO-5 full-height nominal times, 12 s and 17 s
@@ -147,9 +148,13 @@ def check_barcode(barcode):
     return barcode
 
 
+def _seconds(value):
+    return not isinstance(value, bool) and isinstance(value, (int, float)) and math.isfinite(value) and value >= 0
+
+
 def _number(mapping, key, default):
     value = mapping.get(key, default)
-    if isinstance(value, bool) or not isinstance(value, (int, float)) or value < 0:
+    if not _seconds(value):
         raise ChangerConfigError('mechanics %s must be a number of seconds >= 0, got %r' % (key, value))
     return float(value)
 
@@ -172,6 +177,11 @@ class Changer:
     def __init__(self, library, identity, mechanics=None, mechanics_scale=1.0, addresses=None,
                  clock=time.monotonic, drive_luns=None, state_path=None):
         self.library = library
+        if not isinstance(identity, dict):
+            raise ChangerConfigError('changer identity must be a mapping of vendor, product, revision, serial, '
+                                     'got %r' % (identity,))
+        if mechanics is not None and not isinstance(mechanics, dict):
+            raise ChangerConfigError('changer mechanics must be a mapping of seconds, got %r' % (mechanics,))
         self.vendor = _check_text('vendor', identity.get('vendor'), 8)
         self.product = _check_text('product', identity.get('product'), 16)
         self.revision = _check_text('revision', identity.get('revision', identity.get('rev', '0001')), 4)
@@ -181,7 +191,7 @@ class Changer:
         self.load_s = _number(mechanics, 'load_s', DEFAULT_LOAD_S) if 'load_s' in mechanics else None
         self.unload_s = _number(mechanics, 'unload_s', DEFAULT_UNLOAD_S) if 'unload_s' in mechanics else None
         self.scan_s = _number(mechanics, 'scan_s', DEFAULT_SCAN_S)
-        if isinstance(mechanics_scale, bool) or not isinstance(mechanics_scale, (int, float)) or mechanics_scale < 0:
+        if not _seconds(mechanics_scale):
             raise ChangerConfigError('mechanics_scale must be a number >= 0 (1 = real time), got %r' % (mechanics_scale,))
         self.mechanics_scale = float(mechanics_scale)
         self.clock = clock
@@ -190,6 +200,10 @@ class Changer:
         addr.update(addresses or {})
         self.addresses = addr
         luns = list(drive_luns or [])
+        for lun in luns:
+            if lun is not None and (isinstance(lun, bool) or not isinstance(lun, int) or not 0 <= lun <= 7):
+                raise ChangerConfigError('drive_luns entries must be LUNs 0-7 (the 3-bit field of the data '
+                                         'transfer element descriptor) or null, got %r' % (lun,))
         self.drive_luns = (luns + [None] * len(library.drives))[:len(library.drives)]
         self._build_elements()
         self.state_path = state_path
@@ -275,7 +289,7 @@ class Changer:
         if mine is not None:
             return self.seconds(mine)
         own = getattr(getattr(drive, 'profile', None), key, None)
-        if isinstance(own, (int, float)) and not isinstance(own, bool) and own >= 0:
+        if _seconds(own):
             return float(own)                      # the drive's profile: lab seconds already
         return self.seconds(default)
 

@@ -596,6 +596,9 @@ def test_layout_and_sources_survive_a_restart(lab):
     ({'addresses': {'slots': 65534}}, '16-bit'),
     ({'addresses': {'robot': 1}}, 'keys among'),
     ({'mechanics': {'move_s': -1}}, 'move_s must be'),
+    ({'mechanics': {'load_s': float('nan')}}, 'load_s must be'),
+    ({'mechanics_scale': float('inf')}, 'mechanics_scale'),
+    ({'drive_luns': [8]}, 'LUNs 0-7'),
     ({'mechanics': {'travel_s': 1}}, 'keys among'),
     ({'mechanics_scale': 'fast'}, 'mechanics_scale'),
     ({'cartridge_dir': '/nonexistent/x'}, 'not a directory'),
@@ -621,6 +624,13 @@ def test_from_json(tmp_path):
     path.write_text('{not json')
     with pytest.raises(smc.ChangerConfigError, match='not valid JSON'):
         smc.Changer.from_json(str(path), drives=[StandInDrive()])
+
+
+def test_identity_must_be_a_mapping(lab):
+    with pytest.raises(smc.ChangerConfigError, match='identity must be a mapping'):
+        smc.Changer(lab[0].library, ['STK', 'L700'])
+    with pytest.raises(smc.ChangerConfigError, match='mechanics must be a mapping'):
+        smc.Changer(lab[0].library, IDENTITY, mechanics=[10.0])
 
 
 def test_library_without_drive_or_slot_is_refused(tmp_path):
