@@ -20,6 +20,7 @@ from __future__ import annotations
 import collections
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -712,6 +713,24 @@ def test_mtx_load_unload_transfer(served):
     assert [(s['full'], s['barcode']) for s in status['slots']] == [
         (True, 'MA1001L5'), (True, 'MA1002L5'), (True, 'MA1003L5'), (False, None), (True, 'MA1099L5')]
     assert served.changer.library.layout()['import_export'] == ['MA1099L5']
+
+
+@needs_mtx
+def test_mtx_output_fits_the_lab_integration_tests(served):
+    """The patterns tests/integration/test_lab.py reads mtx with (written against tgt's changer)."""
+    assert mtx(served, 'load', '1', '0').returncode == 0
+    out = mtx(served, 'status').stdout
+    tags = re.findall(r'VolumeTag\s*=\s*([A-Z0-9]+)\s*$', out, re.M)
+    assert sorted(tags) == sorted(BARCODES)
+    loaded = re.search(r'Data Transfer Element 0:Full \(Storage Element (\d+) Loaded\):VolumeTag\s*=\s*(\S+)', out)
+    assert loaded.groups() == ('1', 'MA1001L5')
+    assert re.search(r'Storage Element (\d+):Full :VolumeTag=%s' % 'MA1099L5', out).group(1) == '4'
+    script = 'unload 1 0 load 4 0 unload 4 0 load 1 0'.split()   # the data-cartridge test's sequence, one mtx run
+    proc = mtx(served, *script)
+    assert proc.returncode == 0, proc.stderr
+    assert served.drive.loaded.barcode == 'MA1001L5'
+    assert served.drive.events == [('load', 'MA1001L5'), ('unload', 'MA1001L5'), ('load', 'MA1099L5'),
+                                   ('unload', 'MA1099L5'), ('load', 'MA1001L5')]
 
 
 @needs_mtx
