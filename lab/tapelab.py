@@ -4,15 +4,23 @@
 
 Each guest is a user-mode-linux kernel booted on this machine's root
 filesystem (read-only, tmpfs overlay) with the real ``st``, ``sg`` and ``ch``
-drivers. Inside it, Debian's ``tgt`` emulates one LTO drive and one medium
-changer with K barcoded cartridges; open-iscsi logs in over the guest's
-loopback, so the guest gets ``/dev/nst0`` and a changer ``/dev/sgN``. Each
-guest owns an ext4 source tree (a ubd block device) mounted at
-``/srv/backup-src`` and runs sshd reachable on ``127.0.0.1:222N`` through
+drivers. Inside it, one LTO drive and one medium changer with K barcoded
+cartridges appear as ``/dev/nst0`` and a changer ``/dev/sgN``:
+
+* ``--drive emulated`` (default): lab/tapedrive answers every SCSI command
+  of both LUNs through LIO TCMU + tcm_loop, and the drive has physics (buffer,
+  speed steps, back-hitches, log pages) from the collection's drive model,
+  scaled per guest (``SPREAD``);
+* ``--drive tgt``: Debian's ``tgt`` over open-iscsi on the guest's loopback
+  (no physics; the lab before the emulated drive).
+
+Each guest owns an ext4 source tree (a ubd block device) mounted at
+``/srv/backup-src``, read through a cgroup io.max throttle where ``SPREAD``
+sets one, and runs sshd reachable on ``127.0.0.1:222N`` through
 ``vde_switch`` + ``vde_plug`` (libslirp).
 
-Usage: lab/tapelab up [-n N] [-k K] | down [--purge] | status [--json] |
-inventory [-o PATH] | ssh HOST [CMD...]
+Usage: lab/tapelab up [-n N] [-k K] [--drive emulated|tgt] | down [--purge] |
+status [--json] | inventory [-o PATH] | ssh HOST [CMD...]
 
 State lives in one run directory (``TAPEOPS_LAB_DIR``, default
 ``/var/tmp/tapeops-lab``): pids, sockets, keys, cartridge images, logs and the
@@ -22,7 +30,9 @@ See docs/lab.md.
 
 import argparse
 import fcntl
+import glob
 import hashlib
+import importlib.util
 import json
 import os
 import random
@@ -54,22 +64,58 @@ APT_PACKAGES = (
 )
 
 # Drive identities: index 1..3. Generation is the LTO generation the
-# collection should detect from vendor/product.
+# collection should detect from vendor/product; maker and form_factor are
+# what _drive_model.lookup() takes for the drive's physics.
 IDENTITIES = (
     {
         'vendor': 'IBM', 'product': 'ULT3580-TD5', 'rev': 'G350', 'serial': '1068001001',
-        'generation': 5, 'suffix': 'L5', 'form': 'full-height',
+        'generation': 5, 'suffix': 'L5', 'form': 'full-height', 'maker': 'IBM', 'form_factor': 'FH',
     },
     {
         'vendor': 'HP', 'product': 'Ultrium 6-SCSI', 'rev': '35GD', 'serial': 'HU1330A002',
-        'generation': 6, 'suffix': 'L6', 'form': 'full-height',
+        'generation': 6, 'suffix': 'L6', 'form': 'full-height', 'maker': 'HPE', 'form_factor': None,
     },
     {
         'vendor': 'IBM', 'product': 'ULT3580-TD8', 'rev': 'KAJ0', 'serial': '1013003003',
-        'generation': 8, 'suffix': 'L8', 'form': 'full-height',
+        'generation': 8, 'suffix': 'L8', 'form': 'full-height', 'maker': 'IBM', 'form_factor': 'FH',
     },
 )
 CHANGER = {'vendor': 'STK', 'product': 'L700', 'rev': '0107'}
+
+DRIVE_MODES = ('emulated', 'tgt')
+DEFAULT_GUESTS = 3
+
+# The default lab's spread (docs/lab.md): per guest, the time scale of its
+# drive (every rate and the buffer times ``scale``; back-hitch time as is) and
+# the read limit on its source disk (cgroup v2 io.max, bytes/s; None: none).
+#   lab-ma1  IBM LTO-5 at 0.10: steps 14..7 MB/s, buffer 25.6 MB; source not
+#            throttled (the guest reads it far above 14 MB/s)   -> streaming
+#   lab-ma2  HP LTO-6 at 0.25: steps 40..13.5 MB/s, buffer 73 MB; source
+#            limited to 20 MB/s, between floor and top           -> speed-matched
+#   lab-ma3  IBM LTO-8 at 0.10: steps 36.5..11.2 MB/s, buffer 66 MB; source
+#            limited to 3 MB/s, below the floor                  -> shoe-shining
+SPREAD = {
+    1: {'scale': 0.10, 'source_rbps': None, 'expect': 'streaming'},
+    2: {'scale': 0.25, 'source_rbps': 20000000, 'expect': 'speed-matched'},
+    3: {'scale': 0.10, 'source_rbps': 3000000, 'expect': 'shoe-shining'},
+}
+# Mechanical times (load, unload, rewind, locate, changer moves) run this
+# many times faster than the drive model's (55 s rewind -> 1.1 s): the lab
+# stays fast; their ratios stay the model's.
+MECH_DIVISOR = 50.0
+# Changer robot time per move (seconds, real): smc.py's default (Exabyte
+# autoloader, "less than 10 seconds"), divided like the drive's mechanics.
+CHANGER_MOVE_S = 10.0
+DRIVE_MODEL = os.path.join(ROOT, 'plugins', 'module_utils', '_drive_model.py')
+# Fields of the drive model the physics uses, with the defaults used when the
+# model lacks one (an IBM LTO-5 full-height drive; see lab/tapedrive/physics.py).
+PROFILE_DEFAULTS = {
+    'native_mb_s': 140.0, 'speed_steps_mb_s': [140.0, 122.5, 105.0, 87.5, 70.0], 'speed_floor_mb_s': 70.0,
+    'buffer_mb': 256.0, 'backhitch_s': 3.0, 'load_s': 12.0, 'unload_s': 17.0, 'rewind_s': 55.0,
+    'locate_s': 45.0, 'compression_ratio': 2.0, 'density_code': None, 'native_capacity_gb': 1500,
+}
+# The generation's own density code when the model gives none (SSC density codes, LTO-1..10).
+OWN_DENSITY = {1: 0x40, 2: 0x42, 3: 0x44, 4: 0x46, 5: 0x58, 6: 0x5A, 7: 0x5C, 8: 0x5E, 9: 0x60, 10: 0x62}
 
 
 class LabError(Exception):
@@ -95,14 +141,17 @@ def data_barcode(index):
     return 'MA%d099%s' % (index, IDENTITIES[index - 1]['suffix'])
 
 
-def guest_spec(index, carts, run_dir, port_base=BASE_PORT):
+def guest_spec(index, carts, run_dir, port_base=BASE_PORT, drive_mode='emulated'):
     """Everything that describes guest ``index`` (1-based), as a dict."""
     if not 1 <= index <= MAX_GUESTS:
         raise LabError('guest index %d out of range: the lab has identities for 1..%d guests' % (index, MAX_GUESTS))
     if not 1 <= carts <= 20:
         raise LabError('cartridges per guest must be 1..20, got %d' % carts)
+    if drive_mode not in DRIVE_MODES:
+        raise LabError('drive mode must be one of %s, got %r' % (', '.join(DRIVE_MODES), drive_mode))
     ident = IDENTITIES[index - 1]
     name = guest_name(index)
+    spread = SPREAD[index]
     return {
         'index': index,
         'name': name,
@@ -115,6 +164,122 @@ def guest_spec(index, carts, run_dir, port_base=BASE_PORT):
         'scratch': barcodes(index, carts),
         'data': [data_barcode(index)],
         'load_slot': 1,
+        'drive_mode': drive_mode,
+        'scale': spread['scale'],
+        'source_rbps': spread['source_rbps'],
+        'expect': spread['expect'],
+    }
+
+
+def load_drive_model(path=DRIVE_MODEL):
+    """The collection's drive model module (pure Python), or None when it cannot be imported."""
+    try:
+        spec = importlib.util.spec_from_file_location('tapeops_lab_drive_model', path)
+        module = importlib.util.module_from_spec(spec)
+        sys.modules[spec.name] = module     # dataclasses look their module up while the class is built
+        spec.loader.exec_module(module)
+        return module
+    except (OSError, ImportError, SyntaxError, AttributeError):
+        sys.modules.pop('tapeops_lab_drive_model', None)
+        return None
+
+
+def model_dict(ident, model=None):
+    """``lookup(generation, form_factor, maker).as_dict()`` for a lab identity, or {} (then the defaults apply)."""
+    if model is None:
+        return {}
+    try:
+        return dict(model.lookup(ident['generation'], ident.get('form_factor'), ident.get('maker')).as_dict())
+    except (ValueError, TypeError, AttributeError, KeyError):
+        return {}
+
+
+def drive_profile(ident, scale, mech_divisor=MECH_DIVISOR, model=None):
+    """The physics profile of a lab drive (lab/tapedrive/physics.py ``Profile``), from the drive model.
+
+    ``model``: the ``lookup(...).as_dict()`` of the drive (fields missing from
+    it fall back to PROFILE_DEFAULTS and are listed under ``defaulted``).
+    Rates (native, steps, floor) and the buffer are multiplied by ``scale``;
+    back-hitch time stays; load/unload/rewind/locate are divided by ``mech_divisor``.
+    """
+    if not 0 < scale <= 1:
+        raise LabError('scale must be in (0, 1], got %r' % (scale,))
+    model = dict(model or {})
+    defaulted = []
+
+    def get(key):
+        value = model.get(key)
+        if value in (None, '', []):
+            defaulted.append(key)
+            return PROFILE_DEFAULTS[key]
+        return value
+
+    native = float(get('native_mb_s'))
+    steps = [float(v) for v in get('speed_steps_mb_s')]
+    floor = float(get('speed_floor_mb_s'))
+    if 'speed_steps_mb_s' in defaulted and 'native_mb_s' not in defaulted:
+        steps = [native] + ([floor] if floor < native else [])
+    density = model.get('density_code')
+    if isinstance(density, str) and density:
+        density = int(density, 16)
+    if not density:
+        density = OWN_DENSITY.get(int(ident['generation']), 0)
+        defaulted.append('density_code')
+    estimated = model.get('estimated') or {}
+    return {
+        'generation': int(ident['generation']),
+        'label': model.get('label') or 'LTO-%d' % int(ident['generation']),
+        'scale': scale,
+        'mech_divisor': mech_divisor,
+        'native_mb_s': round(native * scale, 6),
+        'speed_steps_mb_s': [round(v * scale, 6) for v in sorted(steps, reverse=True)],
+        'speed_floor_mb_s': round(min(steps + [floor]) * scale, 6),
+        'buffer_mb': round(float(get('buffer_mb')) * scale, 6),
+        'backhitch_s': float(get('backhitch_s')),
+        'load_s': round(float(get('load_s')) / mech_divisor, 6),
+        'unload_s': round(float(get('unload_s')) / mech_divisor, 6),
+        'rewind_s': round(float(get('rewind_s')) / mech_divisor, 6),
+        'locate_s': round(float(get('locate_s')) / mech_divisor, 6),
+        'compression_ratio': float(get('compression_ratio')),
+        'density_code': density,
+        'native_capacity_gb': float(get('native_capacity_gb')),
+        'estimated': dict(estimated) if isinstance(estimated, dict) else {},
+        'defaulted': sorted(set(defaulted)),
+        'real': {k: model.get(k) for k in ('native_mb_s', 'speed_floor_mb_s', 'buffer_mb', 'load_s', 'unload_s',
+                                           'rewind_s', 'locate_s') if model.get(k) is not None},
+    }
+
+
+def tapedrive_config(spec, profile, run_dir_in_guest='/run/tapelab'):
+    """The config of the guest's tapedrive process (lab/tapedrive/__main__.py)."""
+    drive = spec['drive']
+    index = spec['index']
+    real = profile.get('real') or {}
+    return {
+        'name': spec['name'],
+        'state_dir': run_dir_in_guest,
+        'cartridge_dir': run_dir_in_guest + '/cartridges',
+        'target_wwn': '5001405aaaaaa%03d' % index,
+        'initiator_wwn': '5001405bbbbbb%03d' % index,
+        'drives': [{
+            'name': 'tape0',
+            'identity': {'vendor': drive['vendor'], 'product': drive['product'], 'rev': drive['rev'],
+                         'serial': drive['serial']},
+            'profile': profile,
+        }],
+        'changer': {
+            'name': 'changer0',
+            'identity': {'vendor': spec['changer']['vendor'], 'product': spec['changer']['product'],
+                         'revision': spec['changer']['rev'], 'serial': spec['changer']['serial']},
+            'slots': len(spec['barcodes']),
+            'import_export': 1,
+            # real seconds; the changer multiplies them by mechanics_scale
+            'mechanics': {'move_s': CHANGER_MOVE_S, 'load_s': float(real.get('load_s') or PROFILE_DEFAULTS['load_s']),
+                          'unload_s': float(real.get('unload_s') or PROFILE_DEFAULTS['unload_s'])},
+            'mechanics_scale': 1.0 / float(profile.get('mech_divisor') or MECH_DIVISOR),
+            'layout': {'slots': list(spec['barcodes']), 'drives': [None]},
+        },
+        'trace': False,
     }
 
 
@@ -139,6 +304,9 @@ def guest_env(spec, modroot, cart_mb):
         ('TAPELAB_LOAD_SLOT', str(spec['load_slot'])),
         ('TAPELAB_DATA_SEED', ' '.join('%d:%s' % (spec['barcodes'].index(b) + 1, b) for b in spec['data'])),
         ('TAPELAB_CART_MB', str(cart_mb)),
+        ('TAPELAB_DRIVE_MODE', spec.get('drive_mode', 'emulated')),
+        ('TAPELAB_SOURCE_RBPS', str(spec['source_rbps']) if spec.get('source_rbps') else ''),
+        ('TAPELAB_SCALE', str(spec.get('scale', ''))),
     ]
     return ''.join('%s=%s\n' % (k, shlex.quote(v)) for k, v in values)
 
@@ -170,6 +338,13 @@ def apply_booted_cartridges(spec, env):
     spec['scratch'] = [b for b in spec['barcodes'] if b not in spec['data']]
     if env.get('TAPELAB_LOAD_SLOT', '').isdigit():
         spec['load_slot'] = int(env['TAPELAB_LOAD_SLOT'])
+    # older guest.env files have no drive mode: they ran tgt
+    spec['drive_mode'] = env.get('TAPELAB_DRIVE_MODE') or 'tgt'
+    spec['source_rbps'] = int(env['TAPELAB_SOURCE_RBPS']) if env.get('TAPELAB_SOURCE_RBPS', '').isdigit() else None
+    try:
+        spec['scale'] = float(env['TAPELAB_SCALE'])
+    except (KeyError, ValueError):
+        pass
     return spec
 
 
@@ -252,10 +427,22 @@ def _yaml_lines(value, indent):
     return lines
 
 
-def host_vars(spec, ready, run_dir):
-    """Inventory variables of one guest (documented in docs/lab.md)."""
+def model_overrides(profile):
+    """The scaled drive as ``tapeops_drives[].model`` overrides (_drive_model.OVERRIDABLE fields)."""
+    keys = ('native_mb_s', 'speed_steps_mb_s', 'speed_floor_mb_s', 'buffer_mb', 'backhitch_s', 'load_s',
+            'unload_s', 'rewind_s', 'locate_s', 'compression_ratio')
+    return {k: profile[k] for k in keys if k in profile}
+
+
+def host_vars(spec, ready, run_dir, profile=None):
+    """Inventory variables of one guest (documented in docs/lab.md).
+
+    ``profile``: the emulated drive's physics profile (drive_profile()); with
+    it the guest's ``tapeops_drives`` tells the collection the drive it really
+    has (the model scaled as the lab runs it).
+    """
     drive = spec['drive']
-    return {
+    hv = {
         'ansible_host': '127.0.0.1',
         'ansible_port': spec['port'],
         'ansible_user': 'root',
@@ -285,14 +472,34 @@ def host_vars(spec, ready, run_dir):
         'tapeops_lab_loaded_barcode': spec['barcodes'][spec['load_slot'] - 1] if spec['load_slot'] else '',
         'tapeops_allowed_barcodes': list(spec['scratch']),
         'tapeops_lab_source_dir': '/srv/backup-src',
+        'tapeops_lab_drive_mode': spec.get('drive_mode', 'emulated'),
+        'tapeops_lab_spread': {
+            'expect': spec.get('expect'),
+            'scale': spec.get('scale'),
+            'source_rbps': spec.get('source_rbps') or 0,
+        },
     }
+    if profile and spec.get('drive_mode', 'emulated') == 'emulated':
+        hv['tapeops_lab_drive_profile'] = {k: v for k, v in profile.items() if k not in ('real', 'estimated')}
+        generation = 'LTO-%d' % drive['generation']
+        if drive.get('form_factor'):
+            generation += ' ' + drive['form_factor']
+        hv['tapeops_drives'] = [{
+            'nst': ready.get('nst', '/dev/nst0'),
+            'generation': generation,
+            'vendor': drive.get('maker') or drive['vendor'],
+            'speed_floor_mb_s': profile['speed_floor_mb_s'],
+            'model': model_overrides(profile),
+        }]
+    return hv
 
 
-def render_inventory(specs, readies, run_dir):
+def render_inventory(specs, readies, run_dir, profiles=None):
     """The generated inventory (YAML) for the given guests."""
     hosts = {}
     for spec in specs:
-        hosts[spec['name']] = host_vars(spec, readies.get(spec['name'], {}), run_dir)
+        hosts[spec['name']] = host_vars(spec, readies.get(spec['name'], {}), run_dir,
+                                        (profiles or {}).get(spec['name']))
     tree = {'all': {'children': {'media_agents': {'hosts': hosts}}}}
     head = [
         '# Generated by lab/tapelab inventory from %s: do not edit, it is rewritten on every `up`.' % run_dir,
@@ -432,7 +639,8 @@ class Lab:
         return fd
 
     def specs(self, state):
-        return [guest_spec(i, state['carts'], self.run_dir, state.get('port_base', BASE_PORT))
+        return [guest_spec(i, state['carts'], self.run_dir, state.get('port_base', BASE_PORT),
+                           state.get('drive', 'tgt'))
                 for i in range(1, state['guests'] + 1)]
 
     # -- preparation --------------------------------------------------------
@@ -526,23 +734,14 @@ class Lab:
         say('source tree template %s (%.1f s)' % (img, time.monotonic() - start))
         return img
 
-    def prepare_guest(self, spec, state, key):
+    def prepare_guest(self, spec, state, key, model=None):
         d = spec['dir']
         carts = os.path.join(d, 'cartridges')
         os.makedirs(carts, exist_ok=True)
-        for b in spec['barcodes']:
-            path = os.path.join(carts, b)
-            if not os.path.exists(path):
-                run(['tgtimg', '--op', 'new', '--device-type', 'tape', '--barcode', b,
-                     '--size', str(state['cart_mb']), '--type', 'data', '--thin-provisioning', '--file', path])
-        notape = os.path.join(carts, 'notape')
-        if not os.path.exists(notape):
-            run(['tgtimg', '--op', 'new', '--device-type', 'tape', '--barcode', 'NOTAPE',
-                 '--size', '1', '--type', 'clean', '--file', notape])
-        smc = os.path.join(carts, 'smc')
-        if not os.path.exists(smc):
-            with open(smc, 'wb') as f:
-                f.write(b'\0' * 1024)
+        if spec.get('drive_mode') == 'tgt':
+            self.prepare_tgt_cartridges(spec, state, carts)
+        else:
+            self.prepare_emulated(spec, state, carts, model)
         src = os.path.join(d, 'source.img')
         if not os.path.exists(src):
             run(['cp', '--sparse=always', self.source_template(), src])
@@ -561,6 +760,67 @@ class Lab:
                 os.unlink(os.path.join(d, name))
             except FileNotFoundError:
                 pass
+
+    @staticmethod
+    def prepare_tgt_cartridges(spec, state, carts):
+        for b in spec['barcodes']:
+            path = os.path.join(carts, b)
+            if not os.path.exists(path):
+                run(['tgtimg', '--op', 'new', '--device-type', 'tape', '--barcode', b,
+                     '--size', str(state['cart_mb']), '--type', 'data', '--thin-provisioning', '--file', path])
+        notape = os.path.join(carts, 'notape')
+        if not os.path.exists(notape):
+            run(['tgtimg', '--op', 'new', '--device-type', 'tape', '--barcode', 'NOTAPE',
+                 '--size', '1', '--type', 'clean', '--file', notape])
+        smc = os.path.join(carts, 'smc')
+        if not os.path.exists(smc):
+            with open(smc, 'wb') as f:
+                f.write(b'\0' * 1024)
+
+    @staticmethod
+    def prepare_emulated(spec, state, carts, model):
+        """Cartridge files, the tapedrive package and its config for an emulated drive."""
+        if HERE not in sys.path:
+            sys.path.insert(0, HERE)
+        from tapedrive import media  # pylint: disable=import-outside-toplevel
+        ident = spec['drive']
+        profile = drive_profile(ident, spec['scale'], MECH_DIVISOR, model_dict(ident, model))
+        density = profile['density_code']
+        for b in spec['barcodes']:
+            path = os.path.join(carts, b + '.cart')
+            if os.path.exists(path):
+                continue
+            cart = media.Cartridge.create(path, b, generation=ident['generation'], density_code=density,
+                                          capacity_bytes=int(state['cart_mb']) * 1000 * 1000)
+            cart.close()
+        # Every boot starts with the cartridges in their home slots (guest-init then loads one):
+        # the layout a previous run left is dropped.
+        for name in ('library.json', 'changer-state.json'):
+            try:
+                os.unlink(os.path.join(carts, name))
+            except FileNotFoundError:
+                pass
+        pylib = os.path.join(spec['dir'], 'pylib', 'tapedrive')
+        shutil.rmtree(os.path.dirname(pylib), ignore_errors=True)
+        os.makedirs(pylib)
+        for src in glob.glob(os.path.join(HERE, 'tapedrive', '*.py')):
+            shutil.copy2(src, pylib)
+        config = tapedrive_config(spec, profile)
+        with open(os.path.join(spec['dir'], 'tapedrive.json'), 'w') as f:
+            json.dump(config, f, indent=1)
+        for name in ('tapedrive.ready', 'tapedrive.log', 'tape0-stats.json'):
+            try:
+                os.unlink(os.path.join(spec['dir'], name))
+            except FileNotFoundError:
+                pass
+
+    def booted_profile(self, spec):
+        """The drive profile a running guest was booted with (its tapedrive.json), or None."""
+        try:
+            with open(os.path.join(spec['dir'], 'tapedrive.json')) as f:
+                return json.load(f)['drives'][0]['profile']
+        except (OSError, ValueError, KeyError, IndexError, TypeError):
+            return None
 
     def write_known_hosts(self, specs):
         lines = []
@@ -718,7 +978,7 @@ class Lab:
             return 1, result
         return 3, result
 
-    def up(self, guests, carts, cart_mb, mem_mb, timeout):
+    def up(self, guests, carts, cart_mb, mem_mb, timeout, drive=None):
         fd = self.lock()
         try:
             code, current = self.status()
@@ -726,6 +986,9 @@ class Lab:
             if code == 0:
                 if state['guests'] != guests and guests is not None:
                     raise LabError('the lab is up with %d guests; run lab/tapelab down first to change it' % state['guests'])
+                if drive is not None and state.get('drive', 'tgt') != drive:
+                    raise LabError('the lab is up with %s drives; run lab/tapelab down first to change it' %
+                                   state.get('drive', 'tgt'))
                 say('already up (no change):')
                 self.print_status(current)
                 self.write_inventories(state)
@@ -737,8 +1000,13 @@ class Lab:
             self.ensure_packages()
             if not os.path.exists(UML):
                 raise LabError('%s missing: apt-get install user-mode-linux' % UML)
+            drive = drive or os.environ.get('TAPEOPS_LAB_DRIVE') or 'emulated'
+            if drive not in DRIVE_MODES:
+                raise LabError('drive mode must be one of %s (TAPEOPS_LAB_DRIVE), got %r' % (
+                    ', '.join(DRIVE_MODES), drive))
             state = {
-                'guests': guests or int(os.environ.get('TAPEOPS_LAB_GUESTS') or 2),
+                'drive': drive,
+                'guests': guests or int(os.environ.get('TAPEOPS_LAB_GUESTS') or DEFAULT_GUESTS),
                 'carts': carts or int(os.environ.get('TAPEOPS_LAB_CARTRIDGES') or 3), 'cart_mb': cart_mb or 4096,
                 'mem_mb': mem_mb or 1024, 'source': ROOT,
                 'port_base': int(os.environ.get('TAPEOPS_LAB_PORT_BASE') or BASE_PORT),
@@ -751,8 +1019,11 @@ class Lab:
                                'lab other ports with TAPEOPS_LAB_PORT_BASE (guest N listens on base+N)' % ', '.join(busy))
             shim = self.shim()
             key = self.ssh_key()
+            model = load_drive_model() if drive == 'emulated' else None
+            if drive == 'emulated' and model is None:
+                say('warning: cannot import %s: the drives run on the stated defaults (an LTO-5)' % DRIVE_MODEL)
             for spec in specs:
-                self.prepare_guest(spec, state, key)
+                self.prepare_guest(spec, state, key, model)
             self.write_known_hosts(specs)
             prepared = time.monotonic()
             say('prepared run dir %s in %.1f s' % (self.run_dir, prepared - start))
@@ -765,8 +1036,16 @@ class Lab:
                 raise
             for spec in specs:
                 secs, uptime = boot[spec['name']]
-                say('%s up in %.1f s (guest uptime %s s at ready), ssh -p %d root@127.0.0.1, drive %s %s' % (
-                    spec['name'], secs, uptime, spec['port'], spec['drive']['vendor'], spec['drive']['product']))
+                extra = ''
+                if drive == 'emulated':
+                    prof = self.booted_profile(spec) or {}
+                    extra = ' (emulated at scale %g: %g..%g MB/s, buffer %g MB; source %s)' % (
+                        spec['scale'], prof.get('native_mb_s', 0), prof.get('speed_floor_mb_s', 0),
+                        prof.get('buffer_mb', 0),
+                        '%g MB/s max' % (spec['source_rbps'] / 1e6) if spec['source_rbps'] else 'not throttled')
+                say('%s up in %.1f s (guest uptime %s s at ready), ssh -p %d root@127.0.0.1, drive %s %s%s' % (
+                    spec['name'], secs, uptime, spec['port'], spec['drive']['vendor'], spec['drive']['product'],
+                    extra))
             state['up_seconds'] = round(time.monotonic() - start, 1)
             state['boot_seconds'] = {n: round(b[0], 1) for n, b in boot.items()}
             self.save_state(state)
@@ -881,7 +1160,8 @@ class Lab:
         """Write the generated inventory into the run dir and the checkout's inventories/lab/."""
         specs = self.booted_specs(state)
         readies = {s['name']: self.read_ready(s) for s in specs}
-        text = render_inventory(specs, readies, self.run_dir)
+        profiles = {s['name']: self.booted_profile(s) for s in specs if s.get('drive_mode') == 'emulated'}
+        text = render_inventory(specs, readies, self.run_dir, profiles)
         targets = [self.inventory_path()]
         # The checkout's inventories/lab/hosts.yml belongs to the default lab;
         # a lab in another run dir (tests, measurements) leaves it alone.
@@ -900,7 +1180,7 @@ class Lab:
         hv_dir = os.path.join(self.run_dir, 'host_vars')
         os.makedirs(hv_dir, exist_ok=True)
         for spec in specs:
-            hv = host_vars(spec, readies[spec['name']], self.run_dir)
+            hv = host_vars(spec, readies[spec['name']], self.run_dir, profiles.get(spec['name']))
             tmp = os.path.join(hv_dir, spec['name'] + '.yml.tmp')
             with open(tmp, 'w') as f:
                 f.write('# Generated by lab/tapelab: variables of %s (docs/lab.md).\n---\n' % spec['name'])
@@ -930,7 +1210,10 @@ def main(argv=None):
     sub = parser.add_subparsers(dest='cmd', required=True)
     p_up = sub.add_parser('up', help='bring the guests up (no-op when already up)')
     p_up.add_argument('-n', '--guests', type=int, choices=range(1, MAX_GUESTS + 1),
-                      help='number of guests (default $TAPEOPS_LAB_GUESTS or 2)')
+                      help='number of guests (default $TAPEOPS_LAB_GUESTS or %d)' % DEFAULT_GUESTS)
+    p_up.add_argument('--drive', choices=DRIVE_MODES,
+                      help='emulated: lab/tapedrive with physics (default, or $TAPEOPS_LAB_DRIVE); '
+                           'tgt: Debian tgt over iSCSI, no physics')
     p_up.add_argument('-k', '--cartridges', type=int, help='cartridges per guest (default $TAPEOPS_LAB_CARTRIDGES or 3)')
     p_up.add_argument('--cartridge-mb', type=int, default=4096, help='cartridge capacity in MB (sparse image)')
     p_up.add_argument('--mem-mb', type=int, default=1024, help='guest RAM in MiB (a file in /dev/shm)')
@@ -948,7 +1231,7 @@ def main(argv=None):
     lab = Lab(args.run_dir)
     try:
         if args.cmd == 'up':
-            return lab.up(args.guests, args.cartridges, args.cartridge_mb, args.mem_mb, args.timeout)
+            return lab.up(args.guests, args.cartridges, args.cartridge_mb, args.mem_mb, args.timeout, args.drive)
         if args.cmd == 'down':
             return lab.down(args.purge)
         if args.cmd == 'status':

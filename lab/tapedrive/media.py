@@ -13,7 +13,8 @@ load count) is followed by an append-only run of records, one per logical
 object on tape, in tape order:
 
     16-byte record header  '>4sBBHII': b'TREC', kind, flags, 0, host length, stored length
-    payload                 stored length bytes (zlib stream when flags & 1, else raw)
+    payload                 stored length bytes (flags & 2: raw deflate segment, physics.BlockCompressor;
+                            flags & 1: zlib stream; else the block as written)
 
 kind ``B`` is a data block (host length = the block as the host wrote it),
 ``F`` a file mark. Positions are logical object numbers counted from BOT
@@ -42,6 +43,7 @@ RECORD_MAGIC = b'TREC'
 KIND_BLOCK = ord('B')
 KIND_FILEMARK = ord('F')
 FLAG_ZLIB = 1
+FLAG_DEFLATE = 2
 # Early warning: the drive reports EOM (early warning) when this fraction of the
 # capacity is left, as LTO drives do some distance before the physical end
 # (estimate: 1 %; no vendor gives the distance as a fraction).
@@ -230,7 +232,9 @@ class Cartridge:
         raw = os.pread(self._fd, RECORD.size + self._stored_len[pos], off)
         flags = raw[5]
         payload = raw[RECORD.size:]
-        if flags & FLAG_ZLIB:
+        if flags & FLAG_DEFLATE:
+            payload = zlib.decompressobj(-15).decompress(payload)
+        elif flags & FLAG_ZLIB:
             payload = zlib.decompress(payload)
         if len(payload) != self._host_len[pos]:
             raise MediaError('%s: block %d is damaged (length %d, expected %d)' % (
@@ -263,15 +267,16 @@ class Cartridge:
     def write_block(self, pos, data, compressed=None):
         """Write ``data`` as the block at ``pos`` (truncating what follows).
 
-        ``compressed``: the zlib stream of ``data`` when the drive compressed it
-        and it came out smaller; the record then stores that (tape-side bytes).
-        Returns the position after the block.
+        ``compressed``: the raw deflate segment of ``data`` when the drive
+        compressed it and it came out smaller (physics.BlockCompressor); the
+        record then stores that (tape-side bytes). Returns the position after
+        the block.
         """
         self._truncate(pos)
         if pos != self.eod:
             raise MediaError('write at %d beyond end of data %d' % (pos, self.eod))
         if compressed is not None and len(compressed) < len(data):
-            self._append(KIND_BLOCK, len(data), bytes(compressed), FLAG_ZLIB)
+            self._append(KIND_BLOCK, len(data), bytes(compressed), FLAG_DEFLATE)
         else:
             self._append(KIND_BLOCK, len(data), bytes(data), 0)
         return pos + 1

