@@ -13,11 +13,26 @@ Pure functions on text captured with ``LC_ALL=C``:
   statistics, 0x17 volume statistics, 0x2E TapeAlert, ...) into
   ``{key: value}`` with snake_case keys and integer values where the text is a
   number (a unit such as ``GB`` or ``MB`` is kept in the key: ``..._gb``);
+  parameters sg_logs printed as hex (vendor pages: ``unknown parameter code =
+  0x5, contents in hex:``) are decoded one by one into ``parameters``;
 - ``parse_hex_page``: a page ``sg_logs`` cannot decode (HP/IBM vendor pages
   such as 0x34), from its hex dump, into ``{parameter_code: value}``;
-- ``parse_all``: an ``sg_logs -a`` listing split page by page;
+- ``split_all`` / ``parse_all``: an ``sg_logs -a`` listing split page by page;
 - ``classify_failure``: tells "the device has no LOG SENSE" (tgt answers
   "invalid opcode") from a real failure.
+
+Page headers differ between sg3_utils versions (read in sg_logs.c of each
+release, https://github.com/doug-gilbert/sg3_utils): 1.2x prints
+``Supported log pages:`` and titles without a page code
+(``Sequential access device page (ssc-3)``); 1.37 adds ``(spc-2) [0x0]``,
+``(IBM specific) [0x30]`` and ``No ascii information for page = 0x33, here is
+hex:``; 1.39-1.46 drop the standard name and print ``Unable to decode page =
+0x34, here is hex:`` (``Unable to decode NAME [acronym]`` with ``--in``, no
+hex); 1.48 says ``... log page`` (``Tape capacity log page  (LTO-5 and LTO-6
+specific) [0x31]``, ``Unable to decode NAME log page [0x34], here is hex:``)
+and prints hex dumps without the offset column. All of them are recognised
+here; every decoder returns what it could read with ``warnings`` and
+``complete`` and never raises on odd input.
 """
 
 from __future__ import annotations
@@ -31,39 +46,89 @@ PAGE_VOLUME_STATISTICS = 0x17
 PAGE_TAPE_ALERT = 0x2E
 PAGE_HP_0x34 = 0x34
 
-# Page titles printed by sg_logs (sg3_utils 1.4x-1.48) when decoding a page.
+
+class SgLogsParseError(ValueError):
+    """Log page data that cannot be decoded at all (for example shorter than its header)."""
+
+
+# Page titles printed WITHOUT a page code (sg3_utils 1.25-1.48); titles that end
+# in "[0xNN]" are recognised by their code, whatever their wording.
 _TITLES = (
-    (re.compile(r'^Supported log pages'), 0x00),
-    (re.compile(r'^Write error counter page'), 0x02),
-    (re.compile(r'^Read error counter page'), 0x03),
-    (re.compile(r'^Non-medium error page'), 0x06),
-    (re.compile(r'^Sequential access device page'), 0x0C),
-    (re.compile(r'^Temperature page'), 0x0D),
-    (re.compile(r'^DT device status page'), 0x11),
-    (re.compile(r'^TapeAlert response page'), 0x12),
-    (re.compile(r'^Requested recovery page'), 0x13),
-    (re.compile(r'^Device statistics page'), 0x14),
-    (re.compile(r'^Service buffer information page'), 0x15),
-    (re.compile(r'^Tape diagnostics data page'), 0x16),
-    (re.compile(r'^Volume statistics page'), 0x17),
-    (re.compile(r'^Protocol Specific port page'), 0x18),
-    (re.compile(r'^Power condition transitions page'), 0x1A),
-    (re.compile(r'^Data compression page\s+\(ssc'), 0x1B),
-    (re.compile(r'^Tape alert page'), 0x2E),
-    (re.compile(r'^Tape usage page'), 0x30),
-    (re.compile(r'^Tape capacity page'), 0x31),
-    (re.compile(r'^Data compression page\s+\(LTO'), 0x32),
+    (re.compile(r'^Supported log pages(?: and subpages)?(?: log page)?\s*(?:\(spc-\d\))?\s*:?\s*$'), 0x00),
+    (re.compile(r'^Write error counter page\s*$'), 0x02),
+    (re.compile(r'^Read error counter page\s*$'), 0x03),
+    (re.compile(r'^Non-medium error page\s*$'), 0x06),
+    (re.compile(r'^Sequential access device (?:log )?page\b'), 0x0C),
+    (re.compile(r'^Temperature (?:log )?page\s*$'), 0x0D),
+    (re.compile(r'^Device statistics (?:log )?page\b'), 0x14),
+    (re.compile(r'^Volume statistics (?:log )?page\b'), 0x17),
+    (re.compile(r'^Data compression log page\s*$'), 0x1B),
+    (re.compile(r'^Tape alert page\s*$'), 0x2E),
+    (re.compile(r'^Tape usage log page\s*$'), 0x30),
+    (re.compile(r'^Tape capacity log page\s*$'), 0x31),
 )
-_UNABLE = re.compile(r'^Unable to decode (?:page\s*=\s*(0x[0-9a-fA-F]+)|(.*?)\s*\[)', re.I)
-_PAGE_CODE_SUFFIX = re.compile(r'\[(0x[0-9a-fA-F]+)\]\s*:?\s*$')
+# Any title that ends with its page code: "Tape alert page (ssc-3) [0x2e]",
+# "Tape capacity log page  (LTO-5 and LTO-6 specific) [0x31]", "[0xd,0x1]".
+_CODED_TITLE = re.compile(
+    r'^(?P<title>[A-Za-z][^\[\]]*?\bpages?\b[^\[\]]*?)\s*'
+    r'\[0x(?P<pg>[0-9a-fA-F]{1,2})(?:\s*,\s*0x(?P<spg>[0-9a-fA-F]{1,2}))?\]\s*:?\s*$')
+# Pages sg_logs could not decode, every version's wording.
+_UNABLE = re.compile(
+    r'^(?:Unable to decode|No ascii information for)\b'
+    r'(?:.*?\bpage\s*=\s*0x(?P<pg>[0-9a-fA-F]{1,2})'
+    r'|.*?\[0x(?P<pg2>[0-9a-fA-F]{1,2})(?:\s*,\s*0x[0-9a-fA-F]+)?\]'
+    r'|\s+(?P<name>.*?)\s*\[(?P<acronym>[a-z0-9_]+)\])', re.I)
+# Tape page acronyms of sg_logs 1.41-1.48 (its page table), for
+# "Unable to decode Read forward errors (lto-5) [rfe_]" that carries no code.
+ACRONYMS = {
+    'sp': 0x00, 'bou': 0x01, 'we': 0x02, 're': 0x03, 'rre': 0x04, 've': 0x05, 'nm': 0x06, 'lne': 0x07,
+    'lnd': 0x0b, 'sad': 0x0c, 'temp': 0x0d, 'sscc': 0x0e, 'ac': 0x0f, 'str': 0x10, 'dtds': 0x11,
+    'tar': 0x12, 'rr': 0x13, 'ds': 0x14, 'sbi': 0x15, 'tdd': 0x16, 'vs': 0x17, 'psp': 0x18, 'pct': 0x1a,
+    'dc': 0x1b, 'csi': 0x2d, 'ie': 0x2f, 'ta': 0x2e, 'tu_': 0x30, 'tc_': 0x31, 'dc_': 0x32, 'we_': 0x33,
+    'rfe_': 0x34, 'dtde_': 0x35, 'pc_': 0x37, 'bbt_': 0x38, 'hp0_': 0x39, 'dcv_': 0x3a, 'hp1_': 0x3b,
+    'dui_': 0x3c, 'ss_': 0x3d, 'ds_': 0x3e,
+}
+# One parameter printed as hex inside a decoded page.
+_PARAM_HEX = re.compile(
+    r'^(?:unknown\s+)?(?:[Pp]arameter code\s*=\s*0x(?P<a>[0-9a-fA-F]+),\s*contents in hex'
+    r'|.*?\[parameter_code=0x(?P<b>[0-9a-fA-F]+)\]'
+    r'|.*?parameter code\s*\(0x(?P<c>[0-9a-fA-F]+)\),\s*payload in hex'
+    r'|.*?parameter\s*\[0x(?P<d>[0-9a-fA-F]+)\],\s*dump in hex)\s*:?\s*$', re.I)
+_TRUNCATED = re.compile(r'\[truncated after (\d+) of (\d+) bytes')
 _SUPPORTED_LINE = re.compile(r'^\s*0x([0-9a-fA-F]{2})(?:,0x([0-9a-fA-F]{2}))?(?:\s+(.*?))?\s*$')
-_HEX_LINE = re.compile(r'^\s*([0-9a-fA-F]{2,8})\s{2,}((?:[0-9a-fA-F]{2}\s+)*[0-9a-fA-F]{2})(?:\s{2,}.*)?$')
+_HEX_TOKEN = re.compile(r'^[0-9a-fA-F]{2}$')
+_OFFSET_LINE = re.compile(r'^\s*([0-9a-fA-F]{2,8})\s{3,}((?:[0-9a-fA-F]{2} {1,2})*[0-9a-fA-F]{2})(?:\s{3,}.*)?$')
+_BARE_LINE = re.compile(r'^\s*((?:[0-9a-fA-F]{2} {1,2})*[0-9a-fA-F]{2})(?:\s{3,}.*)?$')
 _KV = re.compile(r'^\s*(?P<key>[^:=]+?)\s*(?::|=)\s*(?P<value>.*?)\s*$')
 _NUMBER_UNIT = re.compile(r'^(-?\d+)(?:\s+([A-Za-z]+))?$')
 
 
+def _text(text):
+    if isinstance(text, bytes):
+        return text.decode('utf-8', 'replace')
+    return text or ''
+
+
 def _lines(text):
-    return [line.rstrip('\r') for line in (text or '').splitlines() if not line.startswith('# ')]
+    """Lines of sg_logs output; a last line without its newline is left out.
+
+    sg_logs ends every line with a newline, so a last line without one was cut
+    (a killed command, a truncated paste) and may hold half a number.
+    """
+    text = _text(text)
+    lines = [line.rstrip('\r') for line in text.splitlines() if not line.startswith('# ')]
+    if lines and text and not text.endswith('\n') and not text.splitlines()[-1].startswith('# '):
+        lines.pop()
+    return lines
+
+
+def _cut_warning(text):
+    """A warning when ``text`` ends in a line ``_lines`` left out, else None."""
+    text = _text(text)
+    if text and not text.endswith('\n') and text.splitlines() and text.splitlines()[-1].strip() \
+            and not text.splitlines()[-1].startswith('# '):
+        return 'the output ends in a cut line %r; it is not used' % text.splitlines()[-1].strip()[:80]
+    return None
 
 
 def snake(label):
@@ -72,6 +137,43 @@ def snake(label):
     label = re.sub(r"'s\b", 's', label)
     label = re.sub(r'[^0-9A-Za-z]+', '_', label).strip('_').lower()
     return label
+
+
+def hex_line(line):
+    """The bytes of one sg3_utils hex-dump line, or None if it is not one.
+
+    Two layouts: with an offset column (``" 00     34 00 00 1e ..."``, up to
+    sg3_utils 1.46, and ``-H``) and without (``"  34 00 00 1e ..."``, 1.48).
+    Returns ``(offset or None, [bytes])``.
+    """
+    match = _OFFSET_LINE.match(line)
+    if match:
+        return int(match.group(1), 16), [int(t, 16) for t in match.group(2).split()]
+    match = _BARE_LINE.match(line)
+    if match:
+        tokens = match.group(1).split()
+        if all(_HEX_TOKEN.match(t) for t in tokens):
+            return None, [int(t, 16) for t in tokens]
+    return None
+
+
+def _page_start(stripped, acronyms=None):
+    """The page code a line starts, or None. ``stripped`` has no indentation."""
+    match = _UNABLE.match(stripped)
+    if match:
+        code = match.group('pg') or match.group('pg2')
+        if code:
+            return int(code, 16)
+        acronym = (match.group('acronym') or '').lower()
+        table = dict(ACRONYMS, **(acronyms or {}))
+        return table.get(acronym)
+    match = _CODED_TITLE.match(stripped)
+    if match and not _PARAM_HEX.match(stripped):
+        return int(match.group('pg'), 16)
+    for rx, code in _TITLES:
+        if rx.match(stripped):
+            return code
+    return None
 
 
 def parse_supported_pages(text):
@@ -100,6 +202,18 @@ def parse_supported_pages(text):
     return sorted(pages)
 
 
+def supported_acronyms(text):
+    """``{acronym: code}`` from a supported-pages list (``0x34  Read forward errors (lto-5) [rfe_]``)."""
+    out = {}
+    for line in _lines(text):
+        match = _SUPPORTED_LINE.match(line)
+        if match and match.group(3):
+            acr = re.search(r'\[([a-z0-9_]+)\]\s*$', match.group(3))
+            if acr:
+                out[acr.group(1)] = int(match.group(1), 16)
+    return out
+
+
 def _value(raw):
     match = _NUMBER_UNIT.match(raw)
     if match:
@@ -109,6 +223,41 @@ def _value(raw):
     return raw, None
 
 
+def _be(data):
+    value = 0
+    for byte in data:
+        value = (value << 8) | byte
+    return value
+
+
+def param_value(data):
+    """A parameter value: an int up to 8 bytes (every counter), longer ones as hex text."""
+    data = bytes(data)
+    if len(data) <= 8:
+        return _be(data)
+    return '0x' + data.hex()
+
+
+def _param_from_dump(code, data, warnings, payload_only=False):
+    """A parameter's value from its own dump.
+
+    sg_logs prints either the whole parameter (4-byte header + value:
+    ``unknown parameter code = 0x5, contents in hex``, ``[parameter_code=0x..]``)
+    or the value only (``parameter code (0x46), payload in hex``,
+    ``parameter [0xf001], dump in hex``).
+    """
+    if payload_only:
+        return param_value(data) if data else None
+    if len(data) < 4:
+        warnings.append('parameter 0x%04x: hex dump of %d bytes is shorter than a parameter header' % (code, len(data)))
+        return None
+    plen = data[3]
+    if len(data) < 4 + plen:
+        warnings.append('parameter 0x%04x: %d of %d value bytes printed' % (code, len(data) - 4, plen))
+        return None
+    return param_value(data[4:4 + plen])
+
+
 def parse_page(text):
     """Parse one decoded page body into ``{snake_key: value}``.
 
@@ -116,17 +265,45 @@ def parse_page(text):
     "Cleaning action not required (or completed)"). Repeated keys (mount
     history, per-density hours) keep their first value; nested listings are not
     flattened further. A unit after a number goes into the key
-    (``data_bytes_received_with_write_commands_gb``).
+    (``data_bytes_received_with_write_commands_gb``). Parameters printed as hex
+    (``unknown parameter code = 0x5, contents in hex:``) are decoded one by one
+    into ``parameters`` (``{'0x0005': int}``); problems are listed in
+    ``warnings`` (only present when there are some).
     """
     result = {}
     notes = []
+    params = {}
+    warnings = []
     pending = None
+    current_param = None
+    payload_only = False
+    param_bytes = []
     lines = _lines(text)
+
+    def close_param():
+        if current_param is not None:
+            value = _param_from_dump(current_param, param_bytes, warnings, payload_only)
+            if value is not None:
+                params.setdefault('0x%04x' % current_param, value)
+
     for index, line in enumerate(lines):
         stripped = line.strip()
-        if not stripped or _HEX_LINE.match(line) or stripped.startswith('.....'):
+        dumped = hex_line(line) if stripped else None
+        if dumped is not None:
+            if current_param is not None:
+                param_bytes.extend(dumped[1])
             continue
-        if any(rx.match(stripped) for rx, _code in _TITLES) or _UNABLE.match(stripped):
+        close_param()
+        current_param, param_bytes = None, []
+        if not stripped or stripped.startswith('.....'):
+            continue
+        match = _PARAM_HEX.match(stripped)
+        if match:
+            code = next(g for g in match.groups() if g)
+            current_param = int(code, 16)
+            payload_only = bool(match.group('c') or match.group('d'))
+            continue
+        if _page_start(stripped) is not None:
             continue
         if pending is not None:
             # A label wrapped onto two lines ("...forced reset\n and/or ... : 0").
@@ -145,11 +322,21 @@ def parse_page(text):
             continue
         value, unit = _value(raw)
         name = snake(key)
+        if not name:
+            continue
         if unit in ('gb', 'mb', 'kb', 'c', 'ms'):
             name = '%s_%s' % (name, unit)
         result.setdefault(name, value)
+    close_param()
+    cut = _cut_warning(text)
+    if cut:
+        warnings.append(cut)
     if notes:
         result['_notes'] = notes
+    if params:
+        result['parameters'] = params
+    if warnings:
+        result['warnings'] = warnings
     return result
 
 
@@ -157,7 +344,7 @@ def parse_tape_alert(text):
     """TapeAlert page 0x2E: ``{'flags': {name: 0|1}, 'active': [names set]}``."""
     flags = {}
     for key, value in parse_page(text).items():
-        if key.startswith('_') or not isinstance(value, int):
+        if key.startswith('_') or not isinstance(value, int) or isinstance(value, bool):
             continue
         flags[key] = value
     # "Reserved parameter code 0x3d, flag: 0" lines decode to a key ending with _flag.
@@ -168,14 +355,16 @@ def parse_sequential_access(text):
     """Page 0x0C: byte counters and the cleaning request, named for the verdict."""
     page = parse_page(text)
     out = {'raw': page}
+    # sg3_utils up to 1.47 says "... WRITE commands", 1.48 "... WRITE operations".
     mapping = {
-        'data_bytes_received_with_write_commands_gb': 'host_written_gb',
-        'data_bytes_written_to_media_by_write_commands_gb': 'media_written_gb',
-        'data_bytes_read_from_media_by_read_commands_gb': 'media_read_gb',
-        'data_bytes_transferred_by_read_commands_gb': 'host_read_gb',
+        'data_bytes_received_with_write_%s_gb': 'host_written_gb',
+        'data_bytes_written_to_media_by_write_%s_gb': 'media_written_gb',
+        'data_bytes_read_from_media_by_read_%s_gb': 'media_read_gb',
+        'data_bytes_transferred_by_read_%s_gb': 'host_read_gb',
     }
     for key, name in mapping.items():
-        out[name] = page.get(key)
+        value = page.get(key % 'commands', page.get(key % 'operations'))
+        out[name] = value if isinstance(value, int) and not isinstance(value, bool) else None
     notes = ' '.join(page.get('_notes', []))
     if 'Cleaning action required' in notes:
         out['cleaning_required'] = True
@@ -190,25 +379,32 @@ def hex_dump_bytes(text):
     """Bytes of an ``sg_logs -H`` / "Unable to decode ... here is hex" dump.
 
     Returns ``(data, truncated)``; ``truncated`` is True when sg_logs said it
-    cut the dump short (``..... [truncated after 64 of 190 bytes ...]``).
+    cut the dump short (``..... [truncated after 64 of 190 bytes ...]``) or a
+    line of the dump is missing (an offset that does not follow on). The dump
+    is the first run of hex lines; it ends at the first line that is not one.
     """
     data = bytearray()
     truncated = False
     expected = None
+    started = False
     for line in _lines(text):
-        if '[truncated after' in line:
+        if _TRUNCATED.search(line):
             truncated = True
             break
-        match = _HEX_LINE.match(line)
-        if not match:
+        dumped = hex_line(line) if line.strip() else None
+        if dumped is None:
+            if started and line.strip():
+                break
             continue
-        offset = int(match.group(1), 16)
-        if offset != len(data):
-            continue
-        for token in match.group(2).split():
+        offset, values = dumped
+        if offset is not None and offset != len(data):
+            truncated = True
+            break
+        started = True
+        for value in values:
             if expected is not None and len(data) >= expected:
                 break
-            data.append(int(token, 16))
+            data.append(value)
         if expected is None and len(data) >= 4:
             expected = 4 + ((data[2] << 8) | data[3])
     return bytes(data), truncated
@@ -219,12 +415,14 @@ def parse_log_parameters(data):
 
     Returns ``{'page': int, 'subpage': int, 'length': int,
     'parameters': {code: int}, 'complete': bool}``. Parameter values are
-    big-endian unsigned integers (counters on every tape vendor page we use).
+    big-endian unsigned integers (counters on every tape vendor page we use);
+    a value longer than 8 bytes (identifiers, logs) is kept as hex text.
+    Raises SgLogsParseError when ``data`` is shorter than the 4-byte header.
     """
     if len(data) < 4:
-        raise ValueError('LOG SENSE data shorter than its 4-byte header')
+        raise SgLogsParseError('LOG SENSE data of %d bytes is shorter than its 4-byte header' % len(data))
     page = data[0] & 0x3f
-    subpage = data[1]
+    subpage = data[1] if data[0] & 0x40 else 0
     length = (data[2] << 8) | data[3]
     end = min(len(data), 4 + length)
     params = {}
@@ -234,78 +432,115 @@ def parse_log_parameters(data):
         plen = data[pos + 3]
         if pos + 4 + plen > end:
             break
-        value = 0
-        for byte in data[pos + 4:pos + 4 + plen]:
-            value = (value << 8) | byte
-        params[code] = value
+        params[code] = param_value(data[pos + 4:pos + 4 + plen])
         pos += 4 + plen
     return {'page': page, 'subpage': subpage, 'length': length, 'parameters': params,
             'complete': pos == 4 + length}
 
 
-def parse_hex_page(text):
+def parse_hex_page(text, code=None):
     """A hex-dumped page (vendor pages such as HP 0x34) into parameters.
 
     ``{'page', 'subpage', 'length', 'parameters': {'0x0000': int, ...},
-    'complete': bool, 'truncated': bool}``. Parameter codes are hex strings so
-    the result survives JSON.
+    'complete': bool, 'truncated': bool, 'warnings': [...]}``. Parameter codes
+    are hex strings so the result survives JSON. A dump too short to hold a
+    page header gives ``page`` None, no parameters, and a warning.
     """
     data, truncated = hex_dump_bytes(text)
-    decoded = parse_log_parameters(data)
+    warnings = []
+    cut = _cut_warning(text)
+    if cut:
+        warnings.append(cut)
+    try:
+        decoded = parse_log_parameters(data)
+    except SgLogsParseError as exc:
+        decoded = {'page': None, 'subpage': None, 'length': None, 'parameters': {}, 'complete': False}
+        warnings.append(str(exc))
     decoded['parameters'] = dict(('0x%04x' % k, v) for k, v in decoded['parameters'].items())
     decoded['truncated'] = truncated
+    if truncated:
+        warnings.append('sg_logs printed only part of the page (%d bytes); read it with sg_logs -H for all of it'
+                        % len(data))
+    elif decoded['length'] is not None and not decoded['complete']:
+        warnings.append('the dump holds %d of the %d bytes the page header announces'
+                        % (len(data), 4 + decoded['length']))
+    if code is not None and decoded['page'] is not None and decoded['page'] != code:
+        warnings.append('the dump is of page 0x%02x, not 0x%02x' % (decoded['page'], code))
+    decoded['warnings'] = warnings
     return decoded
 
 
 def split_all(text):
-    """Split an ``sg_logs -a`` listing into ``{page_code: body_text}``."""
+    """Split an ``sg_logs -a`` listing into ``{page_code: body_text}``.
+
+    A page's body starts with its header line. A page printed twice keeps the
+    first copy.
+    """
     pages = {}
     current = None
     body = []
-    for line in _lines(text):
-        stripped = line.strip()
-        code = None
-        match = _UNABLE.match(stripped)
-        if match and match.group(1):
-            code = int(match.group(1), 16)
-        else:
-            for rx, page_code in _TITLES:
-                if rx.match(stripped):
-                    code = page_code
-                    break
+    lines = _lines(text)
+    acronyms = supported_acronyms('\n'.join(lines) + '\n')
+    for line in lines:
+        code = _page_start(line.strip(), acronyms)
         if code is not None:
             if current is not None:
-                pages[current] = '\n'.join(body)
+                pages.setdefault(current, '\n'.join(body) + '\n')
             current, body = code, [line]
             continue
         if current is not None:
             body.append(line)
     if current is not None:
-        pages[current] = '\n'.join(body)
+        pages.setdefault(current, '\n'.join(body) + '\n')
     return pages
 
 
 def parse_all(text):
-    """``sg_logs -a`` into ``{'supported': [...], 'pages': {'0x0c': {...}}}``."""
+    """``sg_logs -a`` into ``{'supported': [...], 'pages': {'0x0c': {...}}, 'warnings': [...]}``.
+
+    ``warnings`` gathers the pages' own warnings (``page 0x34: ...``).
+    """
     split = split_all(text)
-    out = {'supported': parse_supported_pages(split.get(0, '')), 'pages': {}}
+    out = {'supported': parse_supported_pages(split.get(0, '')), 'pages': {}, 'warnings': []}
+    cut = _cut_warning(text)
+    if cut:
+        out['warnings'].append(cut)
     for code, body in split.items():
         if code == 0:
             continue
-        out['pages']['0x%02x' % code] = decode_page(code, body)
+        page = decode_page(code, body)
+        out['pages']['0x%02x' % code] = page
+        out['warnings'].extend('page 0x%02x: %s' % (code, w) for w in page.get('warnings') or [])
     return out
 
 
+def _is_hex_only(lines):
+    """True if the non-empty lines are a hex dump (``sg_logs -H``: no header at all)."""
+    seen = False
+    for line in lines:
+        if not line.strip():
+            continue
+        if hex_line(line) is None and not _TRUNCATED.search(line):
+            return False
+        seen = True
+    return seen
+
+
 def decode_page(code, text):
-    """Decode page ``code`` from its text (decoded or hex) the best way we know."""
-    unable = next((ln.strip() for ln in _lines(text) if _UNABLE.match(ln.strip())), None)
-    if unable or code >= 0x30:
+    """Decode page ``code`` from its text (decoded or hex) the best way we know.
+
+    Never raises: what could not be read is said in ``warnings``.
+    """
+    lines = _lines(text)
+    first = next((ln.strip() for ln in lines if ln.strip()), '')
+    unable = _UNABLE.match(first)
+    if unable or _is_hex_only(lines):
         data, _trunc = hex_dump_bytes(text)
         if data:
-            return parse_hex_page(text)
-        if unable:
-            # sg_logs has no decoder and printed no hex: say so, invent nothing.
-            return {'decoded': False, 'note': unable}
+            return parse_hex_page(text, code)
+        # sg_logs has no decoder and printed no hex: say so, invent nothing.
+        return {'decoded': False, 'note': first or 'no output', 'parameters': {}, 'complete': False,
+                'warnings': ['sg_logs printed no data for page 0x%02x (%s)' % (code, first or 'empty')]}
     if code == PAGE_TAPE_ALERT:
         return parse_tape_alert(text)
     if code == PAGE_SEQUENTIAL_ACCESS:
