@@ -1,0 +1,425 @@
+# Copyright (c) tapeops.qualify contributors
+# GNU General Public License v3.0+ (see COPYING or https://www.gnu.org/licenses/gpl-3.0.txt)
+# SPDX-License-Identifier: GPL-3.0-or-later
+
+"""The streaming forecast: replay a measured feed through a drive's buffer and speed steps.
+
+Private to this collection: may change without notice. Pure Python, no
+Ansible imports, no I/O: the same inputs always give the same answer.
+
+Whether a drive shoe-shines depends on the source's rate over time against
+the drive's buffer, speed steps and reposition cost: a dip the buffer absorbs
+is harmless, a stall longer than the buffer is not. :func:`forecast`
+simulates it in ticks of ``TICK_S`` seconds with the rules below, which the
+lab's emulated drive (lab/tapedrive/physics.py) follows too, so the lab can
+check the forecast against what a drive reports (docs/drive-model.md,
+"How a drive streams"):
+
+1. Host writes go into the drive buffer while it has room; a full buffer
+   blocks the host. The buffer holds tape-side (compressed) bytes: host bytes
+   / ``tape_ratio``.
+2. A moving drive drains the buffer at its current speed step.
+3. Every ``ADAPT_S`` the drive compares the host's arrival rate over that
+   interval with its step. With the buffer more than ``HIGH_WATER`` full and
+   the host keeping up (arrival >= step) it moves up to the highest step not
+   above the arrival rate, at least one step; with the buffer less than
+   ``LOW_WATER`` full and the host falling behind (arrival < step) it moves
+   down to the highest step not above the arrival rate, at least one step.
+4. When the buffer runs dry the drive stops: one back-hitch. The reposition
+   takes ``backhitch_s``; the drive restarts when it is over and the buffer is
+   ``RESTART_FILL`` full (or a flush is pending), at the highest step not
+   above the host's arrival rate over the last second, or since it stopped if
+   that is shorter (the floor if below it).
+5. The first start after load is like a restart without back-hitch.
+6. A synchronous file mark blocks the host until the buffer is empty; the
+   drive then stops and the next data costs a reposition (a back-hitch). An
+   immediate file mark costs nothing.
+
+The host side replays the per-second source series by data position, not by
+wall clock: the series says how fast the sources read their n-th second of
+data, so while the drive blocks the host, the sources wait where they are (a
+stretch of small files stays a dip, it is not skipped). A zero sample is a
+stall that lasts its second whatever the drive does.
+
+Class: SHOE-SHINING when the drive back-hitches ``SHOESHINE_PER_HOUR`` times
+an hour or more (see docs/verdict.md for why that line), or when the backup
+averages below the drive's floor (a drive cannot move slower than its floor:
+it runs start-stop, however rarely a big buffer makes it stop), STREAMING when the
+backup gets the drive's full-speed feed (within ``FULL_SPEED_TOLERANCE``),
+SPEED-MATCHED otherwise, INCONCLUSIVE when a measured series is shorter than
+``MIN_SAMPLES`` seconds.
+"""
+
+from __future__ import annotations
+
+import math
+
+STREAMING = 'STREAMING'
+SPEED_MATCHED = 'SPEED-MATCHED'
+SHOE_SHINING = 'SHOE-SHINING'
+INCONCLUSIVE = 'INCONCLUSIVE'
+RANK = {INCONCLUSIVE: -1, SHOE_SHINING: 0, SPEED_MATCHED: 1, STREAMING: 2}
+
+TICK_S = 0.1
+ADAPT_S = 0.5            # estimate: how often the drive re-picks its step (no vendor figure)
+HIGH_WATER = 0.75        # estimate: step up above this buffer fill
+LOW_WATER = 0.25         # estimate: step down below this buffer fill
+RESTART_FILL = 0.5       # estimate: a stopped drive restarts at this buffer fill
+ARRIVAL_WINDOW_S = 1.0   # the arrival rate a (re)starting drive matches
+MIN_SAMPLES = 30         # a measured series shorter than this (seconds) is not enough to judge
+MIN_SIMULATED_S = 1800.0  # a short series is replayed in whole cycles until at least this long
+MAX_SIMULATED_S = 7200.0
+SHOESHINE_PER_HOUR = 60.0
+FULL_SPEED_TOLERANCE = 0.01
+TRACE_POINTS = 600
+
+FILEMARK_MODES = ('sync', 'immediate')
+
+DRIVE_FIELDS = ('native_mb_s', 'speed_steps_mb_s', 'buffer_mb', 'backhitch_s', 'compressed_max_mb_s',
+                'compression_ratio', 'label', 'load_s', 'rewind_s', 'unload_s', 'estimated')
+
+
+class ForecastInputError(ValueError):
+    """The inputs cannot give a forecast; the message says what to do."""
+
+
+def _number(value, name, positive=True, allow_zero=False):
+    if isinstance(value, bool):
+        raise ForecastInputError('%s must be a number, got %r.' % (name, value))
+    try:
+        number = float(value)
+    except (TypeError, ValueError):
+        raise ForecastInputError('%s must be a number, got %r.' % (name, value)) from None
+    if not math.isfinite(number):
+        raise ForecastInputError('%s must be finite, got %r.' % (name, value))
+    if positive and (number < 0 or (number == 0 and not allow_zero)):
+        raise ForecastInputError('%s must be %s, got %r.' % (name, 'zero or more' if allow_zero else 'positive', value))
+    return number
+
+
+def _field(drive, name, default=None):
+    if isinstance(drive, dict):
+        return drive.get(name, default)
+    return getattr(drive, name, default)
+
+
+def drive_parameters(drive):
+    """The numbers the simulation needs, from a DriveSpec or a mapping with the same fields."""
+    if drive is None:
+        raise ForecastInputError('No drive to forecast: give drive (a generation, or the drive model fields).')
+    steps = _field(drive, 'speed_steps_mb_s')
+    native = _number(_field(drive, 'native_mb_s'), 'drive native_mb_s')
+    if not steps:
+        floor = _field(drive, 'speed_floor_mb_s')
+        steps = [native] if floor is None else [native, floor]
+    steps = sorted(set(_number(s, 'drive speed step') for s in steps))
+    if steps[0] <= 0:
+        raise ForecastInputError('drive speed steps must be positive, got %r.' % (steps,))
+    ratio = _field(drive, 'compression_ratio')
+    params = {
+        'label': _field(drive, 'label') or 'the drive',
+        'native_mb_s': native,
+        'steps': steps,                       # slowest first
+        'buffer_mb': _number(_field(drive, 'buffer_mb'), 'drive buffer_mb'),
+        'backhitch_s': _number(_field(drive, 'backhitch_s'), 'drive backhitch_s', allow_zero=True),
+        'compressed_max_mb_s': _number(_field(drive, 'compressed_max_mb_s') or native * (ratio or 1.0),
+                                       'drive compressed_max_mb_s'),
+        'nominal_ratio': _number(ratio, 'drive compression_ratio') if ratio is not None else 1.0,
+        'mount_s': sum(_number(_field(drive, k) or 0.0, 'drive %s' % k, allow_zero=True)
+                       for k in ('load_s', 'rewind_s', 'unload_s')),
+        'estimated': dict(_field(drive, 'estimated') or {}),
+    }
+    return params
+
+
+def need(params, tape_ratio):
+    """Host MB/s for full speed and for the floor at ``tape_ratio``."""
+    full = min(params['native_mb_s'] * tape_ratio, params['compressed_max_mb_s'])
+    floor = min(params['steps'][0] * tape_ratio, full)
+    return full, floor
+
+
+def _series(feed_mb_s, feed_series_mb_s):
+    if feed_series_mb_s is not None:
+        if isinstance(feed_series_mb_s, (str, bytes, dict)) or not hasattr(feed_series_mb_s, '__iter__'):
+            raise ForecastInputError('feed_series_mb_s must be a list of per-second rates (MB/s).')
+        values = [_number(v, 'feed_series_mb_s[%d]' % i, allow_zero=True) for i, v in enumerate(feed_series_mb_s)]
+        if not values:
+            raise ForecastInputError('feed_series_mb_s is empty: run the source read test (it records one rate '
+                                     'per second), or give feed_mb_s.')
+        return values, True
+    if feed_mb_s is None:
+        raise ForecastInputError('Give the host feed: feed_mb_s (a constant rate) or feed_series_mb_s '
+                                 '(one rate per second, as source_read_benchmark records it).')
+    return [_number(feed_mb_s, 'feed_mb_s', allow_zero=True)], False
+
+
+def _stats(values):
+    ordered = sorted(values)
+    count = len(ordered)
+    mean = sum(ordered) / count
+    p5 = ordered[min(count - 1, max(0, int(math.ceil(0.05 * count)) - 1))]
+    return {'mean_mb_s': mean, 'p5_mb_s': min(p5, mean), 'min_mb_s': ordered[0], 'max_mb_s': ordered[-1],
+            'samples': count}
+
+
+def forecast(drive, feed_mb_s=None, feed_series_mb_s=None, tape_ratio=None, path_mb_s=None,
+             segment_size_mb=None, filemark_mode='immediate', filemark_seconds=None, data_gb=None,
+             block_size_bytes=None, streams=None, min_samples=MIN_SAMPLES, trace=True):
+    """Forecast one drive fed by one feed. See the module docstring for the rules.
+
+    drive: DriveSpec or mapping (native_mb_s, speed_steps_mb_s, buffer_mb,
+    backhitch_s, compressed_max_mb_s, compression_ratio...).
+    feed_mb_s / feed_series_mb_s: the host feed (MB/s of uncompressed data),
+    constant or one sample per second.
+    tape_ratio: compression the drive gets on this data (default: 1.0,
+    incompressible, which asks the least of the sources; pass the estimate).
+    path_mb_s: what the host-to-drive path carries at the block size in use
+    (the write sweep's rate), when measured.
+    segment_size_mb + filemark_mode: a file mark after every segment;
+    ``sync`` marks flush the buffer and cost a reposition, ``immediate`` ones
+    nothing. filemark_seconds: a measured cost per sync mark, used as its
+    reposition time instead of the model's backhitch_s.
+    data_gb: backup size for the window. block_size_bytes, streams: recorded.
+    """
+    params = drive_parameters(drive)
+    series, measured = _series(feed_mb_s, feed_series_mb_s)
+    ratio = 1.0 if tape_ratio is None else _number(tape_ratio, 'tape_ratio')
+    if ratio < 1.0:
+        raise ForecastInputError('tape_ratio must be at least 1.0 (host bytes per tape byte), got %r.' % (tape_ratio,))
+    path = None if path_mb_s is None else _number(path_mb_s, 'path_mb_s')
+    segment = None if segment_size_mb in (None, 0) else _number(segment_size_mb, 'segment_size_mb')
+    if filemark_mode not in FILEMARK_MODES:
+        raise ForecastInputError("filemark_mode must be 'sync' or 'immediate', got %r." % (filemark_mode,))
+    mark_cost = None if filemark_seconds is None else _number(filemark_seconds, 'filemark_seconds', allow_zero=True)
+    data = None if data_gb is None else _number(data_gb, 'data_gb')
+    min_samples = int(_number(min_samples, 'min_samples', allow_zero=True))
+
+    full, floor = need(params, ratio)
+    feed_stats = _stats(series)
+    inconclusive = None
+    if measured and len(series) < min_samples:
+        inconclusive = ('the sources were read for %d s only (%d per-second sample%s; %d needed): give a bigger '
+                        'tree or a longer time budget' % (len(series), len(series), '' if len(series) == 1 else 's',
+                                                           min_samples))
+
+    sim = _simulate(params, series, measured, ratio, path, segment, filemark_mode, mark_cost, trace)
+    hours = sim['seconds'] / 3600.0
+    host_mb = sim['host_mb']
+    effective = host_mb / sim['seconds'] if sim['seconds'] else 0.0
+    per_hour = sim['backhitches'] / hours if hours else 0.0
+    per_tb = sim['backhitches'] / (host_mb / 1e6) if host_mb > 1e-3 else None
+    if not inconclusive and host_mb <= 1e-3:
+        inconclusive = 'the sources delivered no data in the measured interval'
+    if inconclusive:
+        cls = INCONCLUSIVE
+    elif per_hour >= SHOESHINE_PER_HOUR or effective < floor * (1.0 - FULL_SPEED_TOLERANCE):
+        # below its floor a drive cannot move continuously: it runs start-stop, however
+        # rarely a big buffer makes it stop
+        cls = SHOE_SHINING
+    elif effective >= full * (1.0 - FULL_SPEED_TOLERANCE):
+        cls = STREAMING
+    else:
+        cls = SPEED_MATCHED
+    window = None
+    if data is not None and effective > 0:
+        window = (data * 1000.0 / effective + params['mount_s']) / 3600.0
+    result = {
+        'class': cls,
+        'inconclusive_reason': inconclusive,
+        'drive_label': params['label'],
+        'effective_mb_s': round(effective, 3),
+        'tape_mb_s': round(sim['tape_mb'] / sim['seconds'], 3) if sim['seconds'] else 0.0,
+        'backhitches': sim['backhitches'],
+        'backhitches_filemark': sim['backhitches_filemark'],
+        'backhitches_per_hour': round(per_hour, 2),
+        'backhitches_per_tb': None if per_tb is None else round(per_tb, 2),
+        'filemarks': sim['marks'],
+        'filemark_wait_s': round(sim['flush_wait_s'] / sim['marks'], 3) if sim['marks'] else 0.0,
+        'shoeshine_threshold_per_hour': SHOESHINE_PER_HOUR,
+        'time_share': {
+            'steps': dict(('%g' % step, round(spent / sim['seconds'], 4))
+                          for step, spent in sorted(sim['step_time'].items(), reverse=True) if spent > 0),
+            'top_step': round(sim['step_time'].get(params['steps'][-1], 0.0) / sim['seconds'], 4),
+            'stopped': round(sim['stopped_s'] / sim['seconds'], 4),
+            'repositioning': round(sim['reposition_s'] / sim['seconds'], 4),
+            'host_blocked': round(sim['blocked_s'] / sim['seconds'], 4),
+        },
+        'need_full_mb_s': round(full, 3),
+        'need_floor_mb_s': round(floor, 3),
+        'feed': dict((k, round(v, 3) if isinstance(v, float) else v) for k, v in feed_stats.items()),
+        'feed_measured': measured,
+        'simulated_seconds': round(sim['seconds'], 1),
+        'replays': sim['replays'],
+        'window_hours': None if window is None else round(window, 3),
+        'inputs': {
+            'tape_ratio': ratio, 'path_mb_s': path, 'segment_size_mb': segment, 'filemark_mode': filemark_mode,
+            'filemark_seconds': mark_cost, 'data_gb': data, 'block_size_bytes': block_size_bytes,
+            'streams': streams,
+        },
+        'drive': {
+            'native_mb_s': params['native_mb_s'], 'speed_steps_mb_s': list(reversed(params['steps'])),
+            'buffer_mb': params['buffer_mb'], 'backhitch_s': params['backhitch_s'],
+            'compressed_max_mb_s': params['compressed_max_mb_s'],
+            'estimated': sorted(params['estimated']),
+        },
+        'trace': sim['trace'],
+    }
+    return result
+
+
+def _highest_step(steps, rate):
+    """Index of the highest step not above ``rate`` (the floor, index 0, when below it)."""
+    chosen = 0
+    for index, value in enumerate(steps):
+        if value <= rate + 1e-9:
+            chosen = index
+    return chosen
+
+
+def _simulate(params, series, measured, ratio, path, segment, filemark_mode, mark_cost, trace):
+    steps = params['steps']
+    top_index = len(steps) - 1
+    buffer_mb = params['buffer_mb']
+    backhitch_s = params['backhitch_s']
+    mark_reposition = backhitch_s if mark_cost is None else mark_cost
+    host_cap = params['compressed_max_mb_s']
+    if path is not None:
+        host_cap = min(host_cap, path)
+
+    if measured:
+        cycle = float(len(series))
+        replays = max(1, int(math.ceil(MIN_SIMULATED_S / cycle))) if cycle < MIN_SIMULATED_S else 1
+        source_seconds = min(cycle * replays, MAX_SIMULATED_S)
+    else:
+        replays = 1
+        source_seconds = MIN_SIMULATED_S
+    n_samples = len(series)
+
+    # state
+    level = 0.0                 # tape MB in the buffer
+    moving = False
+    step = 0
+    reposition_left = 0.0       # seconds of repositioning still to go
+    stopped_ticks = 0           # ticks since the drive last stopped (the arrival window on restart)
+    adapt_arrived = 0.0
+    flush_pending = False       # a sync mark waits for the buffer to drain
+    next_mark = segment         # host MB at which the next file mark is due
+    host_mb = 0.0
+    tape_mb = 0.0
+    cursor = 0.0                # seconds of source data consumed
+    clock = 0.0
+    since_adapt = 0.0
+    arrivals = [0.0] * max(1, int(round(ARRIVAL_WINDOW_S / TICK_S)))
+    arrival_pos = 0
+    backhitches = 0
+    backhitches_mark = 0
+    step_time = dict((s, 0.0) for s in steps)
+    stopped_s = reposition_s = blocked_s = flush_wait_s = 0.0
+    marks = 0
+    samples = []
+    trace_every = None
+    # the simulation ends when the source has been replayed; a hard stop guards blocked hosts
+    limit = source_seconds * 50.0 + 3600.0
+
+    while cursor < source_seconds - 1e-9 and clock < limit:
+        index = int(cursor + 1e-9) % n_samples if measured else 0
+        rate = series[index]
+        # -- host: read from the sources into the buffer
+        room = max(0.0, buffer_mb - level) * ratio         # host MB the buffer can take now
+        drain_now = steps[step] * TICK_S * ratio if moving and reposition_left <= 0 else 0.0
+        # a tick reads at the rate of the source second it starts in (ticks divide seconds)
+        offered = min(rate, host_cap) * TICK_S if rate > 0 else 0.0
+        accepted = 0.0 if flush_pending else min(offered, room + drain_now)
+        if next_mark is not None:
+            accepted = min(accepted, max(0.0, next_mark - host_mb))
+        if offered > 0:
+            if accepted < offered - 1e-12:
+                blocked_s += TICK_S * (1.0 - accepted / offered)
+            cursor += accepted / rate
+        else:
+            cursor += TICK_S                                # a stall lasts its time
+        host_mb += accepted
+        arrived = accepted / ratio
+        level += arrived
+        arrivals[arrival_pos] = arrived
+        arrival_pos = (arrival_pos + 1) % len(arrivals)
+        if flush_pending:
+            flush_wait_s += TICK_S
+        if next_mark is not None and host_mb >= next_mark - 1e-9:
+            next_mark += segment
+            marks += 1
+            if filemark_mode == 'sync':
+                flush_pending = True
+
+        # -- drive
+        if moving and reposition_left <= 0:
+            drained = min(level, steps[step] * TICK_S)
+            level -= drained
+            tape_mb += drained
+            step_time[steps[step]] += TICK_S * (drained / (steps[step] * TICK_S))
+            if drained < steps[step] * TICK_S - 1e-12:
+                stopped_s += TICK_S * (1.0 - drained / (steps[step] * TICK_S))
+            since_adapt += TICK_S
+            adapt_arrived += arrived
+            if level <= 1e-9:
+                level = 0.0
+                moving = False
+                stopped_ticks = 0
+                backhitches += 1
+                if flush_pending:
+                    # the mark is written with the buffer empty; the tape stops and the next
+                    # data needs a reposition
+                    backhitches_mark += 1
+                    flush_pending = False
+                    reposition_left = mark_reposition
+                else:
+                    reposition_left = backhitch_s
+            elif since_adapt >= ADAPT_S - 1e-9:
+                arrival = adapt_arrived / since_adapt
+                fill = level / buffer_mb
+                matched = _highest_step(steps, arrival)
+                if fill > HIGH_WATER and step < top_index and arrival >= steps[step] - 1e-9:
+                    step = max(step + 1, matched)
+                elif fill < LOW_WATER and step > 0 and arrival < steps[step]:
+                    step = min(step - 1, matched)
+                since_adapt = 0.0
+                adapt_arrived = 0.0
+        else:
+            if reposition_left > 0:
+                reposition_s += min(TICK_S, reposition_left)
+                reposition_left -= TICK_S
+            stopped_s += TICK_S
+            stopped_ticks += 1
+            if flush_pending and level <= 1e-9:
+                # sync mark on an already stopped, empty drive: written at once, no extra reposition
+                flush_pending = False
+            if reposition_left <= 1e-9 and level > 0 and (level >= RESTART_FILL * buffer_mb or flush_pending):
+                window = min(len(arrivals), max(1, stopped_ticks))
+                recent = [arrivals[(arrival_pos - 1 - i) % len(arrivals)] for i in range(window)]
+                step = _highest_step(steps, sum(recent) / (window * TICK_S))
+                moving = True
+                since_adapt = 0.0
+                adapt_arrived = 0.0
+        clock += TICK_S
+        if trace:
+            samples.append((clock, level / buffer_mb, steps[step] if moving and reposition_left <= 0 else 0.0,
+                            rate))
+    seconds = max(clock, TICK_S)
+    trace_out = []
+    if trace and samples:
+        trace_every = max(1, int(math.ceil(len(samples) / float(TRACE_POINTS))))
+        for i in range(0, len(samples), trace_every):
+            chunk = samples[i:i + trace_every]
+            trace_out.append({
+                't_s': round(chunk[-1][0], 2),
+                'buffer_pct': round(100.0 * sum(c[1] for c in chunk) / len(chunk), 1),
+                'step_mb_s': round(sum(c[2] for c in chunk) / len(chunk), 1),
+                'feed_mb_s': round(sum(c[3] for c in chunk) / len(chunk), 1),
+            })
+    return {
+        'seconds': seconds, 'host_mb': host_mb, 'tape_mb': tape_mb, 'backhitches': backhitches,
+        'backhitches_filemark': backhitches_mark, 'step_time': step_time, 'stopped_s': stopped_s,
+        'reposition_s': reposition_s, 'blocked_s': blocked_s, 'replays': replays, 'trace': trace_out,
+        'marks': marks, 'flush_wait_s': flush_wait_s,
+    }
