@@ -10,7 +10,8 @@ Pure function on text captured with ``LC_ALL=C``. Accepts the variants real
 libraries print: padded and unpadded VolumeTags, ``VolumeTag = X`` on drives
 and ``VolumeTag=X`` on slots, ``Empty:VolumeTag=`` (IBM TS4500), import/export
 slots, "Request Sense" noise before the status, a truncated last line, and a
-failed READ ELEMENT STATUS (reported in ``error``).
+failed READ ELEMENT STATUS or a fatal mtx error (reported in ``error`` with a
+sentence saying what to try in ``error_hint``).
 """
 
 from __future__ import annotations
@@ -27,6 +28,24 @@ _SLOT = re.compile(
     r'^\s*Storage Element\s+(?P<el>\d+)(?P<ie>\s+IMPORT/EXPORT)?\s*:\s*(?P<state>Full|Empty)'
     r'\s*(?::\s*VolumeTag\s*=\s*(?P<tag>.*))?')
 _SENSE = re.compile(r'^mtx: Request Sense: (?P<key>[^=]+?)\s*=\s*(?P<value>.*)$')
+_MODE_SENSE = re.compile(r'^Mode sense \(0x1A\) for Page 0x1D failed\s*$')
+# Fatal messages of mtx (mtx.c / mtxl.c / scsi_linux.c FatalError and friends).
+_FATAL = (
+    (re.compile(r'READ ELEMENT STATUS Command Failed', re.I),
+     'The library refused READ ELEMENT STATUS (sense data above): it is offline, initialising, or in '
+     'sequential/autoloader mode. Put it online in random mode and retry.'),
+    (re.compile(r'illegal Element Type Code\s+\d+\s+reported', re.I),
+     'mtx could not decode the changer\'s READ ELEMENT STATUS answer (an element type that does not exist): '
+     'the data arrived garbled, usually a SCSI bus problem (cable, termination, HBA driver) or a library '
+     'mode mtx does not know. Check dmesg for bus resets, try another HBA, or use the library\'s own tool.'),
+    (re.compile(r'cannot open SCSI device|mtx: cannot|No such file or directory|Permission denied', re.I),
+     'mtx could not open the changer: check the sg node (lsscsi -g), that the sg module is loaded and that '
+     'you run as root.'),
+    (re.compile(r'is not an sg device|failed to set sg timeout', re.I),
+     'The device given is not a SCSI generic (sg) node: point mtx at the changer\'s /dev/sgN.'),
+    (re.compile(r'^(?:mtx: )?No Data Transfer Element|^Element \d+ is Empty|^Usage: mtx', re.I),
+     'mtx printed no status listing; check the command and the device.'),
+)
 
 
 def _tag(raw):
@@ -42,21 +61,27 @@ def parse_mtx_status(text):
     """Return ``{changer, drives_count, slots_count, import_export_count,
     drives: [{element, full, source_element, barcode}],
     slots: [{element, full, barcode, import_export}], sense: {...}, error,
-    complete}``.
+    error_hint, complete, warnings}``.
 
     ``error`` is the failure line mtx printed (``READ ELEMENT STATUS Command
-    Failed``) or None. ``complete`` is False when the listing has fewer
-    elements than the header announced (a truncated capture).
+    Failed``, ``illegal Element Type Code 83 reported``, ...) or None.
+    ``complete`` is False when the listing has fewer elements than the header
+    announced or its last line may be cut short (the capture does not end with
+    a newline): a cut barcode is reported as None, never half-read.
     """
     result = {
         'changer': None, 'drives_count': None, 'slots_count': None,
         'import_export_count': None, 'drives': [], 'slots': [],
-        'sense': {}, 'error': None, 'complete': False,
+        'sense': {}, 'error': None, 'error_hint': None, 'complete': False, 'warnings': [],
     }
-    for line in (text or '').splitlines():
-        if line.startswith('# '):
-            continue
-        line = line.rstrip('\r')
+    if isinstance(text, bytes):
+        text = text.decode('utf-8', 'replace')
+    text = text or ''
+    lines = [line.rstrip('\r') for line in text.splitlines() if not line.startswith('# ')]
+    cut = bool(text) and not text.endswith('\n') and bool(lines)
+    other = []
+    for index, line in enumerate(lines):
+        last_cut = cut and index == len(lines) - 1
         match = _SENSE.match(line)
         if match:
             result['sense'][match.group('key').strip().lower().replace(' ', '_')] = match.group('value').strip()
@@ -70,33 +95,66 @@ def parse_mtx_status(text):
             continue
         match = _DRIVE.match(line)
         if match:
-            result['drives'].append({
+            entry = {
                 'element': int(match.group('el')),
                 'full': match.group('state') == 'Full',
                 'source_element': int(match.group('src')) if match.group('src') else None,
                 'barcode': _tag(match.group('tag')),
-            })
+            }
+            if last_cut:
+                entry['barcode'] = None
+                result['warnings'].append('the last line %r may be cut short; its barcode is not used' % line.strip())
+            result['drives'].append(entry)
             continue
         match = _SLOT.match(line)
         if match:
-            result['slots'].append({
+            entry = {
                 'element': int(match.group('el')),
                 'full': match.group('state') == 'Full',
                 'barcode': _tag(match.group('tag')),
                 'import_export': bool(match.group('ie')),
-            })
+            }
+            if last_cut:
+                entry['barcode'] = None
+                result['warnings'].append('the last line %r may be cut short; its barcode is not used' % line.strip())
+            result['slots'].append(entry)
             continue
-        if 'Command Failed' in line or line.startswith('mtx: cannot') or 'No such file' in line:
-            result['error'] = line.strip()
+        stripped = line.strip()
+        if not stripped:
+            continue
+        for rx, hint in _FATAL:
+            if rx.search(stripped):
+                if result['error'] is None:
+                    result['error'], result['error_hint'] = stripped, hint
+                break
+        else:
+            if _MODE_SENSE.match(stripped):
+                result['warnings'].append('%s (mtx uses default element addresses)' % stripped)
+            else:
+                other.append(stripped)
+    if result['drives_count'] is None and result['error'] is None and other:
+        # No listing at all and a message nobody recognised: that message is the error.
+        result['error'] = other[-1]
+        result['error_hint'] = 'mtx printed no status listing; run "mtx -f DEVICE status" by hand to see why.'
+    elif other:
+        result['warnings'].extend('unrecognised line: %r' % line for line in other[:5])
     if result['drives_count'] is not None:
-        result['complete'] = (len(result['drives']) == result['drives_count']
-                              and len(result['slots']) == result['slots_count'])
+        counted = (len(result['drives']) == result['drives_count']
+                   and len(result['slots']) == result['slots_count'])
+        result['complete'] = counted and not cut and result['error'] is None
+        if not counted:
+            result['warnings'].append('the header announces %d drives and %d slots, the listing has %d and %d'
+                                      % (result['drives_count'], result['slots_count'], len(result['drives']),
+                                         len(result['slots'])))
+    elif result['error'] is None and not lines:
+        result['error'] = 'mtx printed nothing'
+        result['error_hint'] = 'Run "mtx -f DEVICE status" by hand; check that DEVICE is the changer\'s sg node.'
     return result
 
 
 def drive_barcode(status, element):
     """Barcode of the cartridge in drive ``element`` (None if empty/unknown)."""
-    for drive in status.get('drives', []):
+    for drive in (status or {}).get('drives', []):
         if drive['element'] == element and drive['full']:
             return drive['barcode']
     return None

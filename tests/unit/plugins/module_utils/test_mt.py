@@ -69,11 +69,55 @@ def test_gnu_mt_ibm_hh8_decodes_dsreg_density():
     # drive status 1577058304 = 0x5e000000: density 0x5e (LTO-8), variable block.
     assert r['density_code'] == 0x5e and r['block_size'] == 0
     assert r['status_bits'] is None and r['media_loaded'] is None
+    assert r['complete'] is True and r['warnings'] == []
+
+
+@pytest.mark.parametrize('name', [
+    'mt_status_gnu__IBM-ULTRIUM-HH8-MA21-BDT-FlexStorII__1.txt',
+    'mt_status_solaris__Quantum-DLT7000__1.txt',
+    'mt_status_freebsd__QUANTUM-DLT-V4-0A00-no-tape__1.txt',
+])
+def test_flags_an_implementation_does_not_print_are_unknown_not_false(name):
+    r = _mt.parse_mt_status(fixture('mt', name))
+    for flag in ('online', 'eof', 'eod', 'write_protected', 'door_open', 'media_loaded'):
+        assert r[flag] is None, flag
+    # FreeBSD prints BOP (Flags: None here): BOT is known there, and only there.
+    assert r['bot'] is (False if r['format'] == 'freebsd' else None)
+
+
+def test_cut_gnu_mt_gives_no_wrong_density():
+    text = fixture('mt', 'mt_status_gnu__IBM-ULTRIUM-HH8-MA21-BDT-FlexStorII__1.txt')
+    cut = text[:text.index('drive status = 1577') + len('drive status = 1577')]
+    r = _mt.parse_mt_status(cut)
+    # "1577" would be density 0x00 with a 1577-byte block: not used.
+    assert r['density_code'] is None and r['block_size'] is None and r['drive_status_register'] is None
+    assert r['complete'] is False and 'may be cut short' in r['warnings'][0]
+
+
+def test_cut_mtst_density_is_not_read_from_half_a_code():
+    text = fixture('mt', 'mt_status_mtst__LTO6-drive-LTO5-tape-jonasstein__1.txt')
+    cut = text[:text.index('Density code 0x58') + len('Density code 0x5')]
+    r = _mt.parse_mt_status(cut)
+    assert r['density_code'] is None and r['file_number'] == 0
+    assert r['bot'] is None and r['complete'] is False
+
+
+def test_cut_solaris_mt_is_incomplete_not_an_exception():
+    text = fixture('mt', 'mt_status_solaris__Quantum-DLT7000__1.txt')
+    r = _mt.parse_mt_status(text[:text.index('block no=') + len('block no=')])
+    assert r['format'] == 'solaris' and r['file_number'] is None and r['complete'] is False
+    assert r['drive'] == 'Quantum DLT7000' and r['sense'] == 'Unit Attention'
+
+
+def test_solaris_mt_reports_its_sense():
+    r = _mt.parse_mt_status(fixture('mt', 'mt_status_solaris__Quantum-DLT7000__1.txt'))
+    assert r['sense_key'] == 6 and r['complete'] is True
 
 
 def test_freebsd_dlt_v4_no_tape():
     r = _mt.parse_mt_status(fixture('mt', 'mt_status_freebsd__QUANTUM-DLT-V4-0A00-no-tape__1.txt'))
     assert r['format'] == 'freebsd' and r['block_size'] == 0 and r['file_number'] == -1
+    assert r['drive'] == 'QUANTUM DLT-V4 0A00' and r['serial'] == 'MYL7M00075' and r['flags'] == []
 
 
 def test_solaris_dlt7000():
@@ -87,4 +131,5 @@ def test_gstat_flags_decode_wr_prot_and_eod():
 
 def test_garbage_is_unknown_not_an_exception():
     r = _mt.parse_mt_status('/dev/nst0: Device or resource busy\n')
-    assert r['format'] == 'unknown' and r['media_loaded'] is None
+    assert r['format'] == 'unknown' and r['media_loaded'] is None and r['write_protected'] is None
+    assert r['warnings']

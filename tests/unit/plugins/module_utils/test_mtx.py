@@ -14,8 +14,8 @@ def test_every_real_capture_parses(name, text):
     assert len(header(text)) == 3
     r = _mtx.parse_mtx_status(text)
     if 'error' in name:
-        assert r['error'] == 'READ ELEMENT STATUS Command Failed'
-        assert r['drives'] == [] and r['changer'] is None
+        assert r['error'] in ('READ ELEMENT STATUS Command Failed', 'illegal Element Type Code 83 reported')
+        assert r['drives'] == [] and r['changer'] is None and r['error_hint']
     else:
         assert r['changer'] and r['drives']
         assert r['complete'] == ('partial' not in name)
@@ -60,3 +60,41 @@ def test_ts4500_empty_slot_with_blank_tag_and_truncated_line():
 def test_no_barcode_reader():
     r = _mtx.parse_mtx_status(fixture('mtx', 'mtx_status__4slot-DDS-changer-nobarcode-2006__1.txt'))
     assert all(s['full'] and s['barcode'] is None for s in r['slots'])
+
+
+def test_illegal_element_type_code_is_an_error_that_says_what_to_try():
+    r = _mtx.parse_mtx_status(fixture('mtx', 'mtx_status_error__SPECTRA-215-illegal-element-type__1.txt'))
+    assert r['error'] == 'illegal Element Type Code 83 reported'
+    assert 'cable, termination, HBA driver' in r['error_hint']
+    assert r['complete'] is False and r['sense']['sense_key'] == 'Unit Attention'
+    assert any('Mode sense (0x1A) for Page 0x1D failed' in w for w in r['warnings'])
+
+
+def test_empty_library_after_the_hba_was_replaced():
+    r = _mtx.parse_mtx_status(fixture('mtx', 'mtx_status__SPECTRA-215-2drive-30slot-empty__1.txt'))
+    assert (r['drives_count'], r['slots_count']) == (2, 30) and r['complete'] is True
+    assert not any(s['full'] for s in r['slots']) and r['error'] is None
+
+
+def test_listing_cut_mid_barcode_is_incomplete_and_keeps_no_half_barcode():
+    text = fixture('mtx', 'mtx_status__TANDBERG-StorageLoader-1drive-7slot-LTO5__1.txt')
+    full = _mtx.parse_mtx_status(text)
+    last = [s for s in full['slots'] if s['barcode']][-1]
+    line = next(ln for ln in text.splitlines() if ln.rstrip().endswith(last['barcode']))
+    cut = text[:text.index(line) + len(line) - 2]
+    r = _mtx.parse_mtx_status(cut)
+    assert r['complete'] is False
+    cut_slot = next(s for s in r['slots'] if s['element'] == last['element'])
+    assert cut_slot['barcode'] is None and cut_slot['full'] is True
+
+
+def test_listing_cut_at_a_line_is_incomplete():
+    text = fixture('mtx', 'mtx_status__IBM-03584L32-TS3500-3drive-24slot__1.txt')
+    r = _mtx.parse_mtx_status(text[:text.index('Storage Element 20')])
+    assert r['complete'] is False and len(r['slots']) == 19
+    assert 'the listing has 3 and 19' in r['warnings'][-1]
+
+
+def test_nothing_printed_is_an_error():
+    r = _mtx.parse_mtx_status('')
+    assert r['error'] == 'mtx printed nothing' and r['complete'] is False
