@@ -26,13 +26,15 @@ import re
 
 _PREFIX = re.compile(r'^\**\s*(?:btape:\s*)?(?:[a-z_]+\.c:\d+(?:-\d+)?\s+)?')
 _TEST = re.compile(r'^Test with (zero|random) data')
-_BEGIN_FILES = re.compile(r'^Begin writing (\d+) files? of ([\d.]+) ([KMGT]?B) with (raw )?blocks of (\d+) bytes')
+_NUM = r'(\d+(?:\.\d+)?)'
+_BEGIN_FILES = re.compile(r'^Begin writing (\d+) files? of ' + _NUM + r' ([KMGT]?B) with (raw )?blocks of (\d+) bytes')
 _BEGIN_RAW = re.compile(r'^Begin writing raw blocks of (\d+) bytes')
-_RATE = re.compile(r'^Volume bytes=([\d.]+) ([KMGT]?B)\. Write rate = ([\d.]+) ([KMGT]?B)/s')
-_TOTAL = re.compile(r'^Total Volume bytes=([\d.]+) ([KMGT]?B)\. Total Write rate = ([\d.]+) ([KMGT]?B)/s')
+_RATE = re.compile(r'^Volume bytes=' + _NUM + r' ([KMGT]?B)\. Write rate = ' + _NUM + r' ([KMGT]?B)/s')
+_TOTAL = re.compile(r'^Total Volume bytes=' + _NUM + r' ([KMGT]?B)\. Total Write rate = ' + _NUM + r' ([KMGT]?B)/s')
 _GRANULARITY = re.compile(r'^Tape block granularity is (\d+) bytes')
 _OPEN = re.compile(r'^open device "([^"]+)" \(([^)]+)\): (\w+)')
-_FILL_RATE = re.compile(r'^Wrote block=([\d,]+), file,blk=(\d+),(\d+) VolBytes=([\d,]+) rate=([\d.]+) ([KMGT]?B)/s')
+_FILL_RATE = re.compile(r'^Wrote block=(\d[\d,]*), file,blk=(\d+),(\d+) VolBytes=(\d[\d,]*) rate=' + _NUM
+                        + r' ([KMGT]?B)/s')
 _UNITS = {'B': 1, 'KB': 1e3, 'MB': 1e6, 'GB': 1e9, 'TB': 1e12}
 
 
@@ -53,6 +55,8 @@ def _mb_s(number, unit):
 
 
 def _lines(text):
+    if isinstance(text, bytes):
+        text = text.decode('utf-8', 'replace')
     for raw in (text or '').splitlines():
         if raw.startswith('# '):
             continue  # fixture source header
@@ -62,7 +66,8 @@ def _lines(text):
 def parse_speed(text):
     """Parse ``btape`` ``speed`` output.
 
-    Returns ``{'device_name', 'device', 'granularity', 'tests': [...], 'errors': [...]}``;
+    Returns ``{'device_name', 'device', 'granularity', 'tests': [...], 'errors': [...],
+    'complete', 'warnings'}``;
     each test is ``{'data': 'zero'|'random', 'structure': 'block'|'raw',
     'block_size', 'files', 'file_bytes', 'file_rates_mb_s': [...],
     'total_bytes', 'total_rate_mb_s', 'errors': [...]}``. Raises
@@ -113,6 +118,9 @@ def parse_speed(text):
             out['errors'].append(line)
     if not out['tests']:
         raise BtapeParseError('no "Test with ... data" line: this is not btape speed output.')
+    out['warnings'] = ['%s-data test ended without its "Total Write rate" line (btape stopped or the output '
+                       'was cut)' % t['data'] for t in out['tests'] if t['total_rate_mb_s'] is None]
+    out['complete'] = not out['warnings']
     return out
 
 

@@ -9,6 +9,11 @@ Private to this collection: may change without notice.
 Modeled on community.docker's ``_common_cli`` (one place runs the tool; a
 failure carries ``cmd``, ``rc``, ``stdout``, ``stderr``) and community.general's
 ``CmdRunner`` (``LC_ALL=C`` before any output is parsed).
+
+Tool output is read as bytes and decoded as UTF-8 with replacement: a vendor
+string or serial with bytes that are not UTF-8 shows U+FFFD instead of
+stopping the run with UnicodeDecodeError; the bytes themselves stay in
+``CliResult.stdout_bytes`` / ``stderr_bytes`` for the callers that need them.
 """
 
 from __future__ import annotations
@@ -43,16 +48,29 @@ class CliError(Exception):
         return result
 
 
+def decode(data):
+    """Tool output as text: UTF-8, undecodable bytes as U+FFFD (never raises)."""
+    if data is None:
+        return ''
+    if isinstance(data, bytes):
+        return data.decode('utf-8', 'replace')
+    return data
+
+
 class CliResult:
-    """Outcome of one command."""
+    """Outcome of one command; ``stdout``/``stderr`` are text, ``*_bytes`` what the tool wrote."""
 
-    __slots__ = ('cmd', 'rc', 'stdout', 'stderr')
+    __slots__ = ('cmd', 'rc', 'stdout', 'stderr', 'stdout_bytes', 'stderr_bytes')
 
-    def __init__(self, cmd, rc, stdout, stderr):
+    def __init__(self, cmd, rc, stdout, stderr, stdout_bytes=None, stderr_bytes=None):
         self.cmd = cmd
         self.rc = rc
-        self.stdout = stdout
-        self.stderr = stderr
+        self.stdout = decode(stdout)
+        self.stderr = decode(stderr)
+        self.stdout_bytes = stdout_bytes if stdout_bytes is not None else (
+            stdout if isinstance(stdout, bytes) else self.stdout.encode('utf-8'))
+        self.stderr_bytes = stderr_bytes if stderr_bytes is not None else (
+            stderr if isinstance(stderr, bytes) else self.stderr.encode('utf-8'))
 
     @property
     def ok(self):
@@ -84,13 +102,16 @@ def run(cmd, module=None, check=False, hint=None, timeout=None, data=None):
     """
     cmd = [str(c) for c in cmd]
     if module is not None and timeout is None:
+        # encoding=None: bytes back, decoded below with replacement.
         rc, out, err = module.run_command(cmd, environ_update=dict(C_LOCALE_ENV), data=data,
-                                          binary_data=data is not None)
+                                          binary_data=data is not None, encoding=None)
     else:
         env = dict(os.environ)
         env.update(C_LOCALE_ENV)
+        if isinstance(data, str):
+            data = data.encode('utf-8')
         try:
-            proc = subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=timeout,
+            proc = subprocess.run(cmd, env=env, capture_output=True, timeout=timeout,
                                   input=data, check=False)
         except subprocess.TimeoutExpired as exc:
             raise CliError(
@@ -105,13 +126,11 @@ def run(cmd, module=None, check=False, hint=None, timeout=None, data=None):
     result = CliResult(cmd, rc, out, err)
     if check and rc != 0:
         raise CliError('%s failed with exit code %d.' % (' '.join(cmd), rc), cmd=cmd, rc=rc,
-                       stdout=out, stderr=err, hint=hint)
+                       stdout=result.stdout, stderr=result.stderr, hint=hint)
     return result
 
 
 def _text(value):
     if value is None:
         return None
-    if isinstance(value, bytes):
-        return value.decode('utf-8', 'replace')
-    return value
+    return decode(value)

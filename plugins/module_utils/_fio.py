@@ -176,6 +176,8 @@ def parse_json(text):
     preamble) is ignored. Returns ``{'fio_version', 'jobs': [{'name', 'error',
     'io_bytes', 'runtime_ms', 'bw_bytes', 'total_ios', 'usr_cpu', 'sys_cpu'}]}``.
     """
+    if isinstance(text, bytes):
+        text = text.decode('utf-8', 'replace')
     if text is None:
         raise FioParseError('fio printed nothing; run it by hand with the job file to see why.')
     start = _json_start(text)
@@ -183,21 +185,32 @@ def parse_json(text):
         raise FioParseError('fio did not print JSON (first line: %r); check its stderr.' % text.strip()[:200])
     try:
         data, _end = json.JSONDecoder().raw_decode(text[start:])
-    except ValueError as exc:
+    except (ValueError, RecursionError) as exc:
         raise FioParseError('fio JSON output is truncated or invalid (%s); was fio killed?' % exc) from exc
+    if not isinstance(data, dict):
+        raise FioParseError('fio JSON is not an object (%s); is this fio --output-format=json output?'
+                            % type(data).__name__)
     jobs = []
     for job in data.get('jobs') or []:
+        if not isinstance(job, dict):
+            raise FioParseError('fio JSON job entry is not an object: %r' % (job,))
         read = job.get('read') or {}
-        jobs.append({
-            'name': job.get('jobname'),
-            'error': int(job.get('error') or 0),
-            'io_bytes': int(read.get('io_bytes') or 0),
-            'runtime_ms': int(read.get('runtime') or job.get('job_runtime') or 0),
-            'bw_bytes': int(read.get('bw_bytes') or 0),
-            'total_ios': int(read.get('total_ios') or 0),
-            'usr_cpu': float(job.get('usr_cpu') or 0.0),
-            'sys_cpu': float(job.get('sys_cpu') or 0.0),
-        })
+        if not isinstance(read, dict):
+            raise FioParseError('fio JSON job %r has a "read" that is not an object' % job.get('jobname'))
+        try:
+            jobs.append({
+                'name': job.get('jobname'),
+                'error': int(job.get('error') or 0),
+                'io_bytes': int(read.get('io_bytes') or 0),
+                'runtime_ms': int(read.get('runtime') or job.get('job_runtime') or 0),
+                'bw_bytes': int(read.get('bw_bytes') or 0),
+                'total_ios': int(read.get('total_ios') or 0),
+                'usr_cpu': float(job.get('usr_cpu') or 0.0),
+                'sys_cpu': float(job.get('sys_cpu') or 0.0),
+            })
+        except (TypeError, ValueError, OverflowError) as exc:
+            raise FioParseError('fio JSON job %r holds a figure that is not a number (%s)'
+                                % (job.get('jobname'), exc)) from exc
     if not jobs:
         raise FioParseError('fio JSON has no jobs; the job file defined none or fio failed before starting.')
     return {'fio_version': data.get('fio version'), 'jobs': jobs}
@@ -210,24 +223,41 @@ def _json_start(text):
     return pos + 1 if pos >= 0 else -1
 
 
-def parse_log(text):
+def parse_log(text, warnings=None):
     """Parse a fio bandwidth/IOPS/latency log into ``[(time_ms, value, ddir, bs), ...]``.
 
     Lines are ``time, value, ddir, bs[, offset[, prio]]``; comment lines
     (``#``) and blank lines are skipped. ``bs`` is 0 for averaged logs.
+    A last line without its newline that does not parse is what a killed fio
+    leaves behind: it is dropped, and said in ``warnings`` (a list) when one
+    is given. Any other line that does not parse raises FioParseError.
     """
+    if isinstance(text, bytes):
+        text = text.decode('utf-8', 'replace')
+    text = text or ''
+    lines = text.splitlines()
+    cut = bool(text) and not text.endswith('\n')
     entries = []
-    for number, line in enumerate(text.splitlines(), 1):
+    for number, line in enumerate(lines, 1):
         line = line.strip()
         if not line or line.startswith('#'):
             continue
         fields = [f.strip() for f in line.split(',')]
-        if len(fields) < 4:
-            raise FioParseError('fio log line %d has %d fields, expected at least 4: %r' % (number, len(fields), line))
         try:
-            entries.append((int(fields[0]), int(fields[1]), int(fields[2]), int(fields[3])))
-        except ValueError as exc:
-            raise FioParseError('fio log line %d is not numeric: %r' % (number, line)) from exc
+            if len(fields) < 4:
+                raise FioParseError('fio log line %d has %d fields, expected at least 4: %r'
+                                    % (number, len(fields), line))
+            try:
+                entries.append((int(fields[0]), int(fields[1]), int(fields[2]), int(fields[3])))
+            except ValueError as exc:
+                raise FioParseError('fio log line %d is not numeric: %r' % (number, line)) from exc
+        except FioParseError:
+            if cut and number == len(lines):
+                if warnings is not None:
+                    warnings.append('fio log ends in a cut line %r (fio stopped while writing it); dropped'
+                                    % line[:80])
+                continue
+            raise
     return entries
 
 

@@ -254,6 +254,8 @@ def main():
                          **result)
     if parsed['errors']:
         module.warn('btape reported: %s' % '; '.join(parsed['errors']))
+    for warning in parsed.get('warnings') or []:
+        module.warn(warning)
     module.exit_json(**result)
 
 

@@ -101,3 +101,18 @@ def test_minimal_config_passes_bacula_sd_test(tmp_path):
 def test_minimal_config_rejects(device, block):
     with pytest.raises(ValueError):
         minimal_config(device, block, '/tmp')
+
+
+def test_speed_cut_before_the_total_is_incomplete():
+    text = _read('btape_speed__HP-Ultrium6-SCSI-lab-ma2-tgt-1048576B-enospc__1.txt')
+    cut = text[:text.index('Total Write rate')]
+    parsed = parse_speed(cut)
+    assert parsed['complete'] is False and parsed['tests'][0]['total_rate_mb_s'] is None
+    assert 'Total Write rate' in parsed['warnings'][0]
+    assert parse_speed(text)['complete'] is True
+
+
+def test_numbers_that_are_not_numbers_are_not_read():
+    parsed = parse_speed('Test with zero data, should give the maximum throughput.\n'
+                         'Total Volume bytes=1..0 GB. Total Write rate = 1..5 MB/s\n')
+    assert parsed['tests'][0]['total_rate_mb_s'] is None

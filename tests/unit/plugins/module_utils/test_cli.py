@@ -34,3 +34,16 @@ def test_missing_tool_says_what_to_install():
         _cli.find_tool('surely-not-a-real-tool-xyz')
     assert 'bindep.txt' in info.value.as_fail_kwargs()['msg']
     assert _cli.find_tool('surely-not-a-real-tool-xyz', required=False) is None
+
+
+def test_output_that_is_not_utf8_is_decoded_with_replacement():
+    # A vendor string with a Latin-1 byte, as a drive or changer may return it.
+    result = _cli.run(['printf', 'Vendor: \\377HP\\n'])
+    assert result.ok and result.stdout == 'Vendor: \ufffdHP\n'
+    assert result.stdout_bytes == b'Vendor: \xffHP\n'
+
+
+def test_failure_with_non_utf8_stderr_keeps_evidence():
+    with pytest.raises(_cli.CliError) as info:
+        _cli.run(['sh', '-c', 'printf "\\376err" >&2; exit 2'], check=True)
+    assert info.value.stderr == '\ufffderr'

@@ -252,3 +252,22 @@ def test_built_job_is_accepted_by_real_fio_and_reads_every_byte(tmp_path):
     parsed = _fio.parse_json(proc.stdout)
     assert parsed['jobs'][0]['io_bytes'] == sum(sizes)
     assert (tmp_path / 'stream0_bw.1.log').exists()
+
+
+def test_parse_log_cut_by_a_killed_fio_drops_the_cut_line_only():
+    text = fixture('fio_bw_log__loop0-ext4-blkio30MBs-stream0__1.txt')
+    lines = [ln for ln in text.splitlines() if ln and not ln.startswith('#')]
+    cut = text[:text.rindex(lines[-1]) + 3]
+    warnings = []
+    entries = _fio.parse_log(cut, warnings)
+    assert len(entries) == len(lines) - 1 and 'cut line' in warnings[0]
+    # A bad line in the middle is still an error with its line number.
+    with pytest.raises(_fio.FioParseError, match='line'):
+        _fio.parse_log(cut + '\n1000, 5, 0, 0\n')
+
+
+@pytest.mark.parametrize('text', ['[1, 2]', '{"jobs": [1]}', '{"jobs": [{"read": 5}]}',
+                                  '{"jobs": [{"jobname": "a", "error": "x"}]}', '"fio"'])
+def test_parse_json_odd_shapes_are_fio_parse_errors(text):
+    with pytest.raises(_fio.FioParseError):
+        _fio.parse_json(text)
