@@ -16,8 +16,11 @@ Order of operations, each tape operation with a deadline:
 4. log pages before (never during the writes);
 5. open O_RDONLY (EBUSY = refused), status, variable-block mode, rewind, one
    read at BOT, rewind: ``media_verdict`` decides;
-6. open O_WRONLY, sweep, file-mark runs, then always rewind and close;
-7. st counters and log pages after.
+6. open O_WRONLY; at BOT, ask st whether it has MTWEOFI (an MTWEOFI ioctl
+   with count 0, which writes nothing: ``_tape_discovery.probe_mtweofi``);
+   sweep, file-mark runs, then always rewind and close;
+7. st counters and log pages after. A log page that cannot be read or
+   decoded becomes a warning: the write measurements are never lost to it.
 """
 
 from __future__ import annotations
@@ -164,6 +167,7 @@ class TapeBenchmark:
         self.runner = runner
         self.sys_root = sys_root
         self.identity = identity
+        self.result = None
         for pattern in self.patterns + [self.filemark_pattern]:
             W.parse_ratio(pattern)
 
@@ -203,7 +207,13 @@ class TapeBenchmark:
     def run(self, check_mode=False):
         drive = self.identify()
         plan = self.plan(drive)
-        result = {'device': self.device, 'plan': plan, 'drive': drive, 'changed': False}
+        result = {'device': self.device, 'plan': plan, 'drive': drive, 'changed': False, 'warnings': []}
+        self.result = result
+        weofi, basis = _tape_discovery.mtweofi_from_st_driver(self.sys_root)
+        result['mtweofi'] = {'supported': weofi, 'basis': basis,
+                             'detail': 'check mode: no drive opened, the st driver version decides' if check_mode
+                             else 'before the ioctl probe'}
+        self._set_mtweofi(result)
         if check_mode:
             return result
         if not plan['block_sizes']:
@@ -215,7 +225,7 @@ class TapeBenchmark:
         result['pool_seconds'] = round(time.monotonic() - started, 3)
         sg = drive.get('sg')
         if self.log_pages:
-            result['log_pages_before'] = _tape_discovery.read_log_pages(sg, self._runner())
+            result['log_pages_before'] = self._log_pages(sg, result, 'before')
 
         fd = _open(self.device, os.O_RDONLY, self.op_timeout, self.identity)
         try:
@@ -237,10 +247,11 @@ class TapeBenchmark:
         try:
             try:
                 W.mtop(fd, W.MTSETBLK, 0, timeout=self.op_timeout)
+                self._probe_mtweofi(fd, result)
                 stats_start = _st_sysfs.read_stats(name, self.sys_root)
                 result.update(self._sweep(fd, pools, plan['block_sizes'], name))
                 if self.filemark_segments:
-                    result['filemarks'] = self._filemarks(fd, name)
+                    result['filemarks'] = self._filemarks(fd, name, result['mtweofi_supported'])
                 else:
                     result['filemarks'] = []
                 result['st_stats_delta'] = _st_sysfs.stats_delta(stats_start, _st_sysfs.read_stats(name, self.sys_root))
@@ -249,8 +260,39 @@ class TapeBenchmark:
         finally:
             os.close(fd)
         if self.log_pages:
-            result['log_pages_after'] = _tape_discovery.read_log_pages(sg, self._runner())
+            result['log_pages_after'] = self._log_pages(sg, result, 'after')
         return result
+
+    def _log_pages(self, sg, result, when):
+        """Log pages, or an empty record and a warning: never an exception that loses the run."""
+        try:
+            pages = _tape_discovery.read_log_pages(sg, self._runner())
+        except Exception as exc:  # pylint: disable=broad-except
+            result['warnings'].append('log pages %s writing could not be read: %s' % (when, exc))
+            return {'supported': [], 'unsupported_reason': None, 'pages': {}, 'errors': {'read': str(exc)},
+                    'warnings': [str(exc)]}
+        result['warnings'].extend('%s writing: %s' % (when, w) for w in pages.get('warnings') or [])
+        return pages
+
+    @staticmethod
+    def _set_mtweofi(result):
+        result['mtweofi_supported'] = result['mtweofi']['supported']
+        result['mtweofi_basis'] = result['mtweofi']['basis']
+        if isinstance(result.get('drive'), dict):
+            result['drive']['mtweofi_supported'] = result['mtweofi_supported']
+            result['drive']['mtweofi_basis'] = result['mtweofi_basis']
+
+    def _probe_mtweofi(self, fd, result):
+        """MTWEOFI with count 0 on the admitted drive at BOT; the st version where it cannot tell."""
+        probe = _tape_discovery.probe_mtweofi(fd, W.mtop, W.mtget, timeout=self.op_timeout)
+        if probe['supported'] is None:
+            fallback, basis = _tape_discovery.mtweofi_from_st_driver(self.sys_root)
+            probe = dict(probe, supported=fallback, basis=basis,
+                         detail='%s; %s' % (probe['basis'], probe['detail']))
+        if probe.get('position_changed'):
+            result['warnings'].append('MTWEOFI probe: %s' % probe['detail'])
+        result['mtweofi'] = probe
+        self._set_mtweofi(result)
 
     def _runner(self):
         if self.runner is not None:
@@ -299,7 +341,7 @@ class TapeBenchmark:
             'best': {'block_size': best['block_size'], 'pattern': best['pattern'], 'mb_s': best['mb_s']} if best else None,
         }
 
-    def _filemarks(self, fd, name):
+    def _filemarks(self, fd, name, mtweofi_supported=None):
         pool = W.make_pool(self.filemark_pattern, size=max(16 * W.MIB, 8 * self.filemark_block_size), seed=99)
         views = W.block_views(pool, self.filemark_block_size)
         timeout = self.op_timeout
@@ -322,6 +364,12 @@ class TapeBenchmark:
                         block_size=self.filemark_block_size))
         for segment in sorted(self.filemark_segments):
             for kind, op in (('sync', W.MTWEOF), ('immediate', W.MTWEOFI)):
+                if kind == 'immediate' and mtweofi_supported is False:
+                    out.append({'bytes': 0, 'seconds': 0, 'marks': 0, 'mb_s': None, 'mark_seconds': 0,
+                                'error': 'skipped: the st driver has no MTWEOFI', 'segment_mb': segment // W.MB,
+                                'kind': kind, 'seconds_lost_per_mark': None,
+                                'block_size': self.filemark_block_size})
+                    continue
                 try:
                     run = one(segment, op)
                 except OSError as exc:

@@ -13,10 +13,18 @@ ELEMENT STATUS with DVCID for the drive <-> changer element match,
 ``sg_logs``), each run with LC_ALL=C and a timeout through ``_cli.run``.
 Nothing here writes to a device: the only opens are O_RDONLY|O_NONBLOCK on
 sg nodes for the BLKSECTGET ioctl.
+
+Immediate file marks (MTWEOFI): ``probe_mtweofi`` asks the st driver itself
+on a drive the write benchmark already holds open for writing (an MTWEOFI
+ioctl with count 0, which writes nothing); where no such drive is open
+(discovery, preflight, check mode), ``mtweofi_from_st_driver`` reads the st
+driver's version string, so a distribution kernel that backported the driver
+is recognised whatever its version number says.
 """
 
 from __future__ import annotations
 
+import errno
 import os
 import re
 import struct
@@ -31,8 +39,14 @@ from ansible_collections.tapeops.qualify.plugins.module_utils import _st_sysfs
 SYS_ROOT = '/sys'
 TOOL_TIMEOUT = 60
 BLKSECTGET = 0x1267
-# MTWEOFI ("write file marks, immediate") is in Linux since 2.6.37 (st.c, mtio.h).
-MTWEOFI_SINCE = (2, 6, 37)
+# MTWEOFI (write file marks with IMMED set) came with Linux commit
+# 3e51d3c924aea8a1f1372e6c615b0a37b528121d ("st: add MTWEOFI"), which also
+# moved the st driver's verstr to "20100829" (mainline 2.6.37). The driver
+# exports verstr as /sys/bus/scsi/drivers/st/version ("[20160209]\n",
+# st.c version_show), so a backport into an older-numbered kernel
+# (RHEL/CentOS 6, 2.6.32) shows it too.
+MTWEOFI_ST_VERSTR = '20100829'
+MTWEOFI_OP = 35  # include/uapi/linux/mtio.h
 LOG_PAGES = (0x0C, 0x14, 0x17, 0x2E, 0x34)
 
 
@@ -40,18 +54,93 @@ def _read(path):
     return _st_sysfs.read_attr(path)
 
 
-def kernel_supports_mtweofi(release=None):
-    release = release or os.uname().release
-    numbers = tuple(int(x) for x in re.findall(r'\d+', release)[:3])
-    return numbers >= MTWEOFI_SINCE
+def st_driver_version(sys_root=SYS_ROOT):
+    """The st driver's version string (``'20160209'``) from sysfs, or None."""
+    raw = _read(os.path.join(sys_root, 'bus', 'scsi', 'drivers', 'st', 'version'))
+    match = re.search(r'(\d{8})', raw or '')
+    return match.group(1) if match else None
+
+
+def mtweofi_from_st_driver(sys_root=SYS_ROOT):
+    """Whether the st driver has MTWEOFI, from its version string (no device opened).
+
+    Returns ``(supported, basis)``: ``(True, 'st driver version 20160209')``,
+    ``(False, 'st driver version 20081215 (MTWEOFI came with 20100829)')`` or
+    ``(None, reason)`` when the driver exports no version (st not loaded).
+    """
+    version = st_driver_version(sys_root)
+    if version is None:
+        return None, 'unknown: the st driver exports no version (is the st module loaded?)'
+    if version >= MTWEOFI_ST_VERSTR:
+        return True, 'st driver version %s' % version
+    return False, 'st driver version %s (MTWEOFI came with %s)' % (version, MTWEOFI_ST_VERSTR)
+
+
+def probe_mtweofi(fd, mtop, mtget, timeout=60):
+    """Ask st whether it knows MTWEOFI: the ioctl with count 0 on ``fd``.
+
+    ``fd`` must be the drive the safety gate admitted, open for writing (st
+    refuses every file-mark ioctl on an O_RDONLY open with EACCES), at BOT.
+    WRITE FILEMARKS with a count of 0 writes no file mark (SSC-3 6.10);
+    st.c then sets its block counter to 0 and adds 0 to its file counter,
+    which changes nothing at file 0 block 0 only, so the probe runs at BOT
+    and nowhere else. ``mtop(fd, op, count, timeout=)`` and
+    ``mtget(fd, timeout=)`` are ``_tape_writer``'s ioctl wrappers.
+
+    Returns ``{'supported': True|False|None, 'basis': str, 'detail': str}``:
+    success = supported; EINVAL / ENOSYS / ENOTTY = the kernel does not know
+    the operation; EACCES / EROFS (write-protected media) and anything else
+    = inconclusive (None).
+    """
+    try:
+        before = mtget(fd, timeout=timeout)
+    except (OSError, Exception) as exc:  # pylint: disable=broad-except
+        return {'supported': None, 'basis': 'ioctl probe not run',
+                'detail': 'MTIOCGET failed before the probe: %s' % exc}
+    if before.get('file_number') != 0 or before.get('block_number') != 0:
+        return {'supported': None, 'basis': 'ioctl probe not run',
+                'detail': 'not at BOT (file %s, block %s): st would reset its block counter'
+                          % (before.get('file_number'), before.get('block_number'))}
+    if 'WR_PROT' in (before.get('flags') or []):
+        return {'supported': None, 'basis': 'ioctl probe not run',
+                'detail': 'write-protected media: st refuses file-mark ioctls (EACCES)'}
+    try:
+        mtop(fd, MTWEOFI_OP, 0, timeout=timeout)
+        out = {'supported': True, 'basis': 'ioctl probe', 'detail': 'MTWEOFI with count 0 accepted'}
+    except OSError as exc:
+        name = errno.errorcode.get(exc.errno, str(exc.errno))
+        if exc.errno in (errno.EINVAL, errno.ENOSYS, errno.ENOTTY):
+            out = {'supported': False, 'basis': 'ioctl probe',
+                   'detail': 'MTWEOFI refused with %s: the st driver does not know it' % name}
+        else:
+            out = {'supported': None, 'basis': 'ioctl probe inconclusive',
+                   'detail': 'MTWEOFI with count 0 failed with %s (%s)' % (name, exc.strerror)}
+    try:
+        after = mtget(fd, timeout=timeout)
+    except (OSError, Exception) as exc:  # pylint: disable=broad-except
+        out['detail'] += '; MTIOCGET after the probe failed: %s' % exc
+        return out
+    if (after.get('file_number'), after.get('block_number')) != (0, 0):
+        out['detail'] += '; position after the probe is file %s block %s, not BOT' % (
+            after.get('file_number'), after.get('block_number'))
+        out['position_changed'] = True
+    return out
 
 
 def vpd80_serial(data):
-    """Unit serial number from the raw VPD page 0x80 (sysfs ``vpd_pg80``)."""
+    """Unit serial number from the raw VPD page 0x80 (sysfs ``vpd_pg80``).
+
+    Returns ``(serial, raw_hex)``; ``raw_hex`` is set when the serial holds
+    bytes that are not printable ASCII (they show as U+FFFD in ``serial``),
+    so the exact value is not lost.
+    """
     if not data or len(data) < 4 or data[1] != 0x80:
-        return None
+        return None, None
     length = (data[2] << 8) | data[3]
-    return data[4:4 + length].decode('ascii', 'replace').strip() or None
+    raw = bytes(data[4:4 + length])
+    serial = raw.decode('ascii', 'replace').strip() or None
+    printable = all(0x20 <= b < 0x7f for b in raw.strip(b' \x00'))
+    return serial, (None if printable or not raw else raw.hex())
 
 
 def parse_sg_raw_hex(text):
@@ -67,9 +156,29 @@ def decode_element_status(data):
     The identifier (DVCID) is the drive's device identification, often
     vendor(8) + product(16) + serial; some changers (tgt) cut it short.
     """
+    return decode_element_status_ex(data)['elements']
+
+
+def decode_element_status_ex(data):
+    """``decode_element_status`` with ``complete`` and ``warnings``.
+
+    A descriptor cut short (the changer returned less than its header
+    announced, or a capture lost its end) is kept with the fields whose bytes
+    are all there; the others are None, and a warning says so. A volume tag is
+    never returned half-read; a cut identifier is kept as the prefix it is,
+    with ``identifier_truncated`` (tgt sends such identifiers).
+    """
     out = []
-    if len(data) < 16:
-        return out
+    warnings = []
+    data = bytes(data or b'')
+    if len(data) < 8:
+        return {'elements': out, 'complete': False,
+                'warnings': ['READ ELEMENT STATUS data of %d bytes is shorter than its 8-byte header' % len(data)]}
+    report_bytes = (data[5] << 16) | (data[6] << 8) | data[7]
+    complete = len(data) >= 8 + report_bytes
+    if not complete:
+        warnings.append('READ ELEMENT STATUS announced %d bytes of element pages, %d arrived'
+                        % (report_bytes, len(data) - 8))
     pos = 8
     while pos + 8 <= len(data):
         flags = data[pos + 1]
@@ -78,8 +187,18 @@ def decode_element_status(data):
         pvoltag, avoltag = bool(flags & 0x80), bool(flags & 0x40)
         pos += 8
         end = min(len(data), pos + page_bytes)
+        if pos + page_bytes > len(data):
+            complete = False
+        if desc_len and desc_len < 12:
+            warnings.append('element descriptor length %d is shorter than the 12 bytes every descriptor has'
+                            % desc_len)
+            break
         while desc_len and pos + 12 <= end:
             desc = data[pos:min(pos + desc_len, end)]
+            if len(desc) < desc_len:
+                warnings.append('element descriptor at byte %d is cut short (%d of %d bytes)'
+                                % (pos, len(desc), desc_len))
+                complete = False
             entry = {
                 'address': (desc[0] << 8) | desc[1],
                 'full': bool(desc[2] & 0x01),
@@ -89,18 +208,26 @@ def decode_element_status(data):
             }
             off = 12
             if pvoltag:
-                entry['volume_tag'] = bytes(desc[off:off + 32]).decode('ascii', 'replace').strip() or None
+                if off + 32 <= len(desc):
+                    entry['volume_tag'] = bytes(desc[off:off + 32]).decode('ascii', 'replace').strip() or None
                 off += 36
             if avoltag:
                 off += 36
             if off + 4 <= len(desc):
                 id_len = desc[off + 3]
                 ident = bytes(desc[off + 4:off + 4 + id_len])
+                # Some changers (tgt) send fewer identifier bytes than they announce: the prefix is kept,
+                # marked, and match_drive_element accepts a prefix only when it fits exactly one drive.
                 entry['identifier'] = ident.decode('ascii', 'replace').rstrip('\x00').strip() or None
+                if len(ident) < id_len:
+                    entry['identifier_truncated'] = True
+                    warnings.append('device identifier of element %d is cut short (%d of %d bytes)'
+                                    % (entry['address'], len(ident), id_len))
+                    complete = False
             out.append(entry)
             pos += desc_len
         pos = max(pos, end)
-    return out
+    return {'elements': out, 'complete': complete, 'warnings': warnings}
 
 
 def match_drive_element(drive, elements):
@@ -186,11 +313,14 @@ def _run(runner, cmd):
 
 
 def read_log_pages(sg, runner, pages=LOG_PAGES):
-    """Log pages of the drive at ``sg``: ``{supported, unsupported_reason, pages, errors}``.
+    """Log pages of the drive at ``sg``: ``{supported, unsupported_reason, pages, errors, warnings}``.
 
-    Never called while the benchmark writes.
+    Never called while the benchmark writes. Never raises on what sg_logs
+    prints: a page that cannot be decoded becomes an entry in ``errors`` and
+    ``warnings``, so a caller that already wrote to the tape keeps its
+    measurements.
     """
-    out = {'supported': [], 'unsupported_reason': None, 'pages': {}, 'errors': {}}
+    out = {'supported': [], 'unsupported_reason': None, 'pages': {}, 'errors': {}, 'warnings': []}
     if not sg:
         out['unsupported_reason'] = 'no sg node for this drive (load the sg module)'
         return out
@@ -217,7 +347,16 @@ def read_log_pages(sg, runner, pages=LOG_PAGES):
         if result.rc != 0:
             out['errors'][key] = _sg_logs.classify_failure(result.rc, result.stdout, result.stderr)[1]
             continue
-        out['pages'][key] = _sg_logs.decode_page(page, result.stdout)
+        try:
+            decoded = _sg_logs.decode_page(page, result.stdout)
+        except Exception as exc:  # pylint: disable=broad-except
+            # decode_page is built not to raise; if it ever does, the page is lost, not the run.
+            out['errors'][key] = 'could not decode sg_logs output: %s' % exc
+            out['warnings'].append('log page %s: could not decode sg_logs output (%s)' % (key, exc))
+            continue
+        out['pages'][key] = decoded
+        for warning in decoded.get('warnings') or []:
+            out['warnings'].append('log page %s: %s' % (key, warning))
     return out
 
 
@@ -225,9 +364,26 @@ def _changer_elements(sg, runner):
     result = _run(runner, ['sg_raw', '-r', '4096', sg, 'b8', '04', '00', '00', '00', '40', '03', '00', '10', '00',
                            '00', '00'])
     if result.rc != 0:
-        return []
+        return {'elements': [], 'complete': False, 'warnings': []}
     # sg_raw prints the data dump on stderr or stdout depending on its version.
-    return decode_element_status(parse_sg_raw_hex((result.stdout or '') + '\n' + (result.stderr or '')))
+    return decode_element_status_ex(parse_sg_raw_hex((result.stdout or '') + '\n' + (result.stderr or '')))
+
+
+def _mtx_status(result):
+    """``mtx status`` from its stdout; a fatal message on stderr becomes the error."""
+    status = _mtx.parse_mtx_status(result.stdout or '')
+    if (result.stderr or '').strip():
+        err = _mtx.parse_mtx_status(result.stderr)
+        status['sense'].update(err['sense'])
+        if err['error'] and not status['error']:
+            status['error'], status['error_hint'] = err['error'], err['error_hint']
+            status['complete'] = False
+    if status['error'] is None and result.rc != 0 and not status['drives']:
+        status['error'] = (result.stderr or result.stdout or '').strip().splitlines()[-1:] or ['mtx failed']
+        status['error'] = status['error'][0] if isinstance(status['error'], list) else status['error']
+        status['error_hint'] = 'Run "mtx -f %s status" by hand to see why.' % (result.cmd[2] if len(result.cmd) > 2
+                                                                                 else 'DEVICE')
+    return status
 
 
 def discover_changers(runner, sys_root=SYS_ROOT):
@@ -247,17 +403,37 @@ def discover_changers(runner, sys_root=SYS_ROOT):
             'vendor': _read(os.path.join(scsi_dir, 'vendor')),
             'product': _read(os.path.join(scsi_dir, 'model')),
             'revision': _read(os.path.join(scsi_dir, 'rev')),
-            'status': None, 'error': None, 'elements': [],
+            'status': None, 'error': None, 'elements': [], 'warnings': [],
         }
         if sg:
             result = _run(runner, ['mtx', '-f', sg, 'status'])
-            status = _mtx.parse_mtx_status(result.stdout + '\n' + result.stderr)
+            status = _mtx_status(result)
             if result.rc != 0 or status['error']:
                 changer['error'] = status['error'] or (result.stderr or '').strip() or 'mtx status failed'
             changer['status'] = status
-            changer['elements'] = _changer_elements(sg, runner)
+            found = _changer_elements(sg, runner)
+            changer['elements'] = found['elements']
+            changer['warnings'] = list(status.get('warnings') or []) + found['warnings']
         changers.append(changer)
     return changers
+
+
+def _mt_status(runner, nst):
+    """``mt status`` of ``nst``, preferring output with the st status bits.
+
+    ``mt`` may be GNU cpio's mt (no status bits: loaded / write protected
+    unknown); when it is, mt-st's own binary (Debian installs it as
+    ``mt-st`` beside the ``mt`` alternative) is asked too.
+    """
+    result = _run(runner, ['mt', '-f', nst, 'status'])
+    text = (result.stdout or '') + (result.stderr or '')
+    status = _mt.parse_mt_status(result.stdout if result.rc == 0 else '')
+    if result.rc == 0 and status['status_bits'] is None:
+        other = _run(runner, ['mt-st', '-f', nst, 'status'])
+        parsed = _mt.parse_mt_status(other.stdout if other.rc == 0 else '')
+        if other.rc == 0 and parsed['status_bits'] is not None:
+            return parsed, other, (other.stdout or '') + (other.stderr or '')
+    return status, result, text
 
 
 def discover(runner=None, sys_root=SYS_ROOT, log_pages=True, only=None):
@@ -272,7 +448,7 @@ def discover(runner=None, sys_root=SYS_ROOT, log_pages=True, only=None):
         names = sorted(n for n in os.listdir(tape_class) if re.match(r'^nst\d+$', n))
     except OSError:
         names = []
-    weofi = kernel_supports_mtweofi()
+    weofi, weofi_basis = mtweofi_from_st_driver(sys_root)
     for name in names:
         nst = '/dev/%s' % name
         if only and nst not in only and name not in only:
@@ -285,10 +461,12 @@ def discover(runner=None, sys_root=SYS_ROOT, log_pages=True, only=None):
             'product': _read(os.path.join(scsi_dir, 'model')),
             'revision': _read(os.path.join(scsi_dir, 'rev')),
             'serial': None,
+            'serial_hex': None,
+            'warnings': [],
         }
         try:
             with open(os.path.join(scsi_dir, 'vpd_pg80'), 'rb') as handle:
-                drive['serial'] = vpd80_serial(handle.read())
+                drive['serial'], drive['serial_hex'] = vpd80_serial(handle.read())
         except OSError:
             pass
         if not drive['serial'] and sg:
@@ -302,18 +480,19 @@ def discover(runner=None, sys_root=SYS_ROOT, log_pages=True, only=None):
                 limits = _scsi_inquiry.decode_read_block_limits(data)
         drive['block_limits'] = limits or {'min': None, 'max': None, 'granularity': None}
         drive['hba_max_transfer_bytes'] = hba_max_transfer(sg)
-        result = _run(runner, ['mt', '-f', nst, 'status'])
-        text = (result.stdout or '') + (result.stderr or '')
-        status = _mt.parse_mt_status(result.stdout if result.rc == 0 else '')
+        status, result, text = _mt_status(runner, nst)
         drive['busy'] = 'busy' in text.lower()
         drive['mt_status'] = status if result.rc == 0 else None
         drive['mt_error'] = None if result.rc == 0 else text.strip()
+        drive['warnings'].extend(status['warnings'] if result.rc == 0 else [])
         drive['block_size'] = status['block_size']
         drive['density_code'] = '0x%02x' % status['density_code'] if status['density_code'] is not None else None
-        drive['media_loaded'] = status['media_loaded']
+        # None = mt did not say (GNU/Solaris/FreeBSD mt print no status bits), never "no".
+        drive['media_loaded'] = status['media_loaded'] if result.rc == 0 else None
         drive['write_protected'] = status['write_protected'] if result.rc == 0 else None
         drive['generation'] = _generation(drive['vendor'], drive['product'], status['density_code'])
         drive['mtweofi_supported'] = weofi
+        drive['mtweofi_basis'] = weofi_basis
         drive['st_options'] = _st_sysfs.read_options(name, sys_root)
         drive['stats'] = _st_sysfs.read_stats(name, sys_root)
         drive['changer'] = None
@@ -329,5 +508,7 @@ def discover(runner=None, sys_root=SYS_ROOT, log_pages=True, only=None):
                 drive['barcode'] = _mtx.drive_barcode(changer['status'], index)
             break
         drive['log_pages'] = read_log_pages(sg, runner) if log_pages else None
+        if drive['log_pages']:
+            drive['warnings'].extend(drive['log_pages']['warnings'])
         drives.append(drive)
     return {'drives': drives, 'changers': changers}

@@ -10,7 +10,8 @@ module: st_preflight_info
 short_description: What the kernel's tape path allows, before tuning a backup application
 version_added: 0.1.0
 description:
-  - Reports whether the running kernel has MTWEOFI (immediate file marks, Linux 2.6.37 and later), whether
+  - Reports whether the st driver has MTWEOFI (immediate file marks), read from the driver's version string
+    (C(/sys/bus/scsi/drivers/st/version) 20100829 or later, so kernels that backported it are recognised), whether
     the st driver is loaded and its buffer parameters (fixed buffer size, max_sg_segs, direct I/O), and for
     every tape drive the largest transfer the HBA path carries (BLKSECTGET on the drive's sg node, the
     HBA driver's max_sectors), the host's sg_tablesize and the direct I/O limit.
@@ -47,9 +48,22 @@ kernel:
   type: str
   sample: 6.1.176
 mtweofi_supported:
-  description: The kernel has MTWEOFI (needed for Data Protector OB2IMMEDFM and other immediate file marks).
+  description: >-
+    The st driver has MTWEOFI (needed for Data Protector OB2IMMEDFM and other immediate file marks), from the
+    driver's version string; null when the driver exports none (st not loaded). This module opens no drive;
+    RV(tapeops.qualify.tape_write_benchmark#module:mtweofi_supported) asks the driver itself with an ioctl.
   returned: always
   type: bool
+mtweofi_basis:
+  description: How RV(mtweofi_supported) was found out, or why it is unknown.
+  returned: always
+  type: str
+  sample: st driver version 20160209
+st_driver_version:
+  description: The st driver's version string (C(verstr) in st.c), or null.
+  returned: always
+  type: str
+  sample: '20160209'
 st_driver:
   description: The st driver's parameters (C(loaded), C(fixed_buffer_size) bytes, C(max_sg_segs), C(try_direct_io)).
   returned: always
@@ -109,7 +123,8 @@ from ansible.module_utils.basic import AnsibleModule
 from ansible_collections.tapeops.qualify.plugins.module_utils._stinit import st_driver_params, transfer_limits
 from ansible_collections.tapeops.qualify.plugins.module_utils._tape_discovery import (
     hba_max_transfer,
-    kernel_supports_mtweofi,
+    mtweofi_from_st_driver,
+    st_driver_version,
 )
 
 SYS_ROOT = '/sys'
@@ -169,11 +184,14 @@ def main():
         entry.pop('max_block_bytes', None)
         drives.append(entry)
     known = [d['hba_max_transfer_bytes'] for d in drives if d['hba_max_transfer_bytes']]
+    weofi, weofi_basis = mtweofi_from_st_driver(SYS_ROOT)
     fits = [d.get('fits') for d in drives]
     module.exit_json(
         changed=False,
         kernel=release,
-        mtweofi_supported=kernel_supports_mtweofi(release),
+        mtweofi_supported=weofi,
+        mtweofi_basis=weofi_basis,
+        st_driver_version=st_driver_version(SYS_ROOT),
         st_driver=driver,
         hba_max_transfer_bytes=min(known) if known else None,
         block_size_fits=None if block is None or None in fits or not fits else all(fits),

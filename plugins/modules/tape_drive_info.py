@@ -92,7 +92,10 @@ drives:
       description: Firmware revision.
       type: str
     serial:
-      description: Unit serial number (VPD page 0x80).
+      description: Unit serial number (VPD page 0x80); bytes that are not printable ASCII show as U+FFFD.
+      type: str
+    serial_hex:
+      description: The serial's raw bytes in hex, set only when they are not all printable ASCII.
       type: str
     generation:
       description: >-
@@ -114,10 +117,14 @@ drives:
       description: Density code of the loaded media, hex text (C(0x00) means none or unknown).
       type: str
     media_loaded:
-      description: Whether the drive is online with a cartridge, from C(mt status). Null if unknown.
+      description: >-
+        Whether the drive is online with a cartridge, from C(mt status). Null when unknown - the C(mt) on the
+        host prints no status bits (GNU cpio's mt; then C(mt-st) is asked too if installed) or failed.
       type: bool
     write_protected:
-      description: Whether the loaded cartridge is write-protected.
+      description: >-
+        Whether the loaded cartridge is write-protected. Null when unknown (as for O(media_loaded)); null never
+        means "writable".
       type: bool
     busy:
       description: The drive is held open by another process.
@@ -137,8 +144,19 @@ drives:
         C(matched_by) (C(serial), or C(serial_prefix) when the changer truncates the device identifier).
       type: dict
     mtweofi_supported:
-      description: Whether the running kernel has MTWEOFI (immediate file marks, Linux 2.6.37+).
+      description: >-
+        Whether the st driver has MTWEOFI (immediate file marks), from the driver's version string
+        (C(/sys/bus/scsi/drivers/st/version), 20100829 or later), so distribution kernels that backported it are
+        recognised. Null when the driver exports no version. Discovery opens no drive for writing, so it cannot
+        probe; RV(tapeops.qualify.tape_write_benchmark#module:mtweofi_supported) asks the driver with an ioctl.
       type: bool
+    mtweofi_basis:
+      description: How RV(drives[].mtweofi_supported) was found out (V(st driver version 20160209)) or why it is unknown.
+      type: str
+    warnings:
+      description: What could not be read fully (a cut C(mt status), a log page printed only in part).
+      type: list
+      elements: str
     st_options:
       description: The st driver options of this drive (sysfs C(options) decoded) and its defaults.
       type: dict
@@ -172,9 +190,17 @@ changers:
       description: Data transfer elements from READ ELEMENT STATUS with their device identifiers.
       type: list
     error:
-      description: Why C(mtx status) failed, if it did.
+      description: >-
+        Why C(mtx status) failed, if it did (C(READ ELEMENT STATUS Command Failed),
+        C(illegal Element Type Code 83 reported), ...); C(status.error_hint) says what to try.
       type: str
+    warnings:
+      description: What could not be read fully (a cut listing, a READ ELEMENT STATUS answer cut short).
+      type: list
+      elements: str
 '''
+
+import traceback
 
 from ansible.module_utils.basic import AnsibleModule
 
@@ -198,6 +224,17 @@ def main():
         found = discover(runner=runner, log_pages=module.params['log_pages'], only=module.params['devices'] or None)
     except _cli.CliError as exc:
         module.fail_json(**exc.as_fail_kwargs())
+    except Exception as exc:  # pylint: disable=broad-except
+        module.fail_json(msg='Discovery stopped on an unexpected error: %s. Please report it with the traceback and '
+                             'the output of lsscsi -g, mt status and sg_logs -a for the drive.' % exc,
+                         exception=traceback.format_exc())
+    for drive in found['drives']:
+        for warning in drive.get('warnings') or []:
+            module.warn('%s: %s' % (drive['nst'], warning))
+    for changer in found['changers']:
+        if changer.get('error'):
+            hint = (changer.get('status') or {}).get('error_hint') or ''
+            module.warn('changer %s: %s %s' % (changer.get('sg'), changer['error'], hint))
     module.exit_json(changed=False, **found)
 
 

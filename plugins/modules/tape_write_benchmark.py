@@ -205,11 +205,36 @@ rewound:
   description: Whether the final rewind succeeded.
   returned: when the benchmark wrote
   type: bool
+mtweofi_supported:
+  description: >-
+    Whether the st driver has MTWEOFI (immediate file marks). Found out by an MTWEOFI ioctl with count 0 on the
+    drive, at BOT, before the sweep (it writes nothing); where that cannot tell (check mode, write-protected media),
+    from the st driver's version string. Null when neither can tell.
+  returned: always
+  type: bool
+mtweofi_basis:
+  description: How RV(mtweofi_supported) was found out - V(ioctl probe), V(st driver version 20160209), or why unknown.
+  returned: always
+  type: str
+  sample: ioctl probe
+mtweofi:
+  description: The probe's record - C(supported), C(basis) and C(detail) (what st answered).
+  returned: always
+  type: dict
+warnings:
+  description: >-
+    What could not be read without stopping the run - a log page sg_logs printed only in part or that could not
+    be decoded, a position change after the MTWEOFI probe. The write measurements are kept regardless.
+  returned: always
+  type: list
+  elements: str
 reason:
   description: Machine-readable refusal reason on failure (C(block_device), C(sg_node), C(media_has_data), C(busy), ...).
   returned: on refusal
   type: str
 '''
+
+import traceback
 
 from ansible.module_utils.basic import AnsibleModule
 from ansible.module_utils.common.text.formatters import human_to_bytes
@@ -256,6 +281,7 @@ def main():
     def runner(cmd):
         return _cli.run(cmd, timeout=TOOL_TIMEOUT)
 
+    bench = None
     try:
         bench = TapeBenchmark(
             p['device'],
@@ -287,6 +313,14 @@ def main():
                          reason='timeout')
     except _cli.CliError as exc:
         module.fail_json(**exc.as_fail_kwargs())
+    except Exception as exc:  # pylint: disable=broad-except
+        # Whatever went wrong, what was measured before it is returned with the error.
+        partial = dict((k, v) for k, v in (getattr(bench, 'result', None) or {}).items() if k != 'changed')
+        module.fail_json(msg='The benchmark stopped on an unexpected error: %s. The measurements taken before it '
+                             'are attached; please report this with the traceback.' % exc,
+                         exception=traceback.format_exc(), reason='internal_error', **partial)
+    for warning in result.get('warnings') or []:
+        module.warn(warning)
     module.exit_json(**result)
 
 

@@ -3,12 +3,16 @@ and the classification of the read at BOT (blank / data / file mark / error),
 with the st answers injected."""
 
 import errno
+import os
 
 import pytest
 
+from ansible_collections.tapeops.qualify.plugins.module_utils import _cli
 from ansible_collections.tapeops.qualify.plugins.module_utils import _tape_benchmark as B
 from ansible_collections.tapeops.qualify.plugins.module_utils import _tape_safety as S
 from ansible_collections.tapeops.qualify.plugins.module_utils import _tape_writer as W
+
+from _tape_fixtures import FIXTURES
 
 
 def test_plan_bounds_sizes_by_block_limits_granularity_and_hba():
@@ -105,3 +109,58 @@ def test_open_refuses_a_node_swapped_after_the_safety_check(tmp_path):
     with pytest.raises(B.BenchmarkError) as info:
         B._open('/dev/null', __import__('os').O_WRONLY, 5, ident)
     assert info.value.reason == 'device_changed' and 'Nothing was written' in info.value.msg
+
+
+def test_log_pages_after_writing_that_cannot_be_decoded_are_warnings(tmp_path):
+    # sg_logs answering with a 2-byte dump for every page: the write result keeps everything, plus warnings.
+    p0 = open(os.path.join(FIXTURES, 'sg_logs', 'sg_logs_p0x00__HP-Ultrium6-SCSI-35GD-nomedia__1.txt')).read()
+
+    def runner(cmd):
+        return _cli.CliResult(cmd, 0, p0 if cmd[-2] == '0x00' else ' 00     34 00\n', '')
+    bench = B.TapeBenchmark('/dev/nst0', runner=runner, sys_root=str(tmp_path))
+    result = {'warnings': [], 'sweep': [{'mb_s': 150.0}]}
+    pages = bench._log_pages('/dev/sg0', result, 'after')
+    assert pages['pages']['0x34']['complete'] is False
+    assert any(w.startswith('after writing: log page 0x34:') for w in result['warnings'])
+    assert result['sweep'] == [{'mb_s': 150.0}]
+
+
+def test_log_pages_reader_failing_outright_is_a_warning(tmp_path, monkeypatch):
+    def broken(sg, runner):
+        raise RuntimeError('sg_logs vanished')
+    monkeypatch.setattr(B._tape_discovery, 'read_log_pages', broken)
+    bench = B.TapeBenchmark('/dev/nst0', runner=lambda cmd: None, sys_root=str(tmp_path))
+    result = {'warnings': []}
+    pages = bench._log_pages('/dev/sg0', result, 'after')
+    assert pages['pages'] == {} and 'sg_logs vanished' in result['warnings'][0]
+
+
+def test_inconclusive_probe_falls_back_to_the_st_driver_version(tmp_path, monkeypatch):
+    drv = tmp_path / 'bus' / 'scsi' / 'drivers' / 'st'
+    drv.mkdir(parents=True)
+    (drv / 'version').write_text('[20160209]\n')
+    monkeypatch.setattr(B._tape_discovery, 'probe_mtweofi', lambda fd, mtop, mtget, timeout: {
+        'supported': None, 'basis': 'ioctl probe not run',
+        'detail': 'write-protected media: st refuses file-mark ioctls (EACCES)'})
+    bench = B.TapeBenchmark('/dev/nst0', sys_root=str(tmp_path))
+    result = {'warnings': [], 'drive': {}}
+    bench._probe_mtweofi(3, result)
+    assert (result['mtweofi_supported'], result['mtweofi_basis']) == (True, 'st driver version 20160209')
+    assert 'write-protected' in result['mtweofi']['detail']
+    assert result['drive']['mtweofi_basis'] == 'st driver version 20160209'
+
+
+def test_immediate_runs_are_skipped_when_st_has_no_mtweofi(monkeypatch):
+    runs = []
+
+    def filemark_run(fd, views, payload, segment, marker):
+        runs.append(segment)
+        return {'bytes': payload, 'seconds': 1.0, 'marks': 1, 'mb_s': payload / 1e6, 'mark_seconds': 0.1,
+                'error': None}
+    monkeypatch.setattr(B.W, 'filemark_run', filemark_run)
+    bench = B.TapeBenchmark('/dev/nst0', filemark_segments=[2 * W.MB], filemark_payload=4 * W.MB,
+                            filemark_block_size=65536)
+    out = bench._filemarks(3, 'nst0', mtweofi_supported=False)
+    assert [(m['kind'], m['error']) for m in out] == [
+        ('none', None), ('sync', None), ('immediate', 'skipped: the st driver has no MTWEOFI')]
+    assert runs == [None, 2 * W.MB]

@@ -1,6 +1,11 @@
 """Discovery helpers: READ ELEMENT STATUS (DVCID) decoding and the drive <->
-changer element match, VPD 0x80, MTWEOFI kernel gate, log-page reading with
-the device's own answers."""
+changer element match, VPD 0x80, MTWEOFI from the st driver (version string and
+the ioctl probe's logic), log-page reading with the device's own answers."""
+
+import errno
+import os
+
+import pytest
 
 from ansible_collections.tapeops.qualify.plugins.module_utils import _cli
 from ansible_collections.tapeops.qualify.plugins.module_utils import _tape_discovery as D
@@ -14,7 +19,7 @@ LAB_TD5 = {'vendor': 'IBM', 'product': 'ULT3580-TD5', 'serial': '1068001001'}
 def test_element_status_from_the_lab_changer():
     elements = D.decode_element_status(D.parse_sg_raw_hex(fixture('mtx', RES)))
     assert elements == [{'address': 500, 'full': True, 'source_address': 1000, 'volume_tag': None,
-                         'identifier': 'IBM     ULT3580-TD5     10'}]
+                         'identifier': 'IBM     ULT3580-TD5     10', 'identifier_truncated': True}]
 
 
 def test_truncated_identifier_matches_by_prefix_only_when_unambiguous():
@@ -33,14 +38,155 @@ def test_full_serial_wins():
 
 
 def test_vpd80_serial():
-    assert D.vpd80_serial(b'\x01\x80\x00\x0a1068001001') == '1068001001'
-    assert D.vpd80_serial(b'\x01\x83\x00\x00') is None
+    assert D.vpd80_serial(b'\x01\x80\x00\x0a1068001001') == ('1068001001', None)
+    assert D.vpd80_serial(b'\x01\x83\x00\x00') == (None, None)
 
 
-def test_mtweofi_kernel_gate():
-    assert D.kernel_supports_mtweofi('6.1.0-28-amd64')
-    assert D.kernel_supports_mtweofi('2.6.37')
-    assert not D.kernel_supports_mtweofi('2.6.32-754.el6.x86_64')
+def test_vpd80_serial_with_bytes_that_are_not_ascii_keeps_them_in_hex():
+    serial, raw = D.vpd80_serial(b'\x01\x80\x00\x06HU\xe912 ')
+    assert serial == 'HU\ufffd12' and raw == '4855e9313220'
+
+
+def st_version(tmp_path, text):
+    path = tmp_path / 'bus' / 'scsi' / 'drivers' / 'st'
+    path.mkdir(parents=True)
+    (path / 'version').write_text(text)
+    return str(tmp_path)
+
+
+@pytest.mark.parametrize('verstr,supported', [
+    ('[20160209]\n', True),    # Linux 4.6 and later (st.c version_show prints "[%s]")
+    ('[20101219]\n', True),    # 2.6.38
+    ('[20100829]\n', True),    # the MTWEOFI commit 3e51d3c924ae, mainline 2.6.37 or a backport
+    ('[20081215]\n', False),   # 2.6.29 .. 2.6.36 without the backport
+])
+def test_mtweofi_from_the_st_driver_version(tmp_path, verstr, supported):
+    weofi, basis = D.mtweofi_from_st_driver(st_version(tmp_path, verstr))
+    assert weofi is supported
+    assert basis.startswith('st driver version %s' % verstr.strip('[]\n'))
+
+
+def test_mtweofi_unknown_without_st_driver(tmp_path):
+    weofi, basis = D.mtweofi_from_st_driver(str(tmp_path))
+    assert weofi is None and basis.startswith('unknown')
+
+
+class StIoctl:
+    """What st answers to the probe: MTIOCGET before/after, and MTIOCTOP(MTWEOFI, 0)."""
+
+    def __init__(self, before=(0, 0), after=None, flags=('BOT', 'ONLINE'), error=None):
+        self.states = [before, after or before]
+        self.flags = list(flags)
+        self.error = error
+        self.ops = []
+
+    def mtget(self, fd, timeout=None):
+        file_number, block_number = self.states[0] if not self.ops else self.states[1]
+        return {'file_number': file_number, 'block_number': block_number, 'flags': self.flags}
+
+    def mtop(self, fd, op, count, timeout=None):
+        self.ops.append((op, count))
+        if self.error:
+            raise OSError(self.error, os.strerror(self.error))
+
+
+def test_probe_accepted_at_bot_is_supported_and_sends_count_zero():
+    st = StIoctl()
+    r = D.probe_mtweofi(3, st.mtop, st.mtget)
+    assert r == {'supported': True, 'basis': 'ioctl probe', 'detail': 'MTWEOFI with count 0 accepted'}
+    assert st.ops == [(35, 0)]
+
+
+@pytest.mark.parametrize('err', [errno.EINVAL, errno.ENOSYS, errno.ENOTTY])
+def test_probe_refused_as_unknown_operation_is_unsupported(err):
+    st = StIoctl(error=err)
+    r = D.probe_mtweofi(3, st.mtop, st.mtget)
+    assert r['supported'] is False and r['basis'] == 'ioctl probe' and errno.errorcode[err] in r['detail']
+
+
+@pytest.mark.parametrize('err', [errno.EACCES, errno.EROFS, errno.EIO])
+def test_probe_refused_otherwise_is_inconclusive(err):
+    r = D.probe_mtweofi(3, StIoctl(error=err).mtop, StIoctl(error=err).mtget)
+    assert r['supported'] is None and r['basis'] == 'ioctl probe inconclusive'
+
+
+def test_probe_never_runs_away_from_bot_or_on_write_protected_media():
+    st = StIoctl(before=(2, 17))
+    r = D.probe_mtweofi(3, st.mtop, st.mtget)
+    assert r['supported'] is None and 'not at BOT' in r['detail'] and st.ops == []
+    st = StIoctl(flags=('BOT', 'ONLINE', 'WR_PROT'))
+    r = D.probe_mtweofi(3, st.mtop, st.mtget)
+    assert r['supported'] is None and 'write-protected' in r['detail'] and st.ops == []
+
+
+def test_probe_reports_a_position_change():
+    st = StIoctl(after=(1, 0))
+    r = D.probe_mtweofi(3, st.mtop, st.mtget)
+    assert r['supported'] is True and r['position_changed'] is True and 'file 1 block 0' in r['detail']
+
+
+def test_element_status_cut_short_never_half_reads_a_volume_tag():
+    # A descriptor with PVolTag whose tag bytes end half way.
+    data = bytes([0, 10, 0, 1, 0, 0, 0, 60]) + bytes([4, 0x80, 0, 52, 0, 0, 0, 52]) + \
+        bytes([0x01, 0xf4, 0x01, 0, 0, 0, 0, 0, 0, 0x80, 0x03, 0xe8]) + b'ULT001L5' + b' ' * 4
+    r = D.decode_element_status_ex(data)
+    assert r['elements'][0]['address'] == 500 and r['elements'][0]['volume_tag'] is None
+    assert r['complete'] is False and any('cut short' in w for w in r['warnings'])
+    assert D.decode_element_status(data[:11]) == []
+    # A descriptor length below the 12 bytes every descriptor has (corrupt answer): no IndexError.
+    bad = bytes([0, 10, 0, 1, 0, 0, 0, 20]) + bytes([4, 0, 0, 4, 0, 0, 0, 12]) + bytes(12)
+    r = D.decode_element_status_ex(bad)
+    assert r['elements'] == [] and 'shorter than the 12 bytes' in r['warnings'][0]
+
+
+@pytest.mark.parametrize('cut', [0, 3, 8, 12, 20, 40])
+def test_lab_element_status_cut_anywhere_gives_no_exception(cut):
+    data = D.parse_sg_raw_hex(fixture('mtx', RES))
+    r = D.decode_element_status_ex(data[:cut])
+    assert r['complete'] is False
+    for element in r['elements']:
+        assert element['identifier'] is None or 'IBM     ULT3580-TD5     10'.startswith(element['identifier'])
+
+
+def test_gnu_mt_then_mt_st_gives_the_status_bits():
+    gnu = fixture('mt', 'mt_status_gnu__IBM-ULTRIUM-HH8-MA21-BDT-FlexStorII__1.txt')
+    mtst = fixture('mt', 'mt_status_mtst__HP-Ultrium7-SCSI-G9Q1__2.txt')
+    calls = []
+
+    def runner(cmd):
+        calls.append(cmd[0])
+        return _cli.CliResult(cmd, 0, gnu if cmd[0] == 'mt' else mtst, '')
+    status, result, _text = D._mt_status(runner, '/dev/nst0')
+    assert calls == ['mt', 'mt-st'] and status['format'] == 'mt-st' and status['media_loaded'] is True
+
+    def runner_without_mt_st(cmd):
+        if cmd[0] == 'mt-st':
+            raise _cli.CliError('mt-st was not found on this host.', cmd=cmd)
+        return _cli.CliResult(cmd, 0, gnu, '')
+    status, result, _text = D._mt_status(runner_without_mt_st, '/dev/nst0')
+    assert status['format'] == 'gnu' and status['media_loaded'] is None and status['write_protected'] is None
+
+
+def test_discovery_with_gnu_mt_reports_unknown_not_false(tmp_path):
+    scsi = tmp_path / 'bus' / 'scsi' / 'devices' / '3:0:0:0'
+    scsi.mkdir(parents=True)
+    for name, value in (('vendor', 'IBM\n'), ('model', 'ULTRIUM-HH8\n'), ('rev', 'MA21\n'), ('type', '1\n')):
+        (scsi / name).write_text(value)
+    tape = tmp_path / 'class' / 'scsi_tape' / 'nst0'
+    tape.mkdir(parents=True)
+    (tape / 'device').symlink_to(scsi)
+    st_version(tmp_path, '[20160209]\n')
+    gnu = fixture('mt', 'mt_status_gnu__IBM-ULTRIUM-HH8-MA21-BDT-FlexStorII__1.txt')
+
+    def runner(cmd):
+        if cmd[0] == 'mt':
+            return _cli.CliResult(cmd, 0, gnu, '')
+        return _cli.CliResult(cmd, 127, '', '%s: not found' % cmd[0])
+    found = D.discover(runner=runner, sys_root=str(tmp_path))
+    drive = found['drives'][0]
+    assert drive['media_loaded'] is None and drive['write_protected'] is None
+    assert drive['density_code'] == '0x5e' and drive['mt_status']['format'] == 'gnu'
+    assert (drive['mtweofi_supported'], drive['mtweofi_basis']) == (True, 'st driver version 20160209')
 
 
 def test_log_pages_unsupported_device_is_not_a_failure():
@@ -67,3 +213,16 @@ def test_log_pages_read_only_supported_ones_and_hex_for_vendor_pages():
     assert [c[-2] for c in calls] == ['0x00', '0x0c', '0x14', '0x17', '0x2e', '0x34']
     assert calls[-1][1] == '-H'
     assert out['pages']['0x17']['volume_serial_number'] == 'EW7VWMVKF6'
+
+
+@pytest.mark.parametrize('answer', [' 00     34\n', ' 00     34 00 00\n', '\xff\xfe garbage\n', ''])
+def test_log_pages_odd_answers_are_warnings_not_exceptions(answer):
+    p0 = fixture('sg_logs', 'sg_logs_p0x00__HP-Ultrium6-SCSI-35GD-nomedia__1.txt')
+
+    def runner(cmd):
+        return _cli.CliResult(cmd, 0, p0 if cmd[-2] == '0x00' else answer, '')
+    out = D.read_log_pages('/dev/sg0', runner)
+    assert set(out['pages']) == {'0x0c', '0x14', '0x17', '0x2e', '0x34'}
+    if answer.startswith(' 00'):
+        assert out['pages']['0x34']['complete'] is False
+        assert any('0x34' in w and '4-byte header' in w for w in out['warnings'])

@@ -1,0 +1,93 @@
+# Copyright: tapeops.qualify contributors
+# GNU General Public License v3.0+ (see COPYING or https://www.gnu.org/licenses/gpl-3.0.txt)
+"""MTWEOFI found out from the st driver on the lab's real st devices.
+
+The write benchmark asks st with an MTWEOFI ioctl of count 0 on the drive the
+safety gate admitted, open for writing, at BOT; discovery and the preflight,
+which open no drive for writing, read the st driver's version string. The
+lab guests run Linux 6.1 (st verstr 20160209), so every way must say
+"supported", and the probe must leave the tape where it was: at BOT, with
+nothing written by the probe itself (tgt's WRITE FILEMARKS loop writes
+nothing for a count of 0, usr/bs_ssc.c).
+"""
+
+import json
+import os
+import subprocess
+import sys
+import tempfile
+
+import pytest
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+HOST = 'lab-ma1'
+
+pytestmark = pytest.mark.lab
+
+
+def run_module(lab, host, module, args, check=False, timeout=900):
+    """Run tapeops.qualify.<module> on ``host``; return its result dict (``_rc`` = ansible's exit code)."""
+    with tempfile.TemporaryDirectory(prefix='mtweofi-') as tree:
+        env = lab.env()
+        env.update({'ANSIBLE_LOAD_CALLBACK_PLUGINS': '1', 'ANSIBLE_CALLBACKS_ENABLED': 'tree',
+                    'ANSIBLE_CALLBACK_TREE_DIR': tree})
+        ansible = os.path.join(os.path.dirname(sys.executable), 'ansible')
+        cmd = [ansible, host, '-i', lab.inventory, '-m', 'tapeops.qualify.%s' % module, '-a', json.dumps(args)]
+        if check:
+            cmd.append('--check')
+        proc = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout, env=env, cwd=ROOT,
+                              stdin=subprocess.DEVNULL, check=False)
+        path = os.path.join(tree, host)
+        assert os.path.exists(path), 'no result for %s (rc=%d):\n%s\n%s' % (
+            host, proc.returncode, proc.stdout, proc.stderr)
+        with open(path) as handle:
+            result = json.load(handle)
+        result['_rc'] = proc.returncode
+        return result
+
+
+def st_counter(lab, host, name):
+    return int(lab.run(host, 'cat /sys/class/scsi_tape/nst0/stats/%s' % name, check=True).stdout.strip())
+
+
+def test_st_driver_version_is_exported_and_recent(lab):
+    version = lab.run(HOST, 'cat /sys/bus/scsi/drivers/st/version', check=True).stdout.strip()
+    assert version.startswith('[') and version.endswith(']') and version[1:-1] >= '20100829'
+
+
+def test_preflight_and_discovery_read_the_st_driver_version(lab):
+    version = lab.run(HOST, 'cat /sys/bus/scsi/drivers/st/version', check=True).stdout.strip()[1:-1]
+    pre = run_module(lab, HOST, 'st_preflight_info', {})
+    assert pre['_rc'] == 0, pre.get('msg')
+    assert pre['mtweofi_supported'] is True
+    assert pre['mtweofi_basis'] == 'st driver version %s' % version and pre['st_driver_version'] == version
+    info = run_module(lab, HOST, 'tape_drive_info', {'log_pages': False})
+    assert info['_rc'] == 0, info.get('msg')
+    drive = info['drives'][0]
+    assert (drive['mtweofi_supported'], drive['mtweofi_basis']) == (True, 'st driver version %s' % version)
+
+
+def test_check_mode_opens_nothing_and_uses_the_version(lab):
+    writes = st_counter(lab, HOST, 'write_cnt')
+    others = st_counter(lab, HOST, 'other_cnt')
+    result = run_module(lab, HOST, 'tape_write_benchmark', {'device': '/dev/nst0'}, check=True)
+    assert result['_rc'] == 0, result.get('msg')
+    assert result['mtweofi_supported'] is True and result['mtweofi_basis'].startswith('st driver version')
+    assert st_counter(lab, HOST, 'write_cnt') == writes and st_counter(lab, HOST, 'other_cnt') == others
+
+
+def test_ioctl_probe_on_the_admitted_drive_leaves_the_tape_at_bot(lab):
+    result = run_module(lab, HOST, 'tape_write_benchmark', {
+        'device': '/dev/nst0', 'step_mb': 2, 'block_sizes': ['256K'], 'patterns': ['random'],
+        'allowed_barcodes': lab.hostvars[HOST]['tapeops_allowed_barcodes'], 'log_pages': False})
+    assert result['_rc'] == 0, result.get('msg')
+    probe = result['mtweofi']
+    assert (probe['supported'], probe['basis']) == (True, 'ioctl probe'), probe
+    assert 'position_changed' not in probe and not [w for w in result['warnings'] if 'MTWEOFI' in w]
+    assert result['drive']['mtweofi_basis'] == 'ioctl probe'
+    status = lab.run(HOST, 'mt -f /dev/nst0 status', check=True).stdout
+    assert 'File number=0, block number=0' in status and 'BOT' in status
+    # The probe ran at BOT before the sweep: had it written a file mark, the first record would be
+    # empty. The first record is the sweep's first 256 KiB block.
+    proc = lab.run(HOST, 'dd if=/dev/nst0 of=/dev/null bs=1M count=1 2>&1; mt -f /dev/nst0 rewind', check=True)
+    assert '0+1 records in' in proc.stdout and '262144 bytes' in proc.stdout, proc.stdout
