@@ -228,9 +228,10 @@ def parse_log(text, warnings=None):
 
     Lines are ``time, value, ddir, bs[, offset[, prio]]``; comment lines
     (``#``) and blank lines are skipped. ``bs`` is 0 for averaged logs.
-    A last line without its newline that does not parse is what a killed fio
-    leaves behind: it is dropped, and said in ``warnings`` (a list) when one
-    is given. Any other line that does not parse raises FioParseError.
+    fio ends every line with a newline: a last line without one is what a
+    killed fio leaves behind ("172, 84, 0, 8" of "172, 84, 0, 8192"), so it is
+    dropped, and said in ``warnings`` (a list) when one is given. Any other
+    line that does not parse raises FioParseError.
     """
     if isinstance(text, bytes):
         text = text.decode('utf-8', 'replace')
@@ -242,22 +243,17 @@ def parse_log(text, warnings=None):
         line = line.strip()
         if not line or line.startswith('#'):
             continue
+        if cut and number == len(lines):
+            if warnings is not None:
+                warnings.append('fio log ends in a cut line %r (fio stopped while writing it); dropped' % line[:80])
+            continue
         fields = [f.strip() for f in line.split(',')]
+        if len(fields) < 4:
+            raise FioParseError('fio log line %d has %d fields, expected at least 4: %r' % (number, len(fields), line))
         try:
-            if len(fields) < 4:
-                raise FioParseError('fio log line %d has %d fields, expected at least 4: %r'
-                                    % (number, len(fields), line))
-            try:
-                entries.append((int(fields[0]), int(fields[1]), int(fields[2]), int(fields[3])))
-            except ValueError as exc:
-                raise FioParseError('fio log line %d is not numeric: %r' % (number, line)) from exc
-        except FioParseError:
-            if cut and number == len(lines):
-                if warnings is not None:
-                    warnings.append('fio log ends in a cut line %r (fio stopped while writing it); dropped'
-                                    % line[:80])
-                continue
-            raise
+            entries.append((int(fields[0]), int(fields[1]), int(fields[2]), int(fields[3])))
+        except ValueError as exc:
+            raise FioParseError('fio log line %d is not numeric: %r' % (number, line)) from exc
     return entries
 
 
