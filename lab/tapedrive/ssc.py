@@ -153,6 +153,7 @@ class Drive:
         self.blocked_since = None
         self.series = []                # per-second host bytes accepted since load: [second, bytes]
         self._series_t0 = None
+        self._stats_key = None
 
     # ------------------------------------------------------------ library side
     @property
@@ -221,7 +222,7 @@ class Drive:
             return None
         if self.loaded is None:
             return scsi.not_ready_no_medium()
-        if not self.threaded:
+        if not self.threaded and op != 0x1B:       # after UNLOAD only LOAD threads the tape again
             return scsi.check_condition(NOT_READY, scsi.ASC_NOT_READY_INIT_REQUIRED)
         if self.clock() < self.busy_until:
             return scsi.check_condition(NOT_READY, scsi.ASC_BECOMING_READY)
@@ -294,6 +295,14 @@ class Drive:
             'now': now,
         })
         return snap
+
+    def periodic(self, now):
+        """Called about once a second by the handler: keep the statistics file current."""
+        key = (self.transport.counters['host_bytes_written'], self.transport.counters['tape_bytes_written'],
+               self.transport.counters['backhitches'], self.pos)
+        if key != getattr(self, '_stats_key', None):
+            self._stats_key = key
+            self.write_stats()
 
     def write_stats(self):
         if not self.stats_path:
@@ -955,9 +964,10 @@ class Drive:
             ]
         if page in (0x1B, 0x32):
             def pair(code, n):
-                mb = int(round(n / 1e6))
-                rest = int(n - mb * 1e6)
-                return [lp(code, mb), lp(code + 1, rest & 0xFFFFFFFF)]
+                # whole megabytes, then the bytes beyond them (HP allows a signed remainder
+                # after rounding; like IBM's drives the lab rounds down, so it is never negative)
+                mb = int(n // MB)
+                return [lp(code, mb), lp(code + 1, int(n - mb * MB))]
             out = [lp(0, self._ratio(snap['host_bytes_read'], snap['tape_bytes_read']), length=2),
                    lp(1, self._ratio(snap['host_bytes_written'], snap['tape_bytes_accepted']), length=2)]
             out += pair(2, snap['host_bytes_read']) + pair(4, snap['tape_bytes_read'])

@@ -260,6 +260,7 @@ class Server:
         self.log = log or (lambda text: print(text, file=sys.stderr, flush=True))
         self.trace = self._trace if trace else None
         self.stop = False
+        self._last_periodic = 0.0
         self.poller = select.poll()
         self.by_fd = {}
         for lun in self.luns:
@@ -294,9 +295,23 @@ class Server:
                 if lun.step(now, self.trace):
                     lun.ring.notify()
 
+    def periodic(self, now):
+        """About once a second: let devices that want it update their files (statistics)."""
+        if now - self._last_periodic < 1.0:
+            return
+        self._last_periodic = now
+        for lun in self.luns:
+            hook = getattr(lun.device, 'periodic', None)
+            if hook is not None:
+                try:
+                    hook(now)
+                except Exception:  # pylint: disable=broad-except
+                    self.log('%s: periodic update raised:\n%s' % (lun.name, traceback.format_exc()))
+
     def serve(self, until=None):
         while not self.stop and (until is None or not until()):
             self.run_once()
+            self.periodic(self.clock())
 
 
 # ---------------------------------------------------------------- configfs
