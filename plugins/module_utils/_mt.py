@@ -135,7 +135,7 @@ def parse_mt_status(text):
     lines, cut = _split(text)
     body = '\n'.join(lines)
     if _MTST_ANY.search(body):
-        return _parse_mtst(body, cut)
+        return _parse_mtst(body, cut, lines)
     if any(_GNU_KV.match(line) for line in lines):
         return _parse_gnu(lines, cut)
     if 'Calc File Number' in body or re.search(r'^Current:\s', body, re.M) or _FREEBSD_DRIVE.search(body):
@@ -148,7 +148,7 @@ def parse_mt_status(text):
     return result
 
 
-def _parse_mtst(body, cut):
+def _parse_mtst(body, cut, lines):
     result = _empty('mt-st')
     match = _MTST_POS.search(body)
     if match:
@@ -156,6 +156,16 @@ def _parse_mtst(body, cut):
         result['block_number'] = int(match.group(2))
         if match.group(3) is not None:
             result['partition'] = int(match.group(3))
+    else:
+        # Old mt-st (0.x) prints the mtget fields as "file number = 0" lines instead.
+        values = {}
+        for index, line in enumerate(lines):
+            kv = _GNU_KV.match(line)
+            if kv and not (cut and index == len(lines) - 1):
+                values.setdefault(kv.group(1).lower(), int(kv.group(2)))
+        if 'file number' in values and 'block number' in values:
+            result['file_number'] = values['file number']
+            result['block_number'] = values['block number']
     match = _MTST_BLK.search(body)
     if match:
         result['block_size'] = int(match.group(1))

@@ -116,3 +116,9 @@ def test_numbers_that_are_not_numbers_are_not_read():
     parsed = parse_speed('Test with zero data, should give the maximum throughput.\n'
                          'Total Volume bytes=1..0 GB. Total Write rate = 1..5 MB/s\n')
     assert parsed['tests'][0]['total_rate_mb_s'] is None
+
+
+def test_fill_rates_ibm_td3_freebsd_131072_byte_blocks_partial():
+    rates = parse_fill_rates(_read('btape_fill_partial__IBM-ULTRIUM-TD3-FreeBSD-131072B-10G-filemarks__1.txt'))
+    assert rates and all(r['rate_mb_s'] > 0 for r in rates)
+    assert [r['vol_bytes'] for r in rates] == sorted(r['vol_bytes'] for r in rates)

@@ -133,3 +133,22 @@ def test_garbage_is_unknown_not_an_exception():
     r = _mt.parse_mt_status('/dev/nst0: Device or resource busy\n')
     assert r['format'] == 'unknown' and r['media_loaded'] is None and r['write_protected'] is None
     assert r['warnings']
+
+
+def test_old_mt_st_prints_mtget_fields_before_the_status():
+    r = _mt.parse_mt_status(fixture('mt', 'mt_status_mtst__HP-SureStore24i-DDS3-old-mtst-drive-type-format__1.txt'))
+    assert r['format'] == 'mt-st' and (r['file_number'], r['block_number']) == (0, 0)
+    assert r['density_code'] == 0x25 and r['density_name'] == 'unknown'
+    assert r['bot'] is True and r['complete'] is True
+
+
+def test_forum_paste_joined_into_one_line():
+    r = _mt.parse_mt_status(fixture('mt', 'mt_status_mtst__HP-LTO4-SAS-Adaptec-ASC1405-one-line-forum-paste__1.txt'))
+    assert (r['density_code'], r['density_name'], r['block_size']) == (0x46, 'LTO-4', 0)
+    assert r['bot'] is True and r['write_protected'] is False and r['complete'] is True
+
+
+def test_kernel_message_on_the_console_is_ignored():
+    r = _mt.parse_mt_status(fixture('mt', 'mt_status_mtst__ARCHIVE-Python-28849-DDS2-linux-2.6.0-test3__1.txt'))
+    assert (r['block_size'], r['density_code'], r['density_name']) == (512, 0x24, 'DDS-2')
+    assert r['media_loaded'] is True

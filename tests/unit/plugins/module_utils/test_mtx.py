@@ -98,3 +98,23 @@ def test_listing_cut_at_a_line_is_incomplete():
 def test_nothing_printed_is_an_error():
     r = _mtx.parse_mtx_status('')
     assert r['error'] == 'mtx printed nothing' and r['complete'] is False
+
+
+def test_mhvtl_stk_l700_four_drives_cleaning_tapes_and_mailslots():
+    r = _mtx.parse_mtx_status(fixture('mtx', 'mtx_status__mhVTL-STK-L700-4drive-43slot-LTO4-LTO5__1.txt'))
+    assert (r['drives_count'], r['slots_count'], r['import_export_count']) == (4, 43, 4) and r['complete']
+    assert [s['barcode'] for s in r['slots'] if s['element'] in (21, 22, 23)] == [None, 'CLN101L4', 'CLN102L5']
+    assert [s['element'] for s in r['slots'] if s['import_export']] == [40, 41, 42, 43]
+
+
+def test_mhvtl_listing_elided_by_its_author_is_incomplete():
+    r = _mtx.parse_mtx_status(fixture('mtx', 'mtx_status_partial__mhVTL-STK-L700-after-load-elided__2.txt'))
+    assert r['drives'][0] == {'element': 0, 'full': True, 'source_element': 39, 'barcode': 'F01039L5'}
+    assert r['complete'] is False and r['slots'] == [] and r['error'] is None
+
+
+def test_quadstor_vtl_adic_scalar24_drive_loaded_from_slot_1():
+    r = _mtx.parse_mtx_status(fixture('mtx', 'mtx_status__QUADStor-VTL-ADIC-Scalar24-3drive-24slot-SDLT320__1.txt'))
+    assert r['changer'] == '/dev/sg3' and r['complete'] is True
+    assert _mtx.drive_barcode(r, 0) == 'TEST55' and r['drives'][0]['source_element'] == 1
+    assert [s['barcode'] for s in r['slots'] if s['full']] == ['TEST66S', 'TEST67S', 'TEST68S']

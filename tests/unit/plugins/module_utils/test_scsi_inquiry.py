@@ -129,3 +129,20 @@ def test_lshw_cut_last_line_is_not_read():
 def test_lshw_without_tape_entry_is_an_error(text):
     with pytest.raises(inq.InquiryParseError):
         inq.parse_lshw_tape(text)
+
+
+def test_lsscsi_changers_without_upper_driver_and_t10000b():
+    devs = inq.parse_lsscsi(fixture('lsscsi', 'lsscsi_g__mhVTL-STK-L700-L80-IBM-TD4-TD5-STK-T10000B__1.txt'))
+    changers = [d for d in devs if d['type'] == 'mediumx']
+    assert [(c['model'], c['device'], c['sg']) for c in changers] == [('L700', None, '/dev/sg9'),
+                                                                     ('L80', None, '/dev/sg10')]
+    assert [d['model'] for d in devs if d['type'] == 'tape'].count('T10000B') == 4
+
+
+def test_lsscsi_quadstor_adic_scalar24_with_sch_node():
+    devs = inq.parse_lsscsi(fixture('lsscsi', 'lsscsi_g__QUADStor-VTL-ADIC-Scalar24-SDLT320-VMware__1.txt'))
+    changer = next(d for d in devs if d['type'] == 'mediumx')
+    assert (changer['vendor'], changer['model'], changer['device'], changer['sg']) == (
+        'ADIC', 'Scalar 24', '/dev/sch0', '/dev/sg3')
+    assert [(d['model'], d['revision'], d['device']) for d in devs if d['type'] == 'tape'][0] == (
+        'SDLT320', '6.24', '/dev/st0')
