@@ -138,14 +138,13 @@ def parse_mtx_status(text):
         result['error_hint'] = 'mtx printed no status listing; run "mtx -f DEVICE status" by hand to see why.'
     elif other:
         result['warnings'].extend('unrecognised line: %r' % line for line in other[:5])
-    if result['drives_count'] is not None:
-        counted = (len(result['drives']) == result['drives_count']
-                   and len(result['slots']) == result['slots_count'])
+    drives_count, slots_count = result['drives_count'], result['slots_count']
+    if drives_count is not None and slots_count is not None:
+        counted = len(result['drives']) == drives_count and len(result['slots']) == slots_count
         result['complete'] = counted and not cut and result['error'] is None
         if not counted:
-            result['warnings'].append('the header announces %d drives and %d slots, the listing has %d and %d'
-                                      % (result['drives_count'], result['slots_count'], len(result['drives']),
-                                         len(result['slots'])))
+            result['warnings'].append('the header announces %s drives and %s slots, the listing has %d and %d'
+                                      % (drives_count, slots_count, len(result['drives']), len(result['slots'])))
     elif result['error'] is None and not lines:
         result['error'] = 'mtx printed nothing'
         result['error_hint'] = 'Run "mtx -f DEVICE status" by hand; check that DEVICE is the changer\'s sg node.'

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import re
 
+
 class InquiryParseError(ValueError):
     """Text that is not the output it was given as; the message says what to do."""
 

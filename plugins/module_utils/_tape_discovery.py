@@ -379,10 +379,10 @@ def _mtx_status(result):
             status['error'], status['error_hint'] = err['error'], err['error_hint']
             status['complete'] = False
     if status['error'] is None and result.rc != 0 and not status['drives']:
-        status['error'] = (result.stderr or result.stdout or '').strip().splitlines()[-1:] or ['mtx failed']
-        status['error'] = status['error'][0] if isinstance(status['error'], list) else status['error']
-        status['error_hint'] = 'Run "mtx -f %s status" by hand to see why.' % (result.cmd[2] if len(result.cmd) > 2
-                                                                                 else 'DEVICE')
+        said = (result.stderr or result.stdout or '').strip().splitlines()
+        device = result.cmd[2] if len(result.cmd) > 2 else 'DEVICE'
+        status['error'] = said[-1] if said else 'mtx failed with exit code %s' % result.rc
+        status['error_hint'] = 'Run "mtx -f %s status" by hand to see why.' % device
     return status
 
 

@@ -123,7 +123,7 @@ drives:
       type: bool
     write_protected:
       description: >-
-        Whether the loaded cartridge is write-protected. Null when unknown (as for O(media_loaded)); null never
+        Whether the loaded cartridge is write-protected. Null when unknown (as for RV(drives[].media_loaded)); null never
         means "writable".
       type: bool
     busy:

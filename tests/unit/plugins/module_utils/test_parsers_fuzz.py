@@ -146,8 +146,8 @@ def own_parsers(fixture_name):
 def _same_or_none(cut, full, keys, where):
     for key in keys:
         if cut.get(key) is not None:
-            assert cut[key] == full.get(key), '%s: %s=%r, the full text gives %r' % (where, key, cut[key],
-                                                                                    full.get(key))
+            assert cut[key] == full.get(key), '%s: %s=%r, the full text gives %r' % (
+                where, key, cut[key], full.get(key))
 
 
 def check_no_new_value(parser, cut, full, where):
@@ -236,7 +236,7 @@ def test_cut_at_random_bytes_gives_no_value_the_capture_does_not(data):
 def test_byte_flips_in_any_fixture_through_any_parser(data):
     name = data.draw(st.sampled_from(FIXTURE_NAMES))
     raw = bytearray(RAW[name])
-    for _ in range(data.draw(st.integers(min_value=1, max_value=8))):
+    for _flip in range(data.draw(st.integers(min_value=1, max_value=8))):
         if raw:
             raw[data.draw(st.integers(min_value=0, max_value=len(raw) - 1))] = data.draw(st.integers(0, 255))
     cut = data.draw(st.integers(min_value=0, max_value=len(raw)))
