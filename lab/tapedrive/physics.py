@@ -232,6 +232,7 @@ class Transport:
         self.session = None                                     # write session since load/rewind
         self.events = collections.deque(maxlen=4096)            # (t, what, detail) for the trace
         self.speed_time = collections.Counter()                 # seconds moving per step (MB/s key)
+        self.new_session = False
         self.reset_session(now)
 
     # ------------------------------------------------------------ helpers
@@ -378,6 +379,9 @@ class Transport:
         self.counters['host_bytes_written'] += host_bytes
         self.counters['tape_bytes_accepted'] += tape_bytes
         self.counters['blocks_written'] += 1
+        if self.new_session:
+            self.reset_session(self.t)
+            self.new_session = False
         s = self.session
         if s['start'] is None:
             s['start'] = self.t
@@ -425,13 +429,18 @@ class Transport:
         return nxt if nxt is not None else now + ADAPT_S
 
     def repositioned(self, now):
-        """After rewind/locate/space/load: the next start is a first start (rule 5, 8)."""
+        """After rewind/locate/space/load: the next start is a first start (rule 5, 8).
+
+        The write session (the data rates of the performance log page) starts
+        again with the next WRITE, so a LOG SENSE after a rewind still shows
+        the last run's rates.
+        """
         self.advance(now)
         self.state = STOPPED
         self.needs_reposition = False
         self.reposition_end = None
         self.arrivals.clear()
-        self.reset_session(now)
+        self.new_session = True
 
     def count_read(self, host_bytes, tape_bytes):
         self.counters['host_bytes_read'] += host_bytes
