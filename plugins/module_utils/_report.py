@@ -50,6 +50,7 @@ _CLASS_COLORS = {
     _verdict.SPEED_MATCHED: '#9a6700',
     _verdict.SHOE_SHINING: '#cf222e',
     _verdict.MISCONFIGURED: '#8250df',
+    _verdict.INCONCLUSIVE: '#57606a',
     None: '#57606a',
 }
 

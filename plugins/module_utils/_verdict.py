@@ -10,18 +10,25 @@ results of ``source_read_benchmark``, ``tape_drive_info`` and
 place a verdict is computed: the qualify and upgrade_check playbooks (through
 the ``qualify_verdict`` action), the reports and the tests all call it.
 
-Classes, from best to worst:
+The verdict stands on the streaming forecast (``_forecast.forecast``): the
+measured per-second source rate is replayed through the drive's buffer, speed
+steps, back-hitches and file marks, and the class is the forecast's:
 
-STREAMING      the sustained feed (5th percentile of the per-second aggregate
-               rate, not the mean) reaches native speed x tape compression ratio.
-SPEED-MATCHED  the feed is below full speed but at or above the drive's
-               speed-matching floor x ratio: the drive slows down, never stops.
-SHOE-SHINING   the feed is below the floor x ratio: the drive empties its
-               buffer, stops, rewinds a little and restarts (back-hitches).
-MISCONFIGURED  the hardware could do better than the settings let it (block
-               size, synchronous file marks, tiny segments), or a setting is
-               outright invalid (block size above the drive's or the HBA's
-               limit): fix the settings first, then re-run.
+STREAMING      the backup gets the drive's full-speed feed (native speed x tape
+               compression, or what the interface sustains).
+SPEED-MATCHED  the drive slows down to match the feed but keeps moving.
+SHOE-SHINING   the drive back-hitches (stops, repositions, restarts) 60 times an
+               hour or more, or averages below its floor (start-stop).
+MISCONFIGURED  the settings hold the drive back: the forecast with the setting
+               fixes (block size, immediate file marks, segment size) is a
+               better class, or a setting is outright invalid (block size above
+               the drive's or the HBA's limit): fix the settings, then re-run.
+INCONCLUSIVE   the measurement is too short to judge (fewer than
+               ``_forecast.MIN_SAMPLES`` per-second samples), with the reason.
+
+Each fix is judged by the forecast's difference (the fix applied against the
+current settings), never by a formula of its own. A host's drives share its
+sources: each drive is forecast with its share of the host's feed.
 
 All rates are decimal MB/s (10^6 bytes per second), as drive vendors quote them.
 """
@@ -31,20 +38,20 @@ from __future__ import annotations
 import math
 
 from ansible_collections.tapeops.qualify.plugins.module_utils import _drive_model
+from ansible_collections.tapeops.qualify.plugins.module_utils import _forecast
 
-STREAMING = 'STREAMING'
-SPEED_MATCHED = 'SPEED-MATCHED'
-SHOE_SHINING = 'SHOE-SHINING'
+STREAMING = _forecast.STREAMING
+SPEED_MATCHED = _forecast.SPEED_MATCHED
+SHOE_SHINING = _forecast.SHOE_SHINING
+INCONCLUSIVE = _forecast.INCONCLUSIVE
 MISCONFIGURED = 'MISCONFIGURED'
-CLASSES = (STREAMING, SPEED_MATCHED, SHOE_SHINING, MISCONFIGURED)
+CLASSES = (STREAMING, SPEED_MATCHED, SHOE_SHINING, MISCONFIGURED, INCONCLUSIVE)
 
-# Higher is better; MISCONFIGURED is decided separately.
-_RANK = {SHOE_SHINING: 0, SPEED_MATCHED: 1, STREAMING: 2}
+_RANK = _forecast.RANK
 
 # The order fixes are listed in: settings that cost nothing first, then more
 # streams (and the memory they need), then infrastructure.
-FIX_ORDER = ('block_size', 'immediate_filemarks', 'segment_size', 'drive_path', 'streams', 'memory',
-             'staging')
+FIX_ORDER = ('block_size', 'immediate_filemarks', 'segment_size', 'streams', 'memory', 'drive_path', 'staging')
 
 DEFAULTS = {
     # Most parallel streams (Data Protector Disk Agent concurrency, Bacula
@@ -61,15 +68,27 @@ DEFAULTS = {
     # Segment size / Maximum File Size is recommended so that file marks cost
     # at most this fraction of the time.
     'filemark_loss_target': 0.01,
-    # The recommended block size is the smallest one within this fraction of
-    # the best rate the sweep measured (larger blocks than needed only waste
-    # memory and make other readers fail).
+    # A block size counts as better only when the drive path took this much
+    # more at it (the sweep's run-to-run noise on the lab and on real drives is
+    # a few per cent).
     'block_size_tolerance': 0.03,
     # A user-supplied tape compression ratio (data on tape / data written);
     # None means: estimate it from the source sample, else the drive's
     # nominal ratio.
     'tape_ratio': None,
+    # Size of one backup, for the window the forecast gives (GB).
+    'data_gb': None,
 }
+
+# The smallest block size recommended when larger ones measure as well: IBM's LTFS
+# format writes 512 KiB blocks by default and LTO drives' own throughput guidance
+# starts at 256 KiB; below that the per-command cost shows on every drive.
+VENDOR_MIN_BLOCK = 256 * 1024
+# A drive path within this fraction of what the drive itself can take of that data
+# is the drive's own speed, not a slow path (measurement noise).
+PATH_NOISE = 0.05
+# How many of a host's drives are tried when counting the drives its sources keep busy.
+MAX_DRIVES_COUNTED = 16
 
 SOFTWARE_NAMES = {
     'data_protector': 'Data Protector',
@@ -88,7 +107,7 @@ class VerdictInputError(ValueError):
 
 
 def _get(obj, key, default=None):
-    """Read ``key`` from a mapping or an object (DriveSpec namedtuple/dataclass)."""
+    """Read ``key`` from a mapping or an object (DriveSpec dataclass)."""
     if obj is None:
         return default
     if isinstance(obj, dict):
@@ -110,7 +129,7 @@ def _num(value):
 
 
 def fmt_rate(value):
-    """'123.4 MB/s' (or 'unknown')."""
+    """'123 MB/s' / '12.3 MB/s' (or 'unknown')."""
     value = _num(value)
     if value is None:
         return 'unknown'
@@ -129,45 +148,14 @@ def fmt_bytes(value):
     return '%d bytes' % value
 
 
-def classify(spec, feed_mb_s, ratio):
-    """STREAMING / SPEED-MATCHED / SHOE-SHINING for one feed rate.
-
-    The boundaries are the drive model's (``_drive_model.classify_feed``) and
-    inclusive on the good side: a feed exactly at full speed streams, a feed
-    exactly at the floor speed-matches. With the floor unknown, anything
-    below full speed counts as shoe-shining (the cautious reading).
-    """
-    feed = _num(feed_mb_s)
-    if feed is None:
-        raise VerdictInputError('No feed rate to classify: run the source read test first.')
-    if feed <= 0:
-        return SHOE_SHINING
-    state = _drive_model.classify_feed(spec, feed, ratio)['state']
-    return {'full_speed': STREAMING, 'speed_matching': SPEED_MATCHED}.get(state, SHOE_SHINING)
-
-
-def streams_needed(target_mb_s, per_stream_mb_s):
-    """Parallel streams needed so that ``per_stream_mb_s`` each add up to ``target_mb_s``."""
-    per = _num(per_stream_mb_s)
-    if per is None or per <= 0:
-        return None
-    # A tiny epsilon keeps 3 x 33.333... from becoming 4 through float rounding.
-    return max(1, int(math.ceil(target_mb_s / per - 1e-9)))
+def _below(a, b):
+    """a < b in words: only when the rounded figures differ too (no "177 below the 177 floor")."""
+    return a is not None and b is not None and a < b and fmt_rate(a) != fmt_rate(b)
 
 
 def memory_needed_mb(streams, base_mb=DEFAULTS['memory_base_mb'], per_stream_mb=DEFAULTS['memory_per_stream_mb']):
     """The memory rule: 512 MB base plus 512 MB per interleaved disk agent."""
     return int(base_mb + per_stream_mb * max(0, int(streams)))
-
-
-def filemark_rate(feed_mb_s, segment_mb, seconds_per_mark):
-    """Average rate when every ``segment_mb`` of data ends with a mark costing ``seconds_per_mark``."""
-    feed = _num(feed_mb_s)
-    seg = _num(segment_mb)
-    lost = _num(seconds_per_mark)
-    if feed is None or feed <= 0 or not seg or lost is None or lost <= 0:
-        return feed
-    return seg / (seg / feed + lost)
 
 
 def segment_for_loss(feed_mb_s, seconds_per_mark, loss):
@@ -200,29 +188,100 @@ def _pattern_ratio(pattern):
 
 
 def source_numbers(source):
-    """The feed the sources give: aggregate mean, sustained floor (p5), minimum, streams."""
+    """The feed the sources give: the per-second series and its figures, streams, passes.
+
+    The figures obey sustained (5th percentile) <= mean <= max, whatever the
+    module reported: a one-sample series cannot have a 5th percentile above
+    its mean.
+    """
     agg = _get(source, 'aggregate') or {}
     streams = _get(source, 'streams') or []
+    series = [x for x in (_num(v) for v in (agg.get('series_mb_s') or [])) if x is not None and x >= 0]
     mean = _num(agg.get('mean_mb_s'))
     p5 = _num(agg.get('p5_mb_s'))
+    if mean is None and series:
+        mean = sum(series) / len(series)
     if mean is None and p5 is None:
         raise VerdictInputError(
-            'The source read result has no aggregate rate (aggregate.mean_mb_s / p5_mb_s): '
+            'The source read result has no aggregate rate (aggregate.mean_mb_s / series_mb_s): '
             'run tapeops.qualify.source_read_benchmark on the backup sources first.')
+    if mean is None:
+        mean = p5
+    if series:
+        ordered = sorted(series)
+        p5_series = ordered[min(len(ordered) - 1, max(0, int(math.ceil(0.05 * len(ordered))) - 1))]
+        p5 = p5_series if p5 is None else min(p5, p5_series)
+        maximum = max(ordered[-1], mean)
+    else:
+        maximum = mean
+    sustained = min(p5 if p5 is not None else mean, mean)
     count = agg.get('streams')
     if isinstance(count, list):
         count = len(count)
-    count = int(count or len(streams) or 1)
-    sustained = p5 if p5 is not None else mean
+    count = int(_num(count) or len(streams) or 1)
+    samples = int(_num(agg.get('samples')) or len(series))
+    inconclusive = _get(source, 'inconclusive')
+    reason = None
+    if isinstance(inconclusive, dict) and inconclusive.get('reason'):
+        reason = str(inconclusive['reason'])
+    elif inconclusive and not isinstance(inconclusive, dict):
+        reason = str(inconclusive)
+    duration = _num(agg.get('duration_s')) or _num(_get(source, 'seconds')) or float(samples or 0)
+    if reason is None and series and samples < _forecast.MIN_SAMPLES:
+        reason = ('the sources were read in %.0f s (%d per-second sample%s; %d needed): give a bigger tree or a '
+                  'longer time budget' % (duration, samples, '' if samples == 1 else 's', _forecast.MIN_SAMPLES))
     return {
-        'mean_mb_s': mean if mean is not None else p5,
+        'mean_mb_s': mean,
         'sustained_mb_s': sustained,
         'sustained_basis': 'p5' if p5 is not None else 'mean',
-        'min_mb_s': _num(agg.get('min_mb_s')),
+        'min_mb_s': _num(agg.get('min_mb_s')) if not series else min(series),
+        'max_mb_s': maximum,
+        'series': series,
+        'samples': samples,
+        'passes': _num(_get(source, 'passes')),
         'streams': count,
-        'per_stream_mb_s': sustained / count if sustained is not None else None,
-        'stream_means_mb_s': [_num(s.get('mean_mb_s')) for s in streams],
+        'per_stream_mb_s': mean / count,
+        'inconclusive': reason,
+        'scaling': _scaling_curve(source),
     }
+
+
+def _scaling_curve(source):
+    """[(streams, mean MB/s)] measured by the source test (sorted), or []."""
+    points = {}
+    for row in _get(source, 'scaling') or []:
+        if not isinstance(row, dict):
+            continue
+        streams = _num(row.get('streams'))
+        mean = _num(row.get('mean_mb_s'))
+        if streams and streams >= 1 and mean is not None and mean >= 0:
+            points[int(streams)] = mean
+    return sorted(points.items())
+
+
+def feed_at_streams(src, streams):
+    """(aggregate MB/s at ``streams``, basis in words) from the measured scaling curve.
+
+    Interpolated between measured steps; past the largest one it is held flat
+    (no gain assumed) and the basis says so. Without a curve, streams scale the
+    measured per-stream rate linearly, and the basis says that is an assumption.
+    """
+    curve = src['scaling']
+    if not curve:
+        return src['per_stream_mb_s'] * streams, ('%d x the %s measured per stream (linear: an assumption, no '
+                                                  'scaling was measured)' % (streams, fmt_rate(src['per_stream_mb_s'])))
+    if streams <= curve[0][0]:
+        first_n, first = curve[0]
+        return first * streams / first_n, 'measured scaling (%d stream%s: %s)' % (
+            first_n, '' if first_n == 1 else 's', fmt_rate(first))
+    for (n0, r0), (n1, r1) in zip(curve, curve[1:]):
+        if n0 <= streams <= n1:
+            value = r0 + (r1 - r0) * (streams - n0) / float(n1 - n0)
+            return value, 'measured scaling, %s between %d and %d streams' % (
+                'at' if streams in (n0, n1) else 'interpolated', n0, n1)
+    last_n, last = curve[-1]
+    return last, ('no more than at %d streams (%s), the largest step measured: more streams were not measured, '
+                  'so no gain is assumed' % (last_n, fmt_rate(last)))
 
 
 def tape_ratio(spec, source=None, override=None):
@@ -252,63 +311,88 @@ def _sample_text(sample_bytes):
     return '%.0f MB' % (value / 1e6) if value >= 1e6 else '%.0f kB' % (value / 1e3)
 
 
-def drive_needs(spec, ratio):
-    """Feed needed for full speed and for the floor; floor falls back to full speed when unknown."""
-    feed = _drive_model.required_feed(spec, ratio)
-    full = _num(_get(feed, 'full_speed_mb_s'))
-    floor = _num(_get(feed, 'floor_mb_s'))
-    if full is None:
-        raise VerdictInputError('The drive model gave no native rate for %s.' % _get(spec, 'label', 'this drive'))
-    return {
-        'need_full_mb_s': full,
-        'need_floor_mb_s': floor if floor is not None else full,
-        'floor_known': floor is not None,
-    }
-
-
 def sweep_rates(tape, ratio):
-    """{block_size: mb_s} from the write sweep, for the pattern closest to the data's ratio."""
+    """({block_size: mb_s}, pattern ratio) from the write sweep, for the pattern closest to the data's ratio."""
     sweep = _get(tape, 'sweep') or []
     by_pattern = {}
     for row in sweep:
-        if row.get('error') or _num(row.get('mb_s')) is None or not row.get('block_size'):
+        if not isinstance(row, dict) or row.get('error') or _num(row.get('mb_s')) is None or not row.get('block_size'):
             continue
         pattern_ratio = _pattern_ratio(row.get('pattern'))
         if pattern_ratio is None:
             continue
         by_pattern.setdefault(pattern_ratio, {})[int(row['block_size'])] = _num(row['mb_s'])
     if not by_pattern:
-        return {}
+        return {}, None
     best_pattern = min(by_pattern, key=lambda r: (abs(r - ratio), -r))
-    return by_pattern[best_pattern]
+    return by_pattern[best_pattern], best_pattern
 
 
-def rate_at(rates, block_size):
-    """Rate the sweep measured at ``block_size`` (or the largest size below it)."""
-    if not rates or not block_size:
-        return None
-    sizes = sorted(s for s in rates if s <= block_size)
-    if not sizes:
-        return None
-    return rates[sizes[-1]]
+def path_rate(rates, block_size):
+    """(MB/s, basis) of the drive path at ``block_size``: measured, or modelled with a stated basis.
+
+    Between and below measured sizes the rate follows a per-command cost fitted
+    to the two nearest measured sizes (time per byte = 1/R + c/block); above the
+    largest measured size no gain is assumed. A size the sweep did not measure
+    never gets the sweep's best rate.
+    """
+    if not rates:
+        return None, None
+    if not block_size:
+        size = max(rates, key=lambda s: (rates[s], -s))
+        return rates[size], 'best measured (%s)' % fmt_bytes(size)
+    if block_size in rates:
+        return rates[block_size], 'measured'
+    sizes = sorted(rates)
+    if block_size > sizes[-1]:
+        return rates[sizes[-1]], 'not measured: the rate at %s, the largest size measured' % fmt_bytes(sizes[-1])
+    if block_size < sizes[0]:
+        pair = sizes[:2]
+        how = 'extrapolated below %s, the smallest size measured' % fmt_bytes(sizes[0])
+    else:
+        upper = next(s for s in sizes if s > block_size)
+        lower = max(s for s in sizes if s < block_size)
+        pair = [lower, upper]
+        how = 'interpolated between %s and %s' % (fmt_bytes(lower), fmt_bytes(upper))
+    if len(pair) < 2:
+        # one measured size: scale by block size, the per-command cost taking all the time (cautious)
+        value = rates[pair[0]] * min(1.0, block_size / float(pair[0]))
+        return value, 'not measured: %s, scaled from the one size measured' % how
+    (b0, b1), (r0, r1) = pair, (rates[pair[0]], rates[pair[1]])
+    per_byte = (1.0 / r0 - 1.0 / r1) / (1.0 / b0 - 1.0 / b1) if r0 > 0 and r1 > 0 else None
+    if per_byte is None or per_byte <= 0:
+        value = min(r0, r1) if block_size < b1 else r1
+    else:
+        base = 1.0 / r1 - per_byte / b1
+        value = 1.0 / (base + per_byte / block_size) if base + per_byte / block_size > 0 else min(r0, r1)
+    value = max(0.0, min(value, max(r0, r1)))
+    return value, 'not measured: %s (per-command cost fitted to them)' % how
 
 
-def best_block_size(rates, tolerance, limit=None):
-    """Smallest block size within ``tolerance`` of the best measured rate (under ``limit``)."""
+def recommend_block_size(rates, tolerance, limit=None):
+    """(block size, MB/s) to recommend: weighs the measured gain and the vendors' guidance.
+
+    The smallest measured size within ``tolerance`` of the best rate, but not
+    below VENDOR_MIN_BLOCK when a size at or above it was measured within
+    tolerance too (larger blocks cost memory; smaller ones cost every drive a
+    command per block).
+    """
     usable = dict((s, r) for s, r in rates.items() if limit is None or s <= limit)
     if not usable:
         return None, None
     top = max(usable.values())
-    for size in sorted(usable):
-        if usable[size] >= top * (1.0 - tolerance):
-            return size, usable[size]
-    return None, None  # pragma: no cover - the max always qualifies
+    good = sorted(s for s, r in usable.items() if r >= top * (1.0 - tolerance))
+    preferred = [s for s in good if s >= VENDOR_MIN_BLOCK]
+    size = preferred[0] if preferred else good[0]
+    return size, usable[size]
 
 
 def _filemark_costs(tape):
     """seconds lost per mark for 'sync' and 'immediate' (worst segment measured)."""
     costs = {}
     for row in _get(tape, 'filemarks') or []:
+        if not isinstance(row, dict):
+            continue
         kind = row.get('kind')
         lost = _num(row.get('seconds_lost_per_mark'))
         if kind in ('sync', 'immediate') and lost is not None:
@@ -335,8 +419,53 @@ def _block_limit(drive):
 # the verdict
 
 
+class _Case:
+    """Everything one drive's forecasts share; ``run`` forecasts one set of settings."""
+
+    def __init__(self, spec, src, ratio, share, data_gb):
+        self.spec = spec
+        self.src = src
+        self.ratio = ratio
+        self.share = share
+        self.data_gb = data_gb
+        params = _forecast.drive_parameters(spec)
+        self.need_full, self.need_floor = _forecast.need(params, ratio)
+        self.flush_s = params['buffer_mb'] / params['native_mb_s']
+
+    def series(self, factor=1.0):
+        if self.src['series']:
+            return [v * self.share * factor for v in self.src['series']]
+        return None
+
+    def run(self, path=None, segment=None, mode='immediate', mark_s=None, factor=1.0, trace=False):
+        series = self.series(factor)
+        reposition = None
+        if mark_s is not None:
+            # the benchmark wrote flat out, so its sync mark flushed a full buffer first; the rest is
+            # the reposition the forecast adds after the flush
+            reposition = max(0.0, mark_s - self.flush_s)
+        return _forecast.forecast(
+            self.spec, feed_mb_s=None if series else self.src['mean_mb_s'] * self.share * factor,
+            feed_series_mb_s=series, tape_ratio=self.ratio, path_mb_s=path, segment_size_mb=segment,
+            filemark_mode=mode, filemark_seconds=reposition, data_gb=self.data_gb, min_samples=0, trace=trace)
+
+
+def _better(after, before, margin=0.03):
+    """The forecast ``after`` is worth a fix over ``before``: a better class or clearly more MB/s."""
+    if _RANK[after['class']] != _RANK[before['class']]:
+        return _RANK[after['class']] > _RANK[before['class']]
+    if after['backhitches_per_hour'] < before['backhitches_per_hour'] * 0.5 and before['backhitches_per_hour'] >= 1:
+        return True
+    return after['effective_mb_s'] > before['effective_mb_s'] * (1.0 + margin)
+
+
+def _brief(fc_result):
+    """A forecast without its trace, for the report."""
+    return dict((k, v) for k, v in fc_result.items() if k != 'trace')
+
+
 def evaluate(spec, source, tape=None, drive=None, config=None, memory_total_mb=None, other_streams=0,
-             options=None, what_if=False):
+             options=None, what_if=False, share=1.0, drives_sharing=1):
     """Verdict for one host x drive. See the module docstring for the classes.
 
     ``spec``: a DriveSpec from ``_drive_model.lookup`` (or a mapping with the
@@ -346,6 +475,8 @@ def evaluate(spec, source, tape=None, drive=None, config=None, memory_total_mb=N
     settings {software, block_size_bytes, immediate_filemarks, segment_size_mb,
     concurrency}. ``memory_total_mb``: RAM of the host; ``other_streams``:
     streams planned for the host's other drives (for the memory rule).
+    ``share``: this drive's share of the host's source feed (the host's drives
+    read from the same sources at once); ``drives_sharing``: how many drives share it.
     """
     opts = dict(DEFAULTS)
     opts.update(dict((k, v) for k, v in (options or {}).items() if v is not None))
@@ -354,56 +485,64 @@ def evaluate(spec, source, tape=None, drive=None, config=None, memory_total_mb=N
     label = _get(spec, 'label') or 'this drive'
     native = _num(_get(spec, 'native_mb_s'))
     floor = _num(_get(spec, 'speed_floor_mb_s'))
+    estimated = dict(_get(spec, 'estimated') or ())
 
     src = source_numbers(source)
+    share = _num(share) or 1.0
     ratio, ratio_basis = tape_ratio(spec, source, opts.get('tape_ratio'))
-    needs = drive_needs(spec, ratio)
-    need_full, need_floor = needs['need_full_mb_s'], needs['need_floor_mb_s']
-    sustained = src['sustained_mb_s']
+    try:
+        case = _Case(spec, src, ratio, share, _num(opts.get('data_gb')))
+    except _forecast.ForecastInputError as exc:
+        raise VerdictInputError(str(exc)) from None
+    need_full, need_floor = case.need_full, case.need_floor
+    feed_mean = src['mean_mb_s'] * share
+    feed_sustained = src['sustained_mb_s'] * share
 
     reasons = []
     findings = []
     fixes = {}
 
     reasons.append(
-        'The sources deliver %s sustained (%s of the per-second aggregate over %d stream%s; mean %s%s).' % (
-            fmt_rate(sustained), '5th percentile' if src['sustained_basis'] == 'p5' else 'mean',
-            src['streams'], '' if src['streams'] == 1 else 's', fmt_rate(src['mean_mb_s']),
-            ', minimum %s' % fmt_rate(src['min_mb_s']) if src['min_mb_s'] is not None else ''))
-    reasons.append('Full speed for %s needs %s: %s native x %.2f tape compression (%s).' % (
-        label, fmt_rate(need_full), fmt_rate(native), ratio, ratio_basis))
-    if needs['floor_known']:
-        reasons.append('Its speed-matching floor needs %s (%s x %.2f); below that the drive stops and '
-                       'repositions (shoe-shining).' % (fmt_rate(need_floor), fmt_rate(floor), ratio))
-    else:
-        reasons.append('No source gives the speed-matching floor of %s, so anything below full speed is '
-                       'treated as shoe-shining; set speed_floor_mb_s for this drive in the inventory if you '
-                       'know it.' % label)
-        findings.append({'id': 'floor_unknown', 'severity': 'info',
-                         'text': 'Speed-matching floor unknown for %s: assumed equal to full speed.' % label})
+        'The sources deliver %s on average, %s sustained (5th percentile of %d per-second sample%s over %d '
+        'stream%s%s)%s.' % (
+            fmt_rate(src['mean_mb_s']), fmt_rate(src['sustained_mb_s']), src['samples'],
+            '' if src['samples'] == 1 else 's', src['streams'], '' if src['streams'] == 1 else 's',
+            ', %d pass%s' % (src['passes'], '' if src['passes'] == 1 else 'es') if src['passes'] else '',
+            '' if drives_sharing <= 1 else '; %d drives share them, this one gets %.0f %%: %s on average' % (
+                drives_sharing, 100 * share, fmt_rate(feed_mean))))
+    reasons.append('Full speed for %s needs %s: %s native x %.2f tape compression (%s)%s.' % (
+        label, fmt_rate(need_full), fmt_rate(native), ratio, ratio_basis,
+        '' if need_full >= native * ratio - 1e-6 else ', capped by what its interface sustains'))
+    reasons.append('Its slowest speed-matching step, %s, needs %s (%s x %.2f)%s; below that the drive stops '
+                   'and repositions (shoe-shining).' % (
+                       fmt_rate(floor), fmt_rate(need_floor), fmt_rate(floor), ratio,
+                       ' (an estimate: %s)' % estimated['speed_floor_mb_s'] if 'speed_floor_mb_s' in estimated
+                       else ''))
 
     # -- the drive path (host -> HBA -> drive), from the write sweep
-    rates = sweep_rates(tape, ratio)
+    rates, pattern_ratio = sweep_rates(tape, ratio)
     limit, limit_why = _block_limit(drive)
     configured_bs = _num(config.get('block_size_bytes')) or _num(_get(drive, 'block_size')) or None
     configured_bs = int(configured_bs) if configured_bs else None
-    best_bs, best_rate = best_block_size(rates, opts['block_size_tolerance'], limit)
-    path_now = rate_at(rates, configured_bs) if configured_bs else best_rate
-    if path_now is None and rates:
-        path_now = best_rate
+    best_bs, best_rate = recommend_block_size(rates, opts['block_size_tolerance'], limit)
+    path_now, path_basis = path_rate(rates, configured_bs)
     hard_error = False
-
     if configured_bs and limit and configured_bs > limit:
         hard_error = True
         findings.append({'id': 'block_size_over_limit', 'severity': 'error',
                          'text': 'The configured block size %s is larger than %s (%s): writes fail with '
                                  '"Invalid argument".' % (fmt_bytes(configured_bs), limit_why, fmt_bytes(limit))})
+    if path_basis and path_basis.startswith('not measured'):
+        findings.append({'id': 'block_size_not_measured', 'severity': 'warning',
+                         'text': 'The sweep did not measure %s blocks; the drive path there is %s: %s. Add the size '
+                                 'to the sweep (tape_write_benchmark block_sizes) to measure it.' % (
+                                     fmt_bytes(configured_bs), fmt_rate(path_now), path_basis)})
+    drive_takes = None
     if rates:
         sweep_text = ', '.join('%s %s' % (fmt_bytes(s), fmt_rate(rates[s])) for s in sorted(rates))
-        reasons.append('The write sweep measured the drive path at %s.' % sweep_text)
-        if _get(tape, 'ceiling_block_size'):
-            reasons.append('The largest block size the drive path accepted was %s.' % fmt_bytes(
-                _get(tape, 'ceiling_block_size')))
+        reasons.append('The write sweep measured the drive path at %s (%s data).' % (
+            sweep_text, 'incompressible' if pattern_ratio == 1.0 else '%.1f:1' % pattern_ratio))
+        drive_takes = min(native * pattern_ratio, _num(_get(spec, 'compressed_max_mb_s')) or native * pattern_ratio)
     elif what_if:
         reasons.append('What-if for %s: the drive is not installed, so only the sources are measured '
                        'against its needs.' % label)
@@ -411,137 +550,171 @@ def evaluate(spec, source, tape=None, drive=None, config=None, memory_total_mb=N
         reasons.append('The drive path was not measured (no write sweep: no scratch medium allowed or '
                        'the write test was skipped); the verdict rests on the sources alone.')
 
+    def path_cap(rate):
+        """The path limits the feed only where it is clearly below what the drive takes of that data."""
+        if rate is None or drive_takes is None:
+            return None
+        if rate >= drive_takes * (1.0 - PATH_NOISE):
+            return None
+        return rate
+
     # -- file marks
     costs = _filemark_costs(tape)
     segment_mb = _num(config.get('segment_size_mb'))
-    immediate_now = config.get('immediate_filemarks')
+    immediate_now = bool(config.get('immediate_filemarks'))
     immediate_possible = _get(drive, 'mtweofi_supported')
     if immediate_possible is None and 'immediate' in costs:
         immediate_possible = True
-    mark_now = costs.get('immediate' if immediate_now else 'sync')
-    if mark_now is None and immediate_now:
-        mark_now = 0.0
+    software_has_immediate = software not in ('bacula', 'bareos')
+    mode_now = 'immediate' if immediate_now else 'sync'
+    mark_now = costs.get('sync') if mode_now == 'sync' else None
 
-    def feed_with(path_rate, mark_cost, seg):
-        feed = sustained if path_rate is None else min(sustained, path_rate)
-        return filemark_rate(feed, seg, mark_cost)
-
-    feed_now = feed_with(path_now, mark_now, segment_mb)
+    now = case.run(path_cap(path_now), segment_mb, mode_now, mark_now, trace=True)
+    cls_now = now['class']
+    if src['inconclusive']:
+        cls_now = INCONCLUSIVE
     limiter = 'the sources'
-    if path_now is not None and path_now < sustained:
+    if path_cap(path_now) is not None and path_now < feed_mean:
         limiter = 'the drive path%s' % (' at %s blocks' % fmt_bytes(configured_bs) if configured_bs else '')
-    if feed_now is not None and feed_now < min(sustained, path_now or sustained) * 0.999:
-        limiter += ' and synchronous file marks every %.0f MB (%.2f s lost each)' % (segment_mb, mark_now)
-    cls_now = classify(spec, feed_now, ratio)
+    if now['backhitches_filemark']:
+        limiter += ' and synchronous file marks every %.0f MB' % segment_mb
 
     # -- what the settings could give: best block size, immediate marks, bigger segments
-    path_fixed = best_rate if best_rate is not None else path_now
-    if immediate_possible and software != 'bacula' and software != 'bareos':
-        mark_fixed = costs.get('immediate', 0.0)
-    else:
-        mark_fixed = mark_now
+    path_fixed = best_rate if best_rate is not None and (path_now is None or best_rate > path_now) else path_now
+    mode_fixed = 'immediate' if (immediate_now or (immediate_possible and software_has_immediate)) else 'sync'
     seg_fixed = segment_mb
-    seg_recommended = segment_for_loss(need_full, mark_fixed, opts['filemark_loss_target'])
-    if segment_mb and seg_recommended and segment_mb < seg_recommended:
-        seg_fixed = seg_recommended
-    feed_fixed = feed_with(path_fixed, mark_fixed, seg_fixed)
-    cls_fixed = classify(spec, feed_fixed, ratio)
+    seg_recommended = None
+    if mode_fixed == 'sync' and segment_mb:
+        mark_cost = costs.get('sync')
+        if mark_cost is None:
+            mark_cost = case.flush_s + (_num(_get(spec, 'backhitch_s')) or 0.0)
+        seg_recommended = segment_for_loss(need_full, mark_cost, opts['filemark_loss_target'])
+        if seg_recommended and segment_mb < seg_recommended:
+            seg_recommended = float(int(math.ceil(seg_recommended / 100.0)) * 100)
+            seg_fixed = seg_recommended
+        else:
+            seg_recommended = None
+    fixed = case.run(path_cap(path_fixed), seg_fixed, mode_fixed, costs.get('sync') if mode_fixed == 'sync' else None)
+    cls_fixed = fixed['class'] if not src['inconclusive'] else INCONCLUSIVE
 
-    # block size fix
-    if best_bs and (configured_bs is None or path_now is None or configured_bs != best_bs) and (
-            hard_error or (path_now is not None and best_rate > path_now * (1 + opts['block_size_tolerance']))):
-        fixes['block_size'] = {
-            'title': 'Use %s tape blocks' % fmt_bytes(best_bs),
-            'setting': _setting(software, 'block_size', best_bs),
-            'value': best_bs,
-            'why': 'The drive path took %s at %s against %s at %s%s.' % (
-                fmt_rate(best_rate), fmt_bytes(best_bs), fmt_rate(path_now),
-                fmt_bytes(configured_bs) if configured_bs else 'the current block size',
-                ' (limit: %s, %s)' % (fmt_bytes(limit), limit_why) if limit else ''),
-            'feed_after_mb_s': _round(feed_with(best_rate, mark_now, segment_mb)),
-        }
-    # immediate file marks
-    if not immediate_now and immediate_possible and mark_fixed < (mark_now or 0) and segment_mb:
-        fixes['immediate_filemarks'] = {
-            'title': 'Write file marks without waiting (immediate file marks)',
-            'setting': _setting(software, 'immediate_filemarks', True),
-            'value': True,
-            'why': 'A synchronous file mark flushed the drive buffer and lost %.2f s; an immediate one %.2f s. '
-                   'Every %.0f MB segment ends with one.' % (mark_now or 0, mark_fixed, segment_mb),
-            'feed_after_mb_s': _round(feed_with(path_now, mark_fixed, segment_mb)),
-        }
-    # segment size / Maximum File Size
-    if segment_mb and seg_recommended and segment_mb < seg_recommended:
-        fixes['segment_size'] = {
-            'title': 'Write larger segments (%.0f MB or more between file marks)' % math.ceil(seg_recommended),
-            'setting': _setting(software, 'segment_size', int(math.ceil(seg_recommended))),
-            'value': int(math.ceil(seg_recommended)),
-            'why': 'With %.2f s lost per file mark, a %.0f MB segment loses %.1f %% of the time at %s; '
-                   '%.0f MB keeps the loss under %.0f %%.' % (
-                       mark_fixed, segment_mb, 100 * _loss(need_full, segment_mb, mark_fixed), fmt_rate(need_full),
-                       math.ceil(seg_recommended), 100 * opts['filemark_loss_target']),
-            'feed_after_mb_s': _round(feed_with(path_now, mark_now, seg_recommended)),
-        }
+    if best_bs and configured_bs != best_bs and rates:
+        block = case.run(path_cap(best_rate), segment_mb, mode_now, mark_now)
+        if hard_error or configured_bs is None or _better(block, now) or (
+                path_now is not None and best_rate > path_now * (1 + opts['block_size_tolerance'])
+                and best_bs >= VENDOR_MIN_BLOCK > (configured_bs or 0)):
+            fixes['block_size'] = {
+                'title': 'Use %s tape blocks' % fmt_bytes(best_bs),
+                'setting': _setting(software, 'block_size', best_bs),
+                'value': best_bs,
+                'why': 'The drive path took %s at %s against %s at %s%s; the forecast: %s.' % (
+                    fmt_rate(best_rate), fmt_bytes(best_bs), fmt_rate(path_now),
+                    fmt_bytes(configured_bs) if configured_bs else 'the current block size',
+                    ' (limit: %s, %s)' % (fmt_bytes(limit), limit_why) if limit else '', _compare(now, block)),
+                'feed_after_mb_s': _round(block['effective_mb_s']),
+                'forecast': _brief(block),
+            }
+    if mode_now == 'sync' and mode_fixed == 'immediate' and segment_mb:
+        immediate = case.run(path_cap(path_now), segment_mb, 'immediate')
+        if _better(immediate, now, 0.01):
+            fixes['immediate_filemarks'] = {
+                'title': 'Write file marks without waiting (immediate file marks)',
+                'setting': _setting(software, 'immediate_filemarks', True),
+                'value': True,
+                'why': 'Every %.0f MB segment ends with a synchronous file mark that empties the drive buffer '
+                       'and costs a reposition (%s); the forecast: %s.' % (
+                           segment_mb, '%.2f s measured per mark' % mark_now if mark_now is not None else
+                           'not measured: the model\'s flush and back-hitch', _compare(now, immediate)),
+                'feed_after_mb_s': _round(immediate['effective_mb_s']),
+                'forecast': _brief(immediate),
+            }
+    if seg_recommended:
+        bigger = case.run(path_cap(path_now), seg_recommended, 'sync', mark_now)
+        if _better(bigger, now, 0.01):
+            fixes['segment_size'] = {
+                'title': 'Write larger segments (%.0f MB or more between file marks)' % seg_recommended,
+                'setting': _setting(software, 'segment_size', int(seg_recommended)),
+                'value': int(seg_recommended),
+                'why': 'A synchronous file mark every %.0f MB: %s; at %.0f MB the marks cost under %.0f %% of the '
+                       'time (the forecast: %s).' % (
+                           segment_mb, _backhitch_words(now), seg_recommended,
+                           100 * opts['filemark_loss_target'], _compare(now, bigger)),
+                'feed_after_mb_s': _round(bigger['effective_mb_s']),
+                'forecast': _brief(bigger),
+            }
 
-    misconfigured = hard_error or _RANK[cls_fixed] > _RANK[cls_now]
+    misconfigured = hard_error or (not src['inconclusive'] and _RANK[cls_fixed] > _RANK[cls_now])
     if misconfigured and not hard_error:
         findings.append({'id': 'settings_limit_feed', 'severity': 'error',
                          'text': 'The settings hold the drive back: %s now (%s), %s after the setting fixes (%s).' % (
-                             cls_now, fmt_rate(feed_now), cls_fixed, fmt_rate(feed_fixed))})
+                             cls_now, fmt_rate(now['effective_mb_s']), cls_fixed,
+                             fmt_rate(fixed['effective_mb_s']))})
+    if 0 < now['backhitches_per_hour'] < _forecast.SHOESHINE_PER_HOUR and cls_now != SHOE_SHINING:
+        findings.append({'id': 'occasional_backhitches', 'severity': 'warning',
+                         'text': 'The forecast has the drive back-hitch %.0f times an hour (fewer than the %.0f that '
+                                 'count as shoe-shining).' % (now['backhitches_per_hour'],
+                                                              _forecast.SHOESHINE_PER_HOUR)})
 
-    # -- streams: from the per-stream rate
-    per_stream = src['per_stream_mb_s']
-    n_floor = streams_needed(need_floor, per_stream)
-    n_full = streams_needed(need_full, per_stream)
+    # -- streams: from the measured scaling curve
     planned = src['streams']
-    path_cap = path_fixed
-    if cls_fixed != STREAMING:
-        if path_cap is not None and path_cap < need_full:
-            fixes['drive_path'] = {
-                'title': 'Make the host-to-drive path faster',
-                'setting': 'HBA, cabling, st driver buffer (see tapeops.qualify.st_tuning)',
-                'value': None,
-                'why': ('Even at its best block size the drive path took only %s, below the %s floor: '
-                        'no number of streams can fix that.' % (fmt_rate(path_cap), fmt_rate(need_floor)))
-                if path_cap < need_floor else
-                ('Even at its best block size the drive path took only %s, below the %s full speed: '
-                 'more streams can at best make the drive speed-match.' % (fmt_rate(path_cap), fmt_rate(need_full))),
-                'feed_after_mb_s': None,
-            }
-        # More streams raise the source feed, up to what the drive path carries.
-        ceiling = need_full if path_cap is None else min(need_full, path_cap)
-        source_limits = sustained < ceiling and (path_cap is None or path_cap >= need_floor)
-        target = ceiling
-        n_target = streams_needed(ceiling, per_stream)
-        if n_target is not None and n_target > opts['max_streams']:
-            target, n_target = need_floor, n_floor
-        if source_limits and n_target is not None and n_target <= opts['max_streams'] and n_target > src['streams']:
-            planned = n_target
+    n_floor = n_full = None
+    if not src['inconclusive']:
+        factors = {}
+        for count in range(1, int(opts['max_streams']) + 1):
+            value, basis = feed_at_streams(src, count)
+            factors[count] = (value / src['mean_mb_s'] if src['mean_mb_s'] else 0.0, basis)
+        for count in range(1, int(opts['max_streams']) + 1):
+            if factors[count][0] <= 0:
+                continue
+            trial = case.run(path_cap(path_fixed), seg_fixed, mode_fixed,
+                             costs.get('sync') if mode_fixed == 'sync' else None, factor=factors[count][0])
+            if n_floor is None and trial['class'] in (SPEED_MATCHED, STREAMING):
+                n_floor = count
+            if trial['class'] == STREAMING:
+                n_full = count
+                break
+        target = n_full or n_floor
+        source_limited = path_cap(path_fixed) is None or path_fixed >= need_floor
+        if cls_fixed != STREAMING and source_limited and target and target > src['streams']:
+            planned = target
+            after = case.run(path_cap(path_fixed), seg_fixed, mode_fixed,
+                             costs.get('sync') if mode_fixed == 'sync' else None, factor=factors[target][0])
             fixes['streams'] = {
-                'title': 'Run %d parallel streams into this drive' % n_target,
-                'setting': _setting(software, 'streams', n_target),
-                'value': n_target,
-                'why': 'Each stream reads about %s (%s sustained over %d stream%s); %d streams give %s, '
-                       '%s the %s %s.' % (
-                           fmt_rate(per_stream), fmt_rate(sustained), src['streams'],
-                           '' if src['streams'] == 1 else 's', n_target, fmt_rate(per_stream * n_target),
-                           'reaching' if target >= ceiling else 'above', fmt_rate(target),
-                           'for full speed' if target == need_full else
-                           ('floor' if target == need_floor else 'the drive path carries')),
-                'feed_after_mb_s': _round(min(ceiling, per_stream * n_target)),
+                'title': 'Run %d parallel streams into this drive' % target,
+                'setting': _setting(software, 'streams', target),
+                'value': target,
+                'why': '%d stream%s give %s (%s); the forecast: %s%s.' % (
+                    target, '' if target == 1 else 's', fmt_rate(feed_at_streams(src, target)[0] * share),
+                    factors[target][1], _class_words(after, need_floor, need_full),
+                    '' if n_full else '; no number of streams up to %d reaches full speed' % opts['max_streams']),
+                'feed_after_mb_s': _round(after['effective_mb_s']),
+                'forecast': _brief(after),
             }
-        elif source_limits and sustained < need_floor and (n_floor is None or n_floor > opts['max_streams']):
+        elif cls_fixed == SHOE_SHINING and source_limited and n_floor is None:
+            best_value, best_basis = feed_at_streams(src, int(opts['max_streams']))
             fixes['staging'] = {
                 'title': 'Stage to disk first, then copy to tape',
                 'setting': _setting(software, 'staging', None),
                 'value': None,
-                'why': 'At %s per stream even %d streams reach only %s, short of the %s floor; a disk '
+                'why': 'Even %d streams give %s (%s), and the forecast still has the drive shoe-shine; a disk '
                        'stage that reads sequentially at %s or more feeds the drive instead.' % (
-                           fmt_rate(per_stream), opts['max_streams'],
-                           fmt_rate((per_stream or 0) * opts['max_streams']), fmt_rate(need_floor),
-                           fmt_rate(need_full)),
+                           opts['max_streams'], fmt_rate(best_value * share), best_basis, fmt_rate(need_full)),
                 'feed_after_mb_s': None,
             }
+    # -- the drive path: only when the sweep shows it below what the drive itself takes
+    cap = path_cap(path_fixed)
+    if cap is not None and cap < need_full and not src['inconclusive']:
+        fixes['drive_path'] = {
+            'title': 'Make the host-to-drive path faster',
+            'setting': 'HBA, cabling, st driver buffer (see tapeops.qualify.st_tuning)',
+            'value': None,
+            'why': 'At its best block size the drive path took %s of %s data, below the %s the drive itself '
+                   'takes of it; %s.' % (
+                       fmt_rate(cap), 'incompressible' if pattern_ratio == 1.0 else '%.1f:1' % pattern_ratio,
+                       fmt_rate(drive_takes),
+                       'no number of streams gets past it' if _below(cap, need_floor) else
+                       'more streams can at best make the drive speed-match'),
+            'feed_after_mb_s': None,
+        }
 
     # -- memory
     mem_need = memory_needed_mb(planned + int(other_streams or 0), opts['memory_base_mb'],
@@ -559,90 +732,154 @@ def evaluate(spec, source, tape=None, drive=None, config=None, memory_total_mb=N
         }
 
     cls = MISCONFIGURED if misconfigured else cls_now
-    reasons.append('Feed at the current settings: %s, limited by %s -> %s.' % (
-        fmt_rate(feed_now), limiter, _class_words(cls_now, feed_now, need_floor, need_full)))
-    if misconfigured and not hard_error:
-        reasons.append('With the setting fixes the feed would be %s -> %s.' % (
-            fmt_rate(feed_fixed), _class_words(cls_fixed, feed_fixed, need_floor, need_full)))
+    if src['inconclusive']:
+        reasons.append('Not enough to judge: %s.' % src['inconclusive'])
+    else:
+        reasons.append('The forecast at the current settings (%s limiting): %s.' % (
+            limiter, _class_words(now, need_floor, need_full)))
+        if misconfigured and not hard_error:
+            reasons.append('With the setting fixes: %s.' % _class_words(fixed, need_floor, need_full))
 
+    for name, words in (('buffer_mb', 'buffer %.0f MB' % (_num(_get(spec, 'buffer_mb')) or 0)),
+                        ('backhitch_s', 'back-hitch %.1f s' % (_num(_get(spec, 'backhitch_s')) or 0))):
+        if name in estimated:
+            findings.append({'id': 'estimated_%s' % name, 'severity': 'info',
+                             'text': 'The drive model\'s %s is an estimate: %s.' % (words, estimated[name])})
+    if src['inconclusive']:
+        # nothing the forecast says can be trusted yet; an invalid setting stays a fix
+        fixes = dict((k, v) for k, v in fixes.items() if k == 'block_size' and hard_error)
     ranked = []
-    order = FIX_ORDER if 'streams' in fixes else tuple(k for k in FIX_ORDER if k != 'memory') + ('memory',)
-    for key in order:
+    for key in FIX_ORDER:
         if key in fixes:
             item = dict(fixes[key])
             item['id'] = key
             item['rank'] = len(ranked) + 1
             ranked.append(item)
 
+    trace = now.pop('trace', [])
     return {
         'class': cls,
         'class_at_current_settings': cls_now,
         'class_after_setting_fixes': cls_fixed,
         'would_shoe_shine': cls_now == SHOE_SHINING,
+        'inconclusive_reason': src['inconclusive'],
         'what_if': bool(what_if),
         'drive_label': label,
-        'summary': _summary(cls, label, feed_now, need_floor, need_full, ranked),
+        'summary': _summary(cls, label, now, fixed, need_floor, need_full, ranked, src['inconclusive']),
         'numbers': {
             'source_mean_mb_s': _round(src['mean_mb_s']),
-            'source_sustained_mb_s': _round(sustained),
+            'source_sustained_mb_s': _round(src['sustained_mb_s']),
             'source_sustained_basis': src['sustained_basis'],
             'source_min_mb_s': _round(src['min_mb_s']),
+            'source_max_mb_s': _round(src['max_mb_s']),
+            'source_samples': src['samples'],
+            'feed_share': round(share, 4),
+            'drives_sharing': drives_sharing,
+            'feed_mean_mb_s': _round(feed_mean),
+            'feed_sustained_mb_s': _round(feed_sustained),
             'streams_measured': src['streams'],
-            'per_stream_mb_s': _round(per_stream),
+            'per_stream_mb_s': _round(src['per_stream_mb_s']),
             'tape_ratio': round(ratio, 3),
             'tape_ratio_basis': ratio_basis,
             'native_mb_s': native,
             'speed_floor_mb_s': floor,
-            'floor_known': needs['floor_known'],
+            'floor_estimated': 'speed_floor_mb_s' in estimated,
             'need_full_mb_s': _round(need_full),
             'need_floor_mb_s': _round(need_floor),
             'drive_path_mb_s': _round(path_now),
+            'drive_path_basis': path_basis,
             'drive_path_best_mb_s': _round(best_rate),
             'block_size_bytes': configured_bs,
             'best_block_size_bytes': best_bs,
             'block_size_limit_bytes': limit,
             'filemark_seconds_sync': costs.get('sync'),
             'filemark_seconds_immediate': costs.get('immediate'),
+            'filemark_mode': mode_now,
             'segment_size_mb': segment_mb,
-            'feed_now_mb_s': _round(feed_now),
-            'feed_after_setting_fixes_mb_s': _round(feed_fixed),
+            'feed_now_mb_s': _round(now['effective_mb_s']),
+            'feed_after_setting_fixes_mb_s': _round(fixed['effective_mb_s']),
+            'backhitches_per_hour_now': now['backhitches_per_hour'],
+            'backhitches_per_hour_after_setting_fixes': fixed['backhitches_per_hour'],
             'streams_needed_floor': n_floor,
             'streams_needed_full': n_full,
             'memory_needed_mb': mem_need,
             'memory_total_mb': mem_total,
         },
+        'forecast': {'now': _brief(now), 'after_setting_fixes': _brief(fixed), 'trace': trace},
         'reasons': reasons,
         'findings': findings,
         'fixes': ranked,
     }
 
 
+def _streams_of(item, config):
+    cfg = dict(config or {})
+    cfg.update(item.get('config') or {})
+    return max(1, int(_num(cfg.get('concurrency')) or 1))
+
+
+def drives_kept_busy(spec, source, options=None):
+    """How many drives of ``spec`` the host's sources keep streaming / not shoe-shining at once.
+
+    Each of k drives gets 1/k of the measured feed; the forecast decides.
+    Returns {'streaming': n, 'not_shoeshining': m} (0 when not even one).
+    """
+    opts = dict(DEFAULTS)
+    opts.update(dict((k, v) for k, v in (options or {}).items() if v is not None))
+    src = source_numbers(source)
+    ratio, _basis = tape_ratio(spec, source, opts.get('tape_ratio'))
+    result = {'streaming': 0, 'not_shoeshining': 0}
+    if src['inconclusive']:
+        return result
+    for count in range(1, MAX_DRIVES_COUNTED + 1):
+        trial = _Case(spec, src, ratio, 1.0 / count, None).run()
+        if trial['class'] == STREAMING:
+            result['streaming'] = count
+        if trial['class'] in (STREAMING, SPEED_MATCHED):
+            result['not_shoeshining'] = count
+        else:
+            break
+    return result
+
+
 def evaluate_host(drives, source, config=None, memory_total_mb=None, options=None, what_if=False):
-    """Verdicts for every drive of one host; the memory rule counts the streams of all drives.
+    """Verdicts for every drive of one host: they share the sources and the memory.
 
     ``drives``: list of {'spec': DriveSpec, 'drive': tape_drive_info entry, 'tape': tape_write_benchmark
-    result or None, 'config': per-drive settings overriding ``config``}.
+    result or None, 'config': per-drive settings overriding ``config``}. Each drive gets a share
+    of the host's feed in proportion to its streams (the backup software's concurrency per
+    drive), as all of a host's drives read from the same sources at once.
     """
+    streams = [_streams_of(item, config) for item in drives]
+    total = float(sum(streams)) or 1.0
     first = []
-    for item in drives:
+    for index, item in enumerate(drives):
         cfg = dict(config or {})
         cfg.update(item.get('config') or {})
         first.append(evaluate(item['spec'], source, item.get('tape'), item.get('drive'), cfg, None, 0,
-                              options, what_if))
+                              options, what_if, share=streams[index] / total, drives_sharing=len(drives)))
     planned = [_planned_streams(v) for v in first]
     result = []
     for index, item in enumerate(drives):
         cfg = dict(config or {})
         cfg.update(item.get('config') or {})
         others = sum(planned) - planned[index]
-        result.append(evaluate(item['spec'], source, item.get('tape'), item.get('drive'), cfg, memory_total_mb,
-                               others, options, what_if))
+        verdict = evaluate(item['spec'], source, item.get('tape'), item.get('drive'), cfg, memory_total_mb,
+                           others, options, what_if, share=streams[index] / total, drives_sharing=len(drives))
+        busy = drives_kept_busy(item['spec'], source, options)
+        verdict['numbers']['drives_streaming_at_once'] = busy['streaming']
+        verdict['numbers']['drives_not_shoeshining_at_once'] = busy['not_shoeshining']
+        verdict['reasons'].append(
+            'The host\'s sources, shared, keep %d %s drive%s streaming at once and %d from shoe-shining.' % (
+                busy['streaming'], verdict['drive_label'], '' if busy['streaming'] == 1 else 's',
+                busy['not_shoeshining']))
+        result.append(verdict)
     return result
 
 
 def worst(classes):
     """The worst class of a list (for a host or a fleet line)."""
-    order = (MISCONFIGURED, SHOE_SHINING, SPEED_MATCHED, STREAMING)
+    order = (MISCONFIGURED, SHOE_SHINING, SPEED_MATCHED, INCONCLUSIVE, STREAMING)
     for cls in order:
         if cls in classes:
             return cls
@@ -665,31 +902,51 @@ def _round(value, digits=1):
     return None if value is None else round(value, digits)
 
 
-def _loss(rate, segment_mb, lost):
-    if not rate or not segment_mb or not lost:
-        return 0.0
-    return lost / (segment_mb / rate + lost)
+def _backhitch_words(result):
+    per_hour = result['backhitches_per_hour']
+    if not per_hour:
+        return 'no back-hitches'
+    return '%.0f back-hitch%s an hour (%.0f %% of the time repositioning)' % (
+        per_hour, '' if round(per_hour) == 1 else 'es', 100 * result['time_share']['repositioning'])
 
 
-def _class_words(cls, feed, need_floor, need_full):
+def _compare(before, after):
+    return '%s -> %s, %s -> %s' % (before['class'], after['class'], fmt_rate(before['effective_mb_s']),
+                                   fmt_rate(after['effective_mb_s']))
+
+
+def _class_words(result, need_floor, need_full):
+    cls = result['class']
+    feed = result['effective_mb_s']
     if cls == STREAMING:
-        return 'STREAMING (%s >= %s full speed)' % (fmt_rate(feed), fmt_rate(need_full))
+        return 'STREAMING: the backup gets %s, the drive\'s full speed needs %s; %s' % (
+            fmt_rate(feed), fmt_rate(need_full), _backhitch_words(result))
     if cls == SPEED_MATCHED:
-        return 'SPEED-MATCHED (%s between the %s floor and %s full speed: the drive slows down but keeps ' \
-               'moving)' % (fmt_rate(feed), fmt_rate(need_floor), fmt_rate(need_full))
-    return 'SHOE-SHINING (%s below the %s floor: the drive stops, rewinds and restarts)' % (
-        fmt_rate(feed), fmt_rate(need_floor))
+        return ('SPEED-MATCHED: the backup gets %s, between the %s floor and %s full speed: the drive slows down '
+                'but keeps moving (%s)' % (fmt_rate(feed), fmt_rate(need_floor), fmt_rate(need_full),
+                                           _backhitch_words(result)))
+    if cls == SHOE_SHINING:
+        below = (', below the %s floor' % fmt_rate(need_floor)) if _below(feed, need_floor) else ''
+        return 'SHOE-SHINING: %s; the backup gets %s%s' % (_backhitch_words(result), fmt_rate(feed), below)
+    return '%s: %s' % (cls, result.get('inconclusive_reason') or 'not enough data')
 
 
-def _summary(cls, label, feed, need_floor, need_full, fixes):
-    head = {
-        STREAMING: '%s streams: the feed (%s) reaches full speed (%s).' % (label, fmt_rate(feed), fmt_rate(need_full)),
-        SPEED_MATCHED: '%s speed-matches: %s is below full speed (%s) but above the floor (%s).' % (
-            label, fmt_rate(feed), fmt_rate(need_full), fmt_rate(need_floor)),
-        SHOE_SHINING: '%s would shoe-shine: %s is below the %s floor.' % (label, fmt_rate(feed), fmt_rate(need_floor)),
-        MISCONFIGURED: '%s is held back by its settings (feed %s now; floor %s, full speed %s).' % (
-            label, fmt_rate(feed), fmt_rate(need_floor), fmt_rate(need_full)),
-    }[cls]
+def _summary(cls, label, now, fixed, need_floor, need_full, fixes, inconclusive):
+    feed = now['effective_mb_s']
+    if cls == INCONCLUSIVE:
+        head = 'Not enough data to judge %s: %s.' % (label, inconclusive)
+    elif cls == STREAMING:
+        head = '%s streams: the backup gets %s, full speed needs %s.' % (label, fmt_rate(feed), fmt_rate(need_full))
+    elif cls == SPEED_MATCHED:
+        head = '%s speed-matches: the backup gets %s, below full speed (%s) but above the floor (%s).' % (
+            label, fmt_rate(feed), fmt_rate(need_full), fmt_rate(need_floor))
+    elif cls == SHOE_SHINING:
+        head = '%s would shoe-shine: %s; the backup gets %s%s.' % (
+            label, _backhitch_words(now), fmt_rate(feed),
+            (' (floor %s)' % fmt_rate(need_floor)) if _below(feed, need_floor) else '')
+    else:
+        head = '%s is held back by its settings: %s now (%s), %s after the setting fixes (%s).' % (
+            label, now['class'], fmt_rate(feed), fixed['class'], fmt_rate(fixed['effective_mb_s']))
     if fixes:
         head += ' First fix: %s.' % fixes[0]['title']
     return head

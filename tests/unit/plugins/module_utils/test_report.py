@@ -48,7 +48,7 @@ def test_assemble_identifies_drive_and_uses_inventory_floor():
     entry = doc['drives'][0]
     assert entry['label'] == 'LTO-5'
     num = entry['verdict']['numbers']
-    assert num['speed_floor_mb_s'] == 10.0 and num['floor_known'] is True
+    assert num['speed_floor_mb_s'] == 10.0 and num['floor_estimated'] is False
     # drive path at 256 KiB (bacula's block) with the pattern closest to the 1.6 ratio (2:1): 45.9
     assert num['drive_path_mb_s'] == 45.9
     assert entry['verdict']['class'] in (_verdict.SPEED_MATCHED, _verdict.MISCONFIGURED)
