@@ -1,0 +1,75 @@
+# Copyright (c) tapeops.qualify contributors
+# GNU General Public License v3.0+ (see COPYING or https://www.gnu.org/licenses/gpl-3.0.txt)
+# SPDX-License-Identifier: GPL-3.0-or-later
+
+"""Controller side of tapeops.qualify.streaming_forecast (documentation in plugins/modules/)."""
+
+from __future__ import annotations
+
+from ansible.errors import AnsibleActionFail
+from ansible.plugins.action import ActionBase
+
+from ansible_collections.tapeops.qualify.plugins.module_utils import _drive_model
+from ansible_collections.tapeops.qualify.plugins.module_utils import _forecast
+
+ARGUMENT_SPEC = {
+    'drive': {'type': 'dict', 'required': True},
+    'feed_mb_s': {'type': 'float'},
+    'feed_series_mb_s': {'type': 'list', 'elements': 'float'},
+    'tape_ratio': {'type': 'float'},
+    'path_mb_s': {'type': 'float'},
+    'block_size_bytes': {'type': 'int'},
+    'segment_size_mb': {'type': 'float'},
+    'filemark_mode': {'type': 'str', 'default': 'immediate', 'choices': list(_forecast.FILEMARK_MODES)},
+    'filemark_seconds': {'type': 'float'},
+    'data_gb': {'type': 'float'},
+    'streams': {'type': 'int'},
+    'min_samples': {'type': 'int', 'default': _forecast.MIN_SAMPLES},
+    'trace': {'type': 'bool', 'default': False},
+}
+MUTUALLY_EXCLUSIVE = [('feed_mb_s', 'feed_series_mb_s')]
+REQUIRED_ONE_OF = [('feed_mb_s', 'feed_series_mb_s')]
+_DRIVE_KEYS = ('generation', 'form_factor', 'vendor', 'interface')
+
+
+def drive_spec(drive):
+    """The DriveSpec for the ``drive`` option: the model's drive, any field overridden."""
+    unknown = sorted(set(drive) - set(_DRIVE_KEYS) - set(_drive_model.OVERRIDABLE))
+    if unknown:
+        raise ValueError('drive has unknown keys %s; it takes %s and any drive model field (%s).' % (
+            ', '.join(unknown), ', '.join(_DRIVE_KEYS), ', '.join(_drive_model.OVERRIDABLE)))
+    if drive.get('generation') in (None, ''):
+        raise ValueError('drive.generation is required (e.g. "LTO-9", "LTO-8 HH", 7).')
+    overrides = dict((k, drive[k]) for k in _drive_model.OVERRIDABLE if drive.get(k) is not None)
+    return _drive_model.lookup(drive['generation'], drive.get('form_factor'), drive.get('vendor'),
+                               interface=drive.get('interface'), overrides=overrides)
+
+
+class ActionModule(ActionBase):
+
+    TRANSFERS_FILES = False
+    _requires_connection = False
+    _supports_check_mode = True
+
+    def run(self, tmp=None, task_vars=None):
+        result = super().run(tmp, task_vars)
+        del tmp
+        validation, args = self.validate_argument_spec(
+            argument_spec=ARGUMENT_SPEC, mutually_exclusive=MUTUALLY_EXCLUSIVE, required_one_of=REQUIRED_ONE_OF)
+        del validation
+        try:
+            spec = drive_spec(args['drive'])
+            forecast = _forecast.forecast(
+                spec, feed_mb_s=args['feed_mb_s'], feed_series_mb_s=args['feed_series_mb_s'],
+                tape_ratio=args['tape_ratio'], path_mb_s=args['path_mb_s'], segment_size_mb=args['segment_size_mb'],
+                filemark_mode=args['filemark_mode'], filemark_seconds=args['filemark_seconds'],
+                data_gb=args['data_gb'], block_size_bytes=args['block_size_bytes'], streams=args['streams'],
+                min_samples=args['min_samples'], trace=args['trace'])
+        except ValueError as exc:
+            raise AnsibleActionFail(str(exc))
+        if not args['trace']:
+            forecast.pop('trace', None)
+        result.update(forecast)
+        result['drive_model'] = spec.as_dict()
+        result['changed'] = False
+        return result
