@@ -400,6 +400,8 @@ def _yaml_scalar(value):
         return 'true' if value else 'false'
     if isinstance(value, int):
         return str(value)
+    if isinstance(value, float):
+        return repr(value)
     return json.dumps(str(value))
 
 

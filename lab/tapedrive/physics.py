@@ -466,7 +466,7 @@ class Transport:
             'reposition_s': round(c['reposition_s'], 3),
             'host_bytes_written': int(c['host_bytes_written']),
             'tape_bytes_accepted': int(c['tape_bytes_accepted']),
-            'tape_bytes_written': int(c['tape_bytes_written']),
+            'tape_bytes_written': int(round(c['tape_bytes_written'])),
             'host_bytes_read': int(c['host_bytes_read']),
             'tape_bytes_read': int(c['tape_bytes_read']),
             'filemarks_sync': int(c['filemarks_sync']),

@@ -26,9 +26,12 @@ down at the end of the session if it started it. Environment:
 See docs/lab.md for the inventory variables of each guest.
 """
 
+import json
 import os
+import re
 import shlex
 import shutil
+import signal
 import subprocess
 import sys
 from dataclasses import dataclass, field
@@ -162,8 +165,17 @@ def lab():
     if tapelab('status').returncode != 0:
         proc = tapelab('up', show=True)
         if proc.returncode != 0:
+            # a half-started lab is stopped too: nothing may outlive the session
+            tapelab('down', show=True)
             pytest.fail('lab/tapelab up failed (rc=%d):\n%s\n%s' % (proc.returncode, proc.stdout, proc.stderr))
         started = True
+        # SIGTERM (a CI timeout, a killed run) unwinds like Ctrl-C, so the finally below stops the lab.
+        previous = signal.getsignal(signal.SIGTERM)
+
+        def on_term(_signum, _frame):
+            raise KeyboardInterrupt('SIGTERM: stopping the lab')
+        if previous in (signal.SIG_DFL, None):
+            signal.signal(signal.SIGTERM, on_term)
     proc = tapelab('inventory')
     if proc.returncode != 0:
         pytest.fail('lab/tapelab inventory failed:\n%s' % proc.stderr)
@@ -177,3 +189,27 @@ def lab():
     finally:
         if started and os.environ.get('TAPEOPS_LAB_KEEP', '') not in ('1', 'yes', 'true'):
             tapelab('down', show=True)
+
+
+@pytest.fixture
+def lab_record(lab, request):
+    """``lab_record(name, data)``: keep a test's measurements (JSON) for later comparisons.
+
+    Written to <lab run dir>/e2e/<name>.json (the run dir of the first guest)
+    and summarised in pytest's terminal summary, so every CI log carries the
+    numbers (source series, drive-reported back-hitches and bytes, times).
+    """
+    run_dir = lab.hostvars[lab.hosts[0]].get('tapeops_lab_run_dir') or '/var/tmp/tapeops-lab'
+    out_dir = os.path.join(run_dir, 'e2e')
+
+    def record(name, data):
+        os.makedirs(out_dir, exist_ok=True)
+        safe = re.sub(r'[^A-Za-z0-9_.-]+', '_', name)
+        path = os.path.join(out_dir, safe + '.json')
+        data = dict(data, test=request.node.nodeid)
+        with open(path, 'w') as handle:
+            json.dump(data, handle, indent=1, sort_keys=True)
+        brief = {k: v for k, v in data.items() if isinstance(v, (int, float, str)) and k != 'test'}
+        LAB_MESSAGES.append('%s: %s (%s)' % (name, json.dumps(brief, sort_keys=True), path))
+        return path
+    return record

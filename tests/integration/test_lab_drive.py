@@ -1,0 +1,240 @@
+# Copyright: tapeops.qualify contributors
+# GNU General Public License v3.0+ (see COPYING or https://www.gnu.org/licenses/gpl-3.0.txt)
+"""The lab's emulated drive end to end: real sources, real st, the drive's own log pages.
+
+In the guests the drive is lab/tapedrive (LIO TCMU + tcm_loop) with the
+streaming physics of lab/tapedrive/physics.py at the guest's scale
+(docs/lab.md, "The spread"). What each test runs is real: a backup-like
+writer (lab/tapedrive/writer.py: read the source tree's files, write each
+block to /dev/nst0, a file mark per file) or the collection's
+tape_write_benchmark module; what it asserts is what the drive reports
+through LOG SENSE, read with sg_logs in the guest:
+
+- lab-ma3 (LTO-8 at 0.1, floor 11.2 MB/s), source throttled to 3 MB/s by
+  cgroup io.max: the drive back-hitches, and as often as the physics says
+  for the arrival series the writer recorded (replayed offline);
+- lab-ma1 (LTO-5 at 0.1, top 14 MB/s), a source in the page cache and
+  immediate file marks: no back-hitch, the drive at its top step;
+- lab-ma1, tape_write_benchmark: a synchronous file mark (MTWEOF) costs the
+  drain of a full buffer at the top step (buffer_mb / top), an immediate one
+  (MTWEOFI) nothing.
+
+Each test records the numbers a forecast comparison needs (the source's
+per-second series, the drive's back-hitches and bytes, elapsed time) with
+``lab_record`` (conftest.py): a JSON file per test under
+<lab run dir>/e2e/ and a line in pytest's terminal summary.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import tempfile
+
+import pytest
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+sys.path.insert(0, os.path.join(ROOT, 'lab'))
+
+from tapedrive import physics  # noqa: E402  pylint: disable=wrong-import-position
+
+pytestmark = pytest.mark.lab
+
+MB = 1000 * 1000
+WRITER = 'cd /run/tapelab/pylib && python3 -m tapedrive.writer'
+
+
+def emulated(lab, host):
+    hv = lab.hostvars.get(host)
+    if hv is None:
+        pytest.fail('the lab has no %s (it has %s): start the default lab (3 guests)' % (host, lab.hosts))
+    if hv.get('tapeops_lab_drive_mode') != 'emulated':
+        pytest.skip('%s runs tgt drives (lab/tapelab up --drive tgt): no physics to test' % host)
+    return hv
+
+
+def profile_of(hv):
+    prof = hv['tapeops_lab_drive_profile']
+    return {k: (float(v) if isinstance(v, str) and k != 'label' else v) for k, v in prof.items()}
+
+
+def log_params(lab, host, page):
+    """LOG SENSE ``page`` read with ``sg_logs -H`` in the guest: {parameter code: value}."""
+    sg = lab.hostvars[host]['tapeops_lab_drives'][0]['sg']
+    proc = lab.run(host, 'LC_ALL=C sg_logs -H -p 0x%02x %s' % (page, sg), timeout=60)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    data = bytearray()
+    for line in proc.stdout.splitlines():
+        parts = line.split()
+        if len(parts) > 1 and len(parts[0]) == 2 and all(len(p) == 2 for p in parts[1:]):
+            try:
+                if int(parts[0], 16) == len(data):
+                    data += bytes(int(p, 16) for p in parts[1:17])
+            except ValueError:
+                continue
+    assert data and data[0] & 0x3F == page, proc.stdout
+    end = 4 + int.from_bytes(data[2:4], 'big')
+    out = {}
+    off = 4
+    while off + 4 <= end:
+        code = int.from_bytes(data[off:off + 2], 'big')
+        n = data[off + 3]
+        out[code] = int.from_bytes(data[off + 4:off + 4 + n], 'big')
+        off += 4 + n
+    return out
+
+
+def reset_counters(lab, host):
+    """LOG SELECT with PCR (sg_logs --reset): the drive's counters start from zero."""
+    sg = lab.hostvars[host]['tapeops_lab_drives'][0]['sg']
+    proc = lab.run(host, 'mt -f /dev/nst0 rewind && sg_logs --reset %s' % sg, timeout=120)
+    assert proc.returncode == 0, proc.stderr
+    assert log_params(lab, host, 0x34)[0x8000] == 0
+
+
+def drive_stats(lab, host):
+    proc = lab.run(host, 'cat /run/tapelab/tape0-stats.json', timeout=60)
+    assert proc.returncode == 0, proc.stderr
+    return json.loads(proc.stdout)
+
+
+def write(lab, host, args, timeout=600):
+    proc = lab.run(host, '%s --rewind %s' % (WRITER, args), timeout=timeout)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    return json.loads(proc.stdout.strip().splitlines()[-1])
+
+
+def replay(profile, series_bytes, block_size, filemarks='none', file_bytes=None):
+    """The physics offline on the writer's per-second arrival series (blocks spread evenly in each second).
+
+    Returns the back-hitch count the rules give for that feed (tape side =
+    host side: the test files are random data, incompressible).
+    """
+    tr = physics.Transport(physics.Profile(profile), 0.0)
+    t = 0.0
+    for second, nbytes in enumerate(series_bytes):
+        blocks = max(1, nbytes // block_size)
+        for i in range(blocks):
+            now = second + i / float(blocks)
+            t = max(t, now)
+            while not tr.offer(block_size, block_size, t):
+                t = tr.wake_for_room(block_size, t)
+    tr.begin_flush(t)
+    while not tr.flush_done(t):
+        t = tr.wake_for_flush(t)
+    return tr.snapshot(t)['backhitches'], t
+
+
+def test_throttled_source_makes_the_drive_back_hitch(lab, lab_record):
+    host = 'lab-ma3'
+    hv = emulated(lab, host)
+    prof = profile_of(hv)
+    rbps = hv['tapeops_lab_spread']['source_rbps']
+    assert 0 < rbps < prof['speed_floor_mb_s'] * MB, 'lab-ma3 must read its source below its drive floor'
+    reset_counters(lab, host)
+    run = write(lab, host, '--drop-caches --filemarks none /srv/backup-src/large/video.bin')
+    lab.run(host, 'mt -f /dev/nst0 rewind', timeout=120)       # the flush: the drive writes its buffer out
+    perf = log_params(lab, host, 0x34)
+    seq = log_params(lab, host, 0x0C)
+    stats = drive_stats(lab, host)
+    expected, _t = replay(prof, run['source_series_bytes'], run['block_size'])
+    lab_record('throttled_source_backhitches', {
+        'host': host, 'profile': prof, 'source_rbps': rbps, 'writer': run,
+        'drive_backhitches': perf[0x8000], 'repositions_per_100mb': perf[0x0000],
+        'drive_host_bytes': seq[0], 'drive_tape_bytes': seq[1], 'reposition_ms': perf[0x8002],
+        'speed_time_s': stats['speed_time_s'], 'physics_replay_backhitches': expected,
+    })
+    # the source really was throttled, below the drive's floor
+    assert run['mb_s'] < prof['speed_floor_mb_s'] / 2, run
+    assert seq[0] == run['bytes'] == 64 * 1024 * 1024
+    # the drive reports back-hitches in its log page, as many as the rules give for this feed
+    assert perf[0x8000] >= 1, perf
+    assert abs(perf[0x8000] - expected) <= 1, (perf[0x8000], expected)
+    assert perf[0x8002] == perf[0x8000] * int(prof['backhitch_s'] * 1000)
+    # it never left its floor step (the source is far below it)
+    assert set(stats['speed_time_s']) == {'%g' % prof['speed_floor_mb_s']}, stats['speed_time_s']
+
+
+def test_fast_source_with_immediate_filemarks_streams_without_back_hitch(lab, lab_record):
+    host = 'lab-ma1'
+    hv = emulated(lab, host)
+    prof = profile_of(hv)
+    assert not hv['tapeops_lab_spread']['source_rbps']
+    files = '/srv/backup-src/large/video.bin /srv/backup-src/large/archive.bin /srv/backup-src/medium'
+    # the source in the page cache: it feeds far above the drive's 14 MB/s
+    warm = lab.run(host, 'cat %s/* %s >/dev/null' % ('/srv/backup-src/medium', files.rsplit(' ', 1)[0]), timeout=300)
+    assert warm.returncode == 0, warm.stderr
+    reset_counters(lab, host)
+    run = write(lab, host, '--filemarks immediate %s' % files)
+    lab.run(host, 'mt -f /dev/nst0 rewind', timeout=120)
+    perf = log_params(lab, host, 0x34)
+    stats = drive_stats(lab, host)
+    lab_record('fast_source_immediate_marks', {
+        'host': host, 'profile': prof, 'writer': run, 'drive_backhitches': perf[0x8000],
+        'sync_flushes': perf[0x8001], 'speed_time_s': stats['speed_time_s'],
+        'drive_host_bytes': stats['host_bytes_written'], 'drive_tape_bytes': stats['tape_bytes_written'],
+    })
+    assert run['marks'] == run['files'] >= 20 and run['mark_seconds'] < 0.5, run
+    assert perf[0x8000] == 0, (perf, run['source_series_bytes'])
+    top = '%g' % prof['speed_steps_mb_s'][0]
+    moving = sum(stats['speed_time_s'].values())
+    assert stats['speed_time_s'].get(top, 0) > 0.8 * moving, stats['speed_time_s']
+    # the drive, not the source, set the pace: the writer's rate is the top speed
+    # (the buffer absorbs the first 25.6 MB, so a little above it)
+    assert prof['speed_steps_mb_s'][0] * 0.9 <= run['mb_s'] <= prof['speed_steps_mb_s'][0] * 1.6, run
+
+
+def run_module(lab, host, module, args, timeout=900):
+    """Run tapeops.qualify.<module> on ``host`` with ansible; return its result dict."""
+    with tempfile.TemporaryDirectory(prefix='lab-drive-') as tree:
+        env = lab.env()
+        env.update({'ANSIBLE_LOAD_CALLBACK_PLUGINS': '1', 'ANSIBLE_CALLBACKS_ENABLED': 'tree',
+                    'ANSIBLE_CALLBACK_TREE_DIR': tree})
+        ansible = os.path.join(os.path.dirname(sys.executable), 'ansible')
+        cmd = [ansible, host, '-i', lab.inventory, '-m', 'tapeops.qualify.%s' % module, '-a', json.dumps(args)]
+        proc = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout, env=env, cwd=ROOT,
+                              stdin=subprocess.DEVNULL, check=False)
+        path = os.path.join(tree, host)
+        assert os.path.exists(path), 'no result for %s (rc=%d):\n%s\n%s' % (host, proc.returncode, proc.stdout,
+                                                                         proc.stderr)
+        with open(path) as handle:
+            result = json.load(handle)
+        result['_rc'] = proc.returncode
+        return result
+
+
+def test_sync_filemark_costs_the_buffer_drain_immediate_costs_nothing(lab, lab_record):
+    host = 'lab-ma1'
+    hv = emulated(lab, host)
+    prof = profile_of(hv)
+    top = prof['speed_steps_mb_s'][0]
+    buffer_mb = prof['buffer_mb']
+    segment_mb = int(2 * buffer_mb) + 1      # the buffer is full when each mark comes
+    reset_counters(lab, host)
+    result = run_module(lab, host, 'tape_write_benchmark', {
+        'device': '/dev/nst0', 'step_mb': 8, 'block_sizes': ['256K'], 'patterns': ['random'],
+        'allowed_barcodes': hv['tapeops_allowed_barcodes'],
+        'filemark_segments_mb': [segment_mb], 'filemark_payload_mb': 2 * segment_mb,
+        'filemark_block_size': 262144, 'filemark_pattern': 'random', 'log_pages': False,
+    })
+    assert result['_rc'] == 0, result.get('msg')
+    marks = {m['kind']: m for m in result['filemarks']}
+    sync, immediate = marks['sync'], marks['immediate']
+    drain = buffer_mb / top                  # seconds: a full buffer written out at the top step
+    perf = log_params(lab, host, 0x34)
+    lab_record('filemark_cost', {
+        'host': host, 'profile': prof, 'expected_drain_s': drain, 'filemarks': result['filemarks'],
+        'drive_backhitches': perf[0x8000], 'sync_flushes': perf[0x8001],
+    })
+    assert sync['marks'] == immediate['marks'] == 2 and not sync['error'] and not immediate['error']
+    per_sync = sync['mark_seconds'] / sync['marks']
+    per_immediate = immediate['mark_seconds'] / immediate['marks']
+    # MTWEOF waits for the drain of the full buffer at the top step (the last quarter may go one
+    # step slower: +10 %; the host may not have quite filled it: -15 %)
+    assert drain * 0.85 <= per_sync <= drain * 1.10, (per_sync, drain)
+    assert per_immediate < 0.1, per_immediate
+    # and each synchronous mark cost the next data a reposition: counted by the drive
+    assert perf[0x8000] >= sync['marks'], perf
+    assert sync['seconds_lost_per_mark'] > immediate['seconds_lost_per_mark'] + prof['backhitch_s'] * 0.5, marks
