@@ -80,7 +80,10 @@ def probe_mtweofi(fd, mtop, mtget, timeout=60):
     """Ask st whether it knows MTWEOFI: the ioctl with count 0 on ``fd``.
 
     ``fd`` must be the drive the safety gate admitted, open for writing (st
-    refuses every file-mark ioctl on an O_RDONLY open with EACCES), at BOT.
+    refuses every file-mark ioctl on an O_RDONLY open with EACCES), at BOT,
+    after the media gate allowed writing from BOT (the benchmark overwrites
+    the tape from BOT right after, so even a drive that took the command as a
+    write at BOT would lose nothing that was to be kept).
     WRITE FILEMARKS with a count of 0 writes no file mark (SSC-3 6.10);
     st.c then sets its block counter to 0 and adds 0 to its file counter,
     which changes nothing at file 0 block 0 only, so the probe runs at BOT
