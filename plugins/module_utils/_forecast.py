@@ -199,9 +199,9 @@ def forecast(drive, feed_mb_s=None, feed_series_mb_s=None, tape_ratio=None, path
     feed_stats = _stats(series)
     inconclusive = None
     if measured and len(series) < min_samples:
+        count = len(series)
         inconclusive = ('the sources were read for %d s only (%d per-second sample%s; %d needed): give a bigger '
-                        'tree or a longer time budget' % (len(series), len(series), '' if len(series) == 1 else 's',
-                                                           min_samples))
+                        'tree or a longer time budget' % (count, count, '' if count == 1 else 's', min_samples))
 
     sim = _simulate(params, series, measured, ratio, path, segment, filemark_mode, mark_cost, trace)
     hours = sim['seconds'] / 3600.0
@@ -319,8 +319,9 @@ def _simulate(params, series, measured, ratio, path, segment, filemark_mode, mar
     marks = 0
     samples = []
     trace_every = None
-    # the simulation ends when the source has been replayed; a hard stop guards blocked hosts
-    limit = source_seconds * 50.0 + 3600.0
+    # the simulation ends when the source has been replayed, or after twice that long on the
+    # clock when the drive holds the host back (its pattern is steady by then)
+    limit = 2.0 * max(source_seconds, MIN_SIMULATED_S)
 
     while cursor < source_seconds - 1e-9 and clock < limit:
         index = int(cursor + 1e-9) % n_samples if measured else 0

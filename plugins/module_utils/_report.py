@@ -544,6 +544,31 @@ class Charts:
         ax.legend(fontsize=7, loc='upper right')
         return self._svg(fig, salt + '-series')
 
+    def drive_trace(self, trace, numbers, salt):
+        """The forecast: drive buffer level and speed step over the replayed interval."""
+        fig = self._figure(figsize=(6.4, 2.6))
+        fig.subplots_adjust(left=0.12, right=0.88, bottom=0.2, top=0.88)
+        ax = fig.add_subplot()
+        xs = [point['t_s'] for point in trace]
+        ax.fill_between(xs, [point['buffer_pct'] for point in trace], color='#54aeff', alpha=0.35,
+                        label='buffer %', step='post')
+        ax.set_ylim(0, 105)
+        ax.set_ylabel('buffer %')
+        ax.set_xlabel('seconds (replayed feed)')
+        speed = ax.twinx()
+        speed.step(xs, [point['step_mb_s'] for point in trace], where='post', color='#1f2328', linewidth=1,
+                   label='speed step (0 = stopped)')
+        floor = numbers.get('speed_floor_mb_s') or 0
+        if floor:
+            speed.axhline(floor, color='#cf222e', linewidth=0.8, linestyle='--')
+        speed.set_ylabel('tape MB/s')
+        speed.set_ylim(0, max([p['step_mb_s'] for p in trace] + [floor, 1]) * 1.15)
+        ax.set_title('What the drive does: buffer and speed step (forecast)')
+        lines = ax.get_legend_handles_labels()
+        more = speed.get_legend_handles_labels()
+        ax.legend(lines[0] + more[0], lines[1] + more[1], fontsize=7, loc='lower right')
+        return self._svg(fig, salt + '-trace')
+
     def sweep(self, sweep, numbers, salt):
         """Block-size sweep: MB/s per block size and pattern."""
         fig = self._figure(figsize=(6.4, 2.6))
@@ -658,6 +683,10 @@ def fleet_html(docs, run=None, charts=None):
             parts.append('<figure class="chart" data-chart="feed">%s</figure>' % charts.feed(verdict['numbers'], salt))
             parts.append('<figure class="chart" data-chart="series">%s</figure>' % charts.series(
                 series, verdict['numbers'], salt))
+            trace = (verdict.get('forecast') or {}).get('trace') or []
+            if trace:
+                parts.append('<figure class="chart" data-chart="trace">%s</figure>' % charts.drive_trace(
+                    trace, verdict['numbers'], salt))
             if sweep:
                 parts.append('<figure class="chart" data-chart="sweep">%s</figure>' % charts.sweep(
                     sweep, verdict['numbers'], salt))

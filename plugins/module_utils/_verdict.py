@@ -657,13 +657,15 @@ def evaluate(spec, source, tape=None, drive=None, config=None, memory_total_mb=N
     # -- streams: from the measured scaling curve
     planned = src['streams']
     n_floor = n_full = None
-    if not src['inconclusive']:
+    source_limited = path_cap(path_fixed) is None or path_fixed >= need_floor
+    if not src['inconclusive'] and source_limited:
         factors = {}
         for count in range(1, int(opts['max_streams']) + 1):
             value, basis = feed_at_streams(src, count)
             factors[count] = (value / src['mean_mb_s'] if src['mean_mb_s'] else 0.0, basis)
         for count in range(1, int(opts['max_streams']) + 1):
-            if factors[count][0] <= 0:
+            # below the floor on average the forecast cannot be better than shoe-shining
+            if factors[count][0] <= 0 or feed_mean * factors[count][0] < need_floor * (1.0 - 1e-6):
                 continue
             trial = case.run(path_cap(path_fixed), seg_fixed, mode_fixed,
                              costs.get('sync') if mode_fixed == 'sync' else None, factor=factors[count][0])
@@ -673,7 +675,6 @@ def evaluate(spec, source, tape=None, drive=None, config=None, memory_total_mb=N
                 n_full = count
                 break
         target = n_full or n_floor
-        source_limited = path_cap(path_fixed) is None or path_fixed >= need_floor
         if cls_fixed != STREAMING and source_limited and target and target > src['streams']:
             planned = target
             after = case.run(path_cap(path_fixed), seg_fixed, mode_fixed,
@@ -716,21 +717,6 @@ def evaluate(spec, source, tape=None, drive=None, config=None, memory_total_mb=N
             'feed_after_mb_s': None,
         }
 
-    # -- memory
-    mem_need = memory_needed_mb(planned + int(other_streams or 0), opts['memory_base_mb'],
-                                opts['memory_per_stream_mb'])
-    mem_total = _num(memory_total_mb)
-    if mem_total is not None and mem_total < mem_need:
-        fixes['memory'] = {
-            'title': 'Give the host at least %d MB of RAM' % mem_need,
-            'setting': 'RAM',
-            'value': mem_need,
-            'why': '%d MB base + %d MB x %d interleaved stream%s = %d MB; the host has %d MB.' % (
-                opts['memory_base_mb'], opts['memory_per_stream_mb'], planned + int(other_streams or 0),
-                '' if planned + int(other_streams or 0) == 1 else 's', mem_need, mem_total),
-            'feed_after_mb_s': None,
-        }
-
     cls = MISCONFIGURED if misconfigured else cls_now
     if src['inconclusive']:
         reasons.append('Not enough to judge: %s.' % src['inconclusive'])
@@ -748,16 +734,8 @@ def evaluate(spec, source, tape=None, drive=None, config=None, memory_total_mb=N
     if src['inconclusive']:
         # nothing the forecast says can be trusted yet; an invalid setting stays a fix
         fixes = dict((k, v) for k, v in fixes.items() if k == 'block_size' and hard_error)
-    ranked = []
-    for key in FIX_ORDER:
-        if key in fixes:
-            item = dict(fixes[key])
-            item['id'] = key
-            item['rank'] = len(ranked) + 1
-            ranked.append(item)
-
     trace = now.pop('trace', [])
-    return {
+    verdict = {
         'class': cls,
         'class_at_current_settings': cls_now,
         'class_after_setting_fixes': cls_fixed,
@@ -765,7 +743,7 @@ def evaluate(spec, source, tape=None, drive=None, config=None, memory_total_mb=N
         'inconclusive_reason': src['inconclusive'],
         'what_if': bool(what_if),
         'drive_label': label,
-        'summary': _summary(cls, label, now, fixed, need_floor, need_full, ranked, src['inconclusive']),
+        'summary': None,
         'numbers': {
             'source_mean_mb_s': _round(src['mean_mb_s']),
             'source_sustained_mb_s': _round(src['sustained_mb_s']),
@@ -802,14 +780,51 @@ def evaluate(spec, source, tape=None, drive=None, config=None, memory_total_mb=N
             'backhitches_per_hour_after_setting_fixes': fixed['backhitches_per_hour'],
             'streams_needed_floor': n_floor,
             'streams_needed_full': n_full,
-            'memory_needed_mb': mem_need,
-            'memory_total_mb': mem_total,
+            'memory_needed_mb': None,
+            'memory_total_mb': _num(memory_total_mb),
+            'streams_planned': planned,
         },
         'forecast': {'now': _brief(now), 'after_setting_fixes': _brief(fixed), 'trace': trace},
         'reasons': reasons,
         'findings': findings,
-        'fixes': ranked,
+        'fixes': [dict(fix, id=key) for key, fix in fixes.items()],
     }
+    apply_memory(verdict, memory_total_mb, other_streams, opts)
+    return verdict
+
+
+def apply_memory(verdict, memory_total_mb, other_streams=0, options=None):
+    """Add the memory rule (all of the host's planned streams) to a verdict, rank its fixes, word its summary."""
+    opts = dict(DEFAULTS)
+    opts.update(dict((k, v) for k, v in (options or {}).items() if v is not None))
+    num = verdict['numbers']
+    fixes = dict((fix['id'], fix) for fix in verdict['fixes'] if fix['id'] != 'memory')
+    streams = int(num['streams_planned']) + int(other_streams or 0)
+    mem_need = memory_needed_mb(streams, opts['memory_base_mb'], opts['memory_per_stream_mb'])
+    mem_total = _num(memory_total_mb)
+    num['memory_needed_mb'] = mem_need
+    num['memory_total_mb'] = mem_total
+    if mem_total is not None and mem_total < mem_need and verdict['class'] != INCONCLUSIVE:
+        fixes['memory'] = {
+            'id': 'memory',
+            'title': 'Give the host at least %d MB of RAM' % mem_need,
+            'setting': 'RAM',
+            'value': mem_need,
+            'why': '%d MB base + %d MB x %d interleaved stream%s = %d MB; the host has %d MB.' % (
+                opts['memory_base_mb'], opts['memory_per_stream_mb'], streams, '' if streams == 1 else 's',
+                mem_need, mem_total),
+            'feed_after_mb_s': None,
+        }
+    ranked = []
+    for key in FIX_ORDER:
+        if key in fixes:
+            ranked.append(dict(fixes[key], id=key, rank=len(ranked) + 1))
+    verdict['fixes'] = ranked
+    forecasts = verdict['forecast']
+    verdict['summary'] = _summary(verdict['class'], verdict['drive_label'], forecasts['now'],
+                                  forecasts['after_setting_fixes'], num['need_floor_mb_s'], num['need_full_mb_s'],
+                                  ranked, verdict['inconclusive_reason'])
+    return verdict
 
 
 def _streams_of(item, config):
@@ -852,20 +867,12 @@ def evaluate_host(drives, source, config=None, memory_total_mb=None, options=Non
     """
     streams = [_streams_of(item, config) for item in drives]
     total = float(sum(streams)) or 1.0
-    first = []
-    for index, item in enumerate(drives):
-        cfg = dict(config or {})
-        cfg.update(item.get('config') or {})
-        first.append(evaluate(item['spec'], source, item.get('tape'), item.get('drive'), cfg, None, 0,
-                              options, what_if, share=streams[index] / total, drives_sharing=len(drives)))
-    planned = [_planned_streams(v) for v in first]
     result = []
     for index, item in enumerate(drives):
         cfg = dict(config or {})
         cfg.update(item.get('config') or {})
-        others = sum(planned) - planned[index]
-        verdict = evaluate(item['spec'], source, item.get('tape'), item.get('drive'), cfg, memory_total_mb,
-                           others, options, what_if, share=streams[index] / total, drives_sharing=len(drives))
+        verdict = evaluate(item['spec'], source, item.get('tape'), item.get('drive'), cfg, None, 0,
+                           options, what_if, share=streams[index] / total, drives_sharing=len(drives))
         busy = drives_kept_busy(item['spec'], source, options)
         verdict['numbers']['drives_streaming_at_once'] = busy['streaming']
         verdict['numbers']['drives_not_shoeshining_at_once'] = busy['not_shoeshining']
@@ -874,6 +881,9 @@ def evaluate_host(drives, source, config=None, memory_total_mb=None, options=Non
                 busy['streaming'], verdict['drive_label'], '' if busy['streaming'] == 1 else 's',
                 busy['not_shoeshining']))
         result.append(verdict)
+    planned = [v['numbers']['streams_planned'] for v in result]
+    for index, verdict in enumerate(result):
+        apply_memory(verdict, memory_total_mb, sum(planned) - planned[index], options)
     return result
 
 
@@ -888,13 +898,6 @@ def worst(classes):
 
 # ---------------------------------------------------------------------------
 # wording
-
-
-def _planned_streams(verdict):
-    for fix in verdict['fixes']:
-        if fix['id'] == 'streams':
-            return fix['value']
-    return verdict['numbers']['streams_measured']
 
 
 def _round(value, digits=1):

@@ -163,11 +163,13 @@ filemark_wait_s:
   returned: always
   type: float
 time_share:
-  description: Share of the time at each speed step (C(steps), keyed by MB/s), at the top step, stopped, repositioning, and with the host blocked by a full buffer.
+  description:
+    - Share of the time at each speed step (C(steps), keyed by MB/s), at the top step, stopped,
+      repositioning, and with the host blocked by a full buffer.
   returned: always
   type: dict
 need_full_mb_s:
-  description: Host feed for full speed at RV(inputs.tape_ratio).
+  description: Host feed for full speed at O(tape_ratio).
   returned: always
   type: float
 need_floor_mb_s:

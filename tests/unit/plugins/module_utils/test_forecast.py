@@ -182,8 +182,9 @@ def test_no_drive_is_a_clear_error():
 
 # -- properties --------------------------------------------------------------------------------
 
-SPECS = [dm.lookup(g, ff, v) for g, ff, v in ((9, 'FH', 'IBM'), (8, 'HH', 'IBM'), (5, None, 'HPE'), (3, None, 'HPE'),
-                                                (6, None, None), (10, None, 'IBM'), (1, None, None))]
+DRIVES = ((9, 'FH', 'IBM'), (8, 'HH', 'IBM'), (5, None, 'HPE'), (3, None, 'HPE'), (6, None, None), (10, None, 'IBM'),
+          (1, None, None))
+SPECS = [dm.lookup(g, ff, v) for g, ff, v in DRIVES]
 FAST = settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
 
@@ -237,8 +238,8 @@ OPTIONAL = {
 
 
 @FAST
-@given(spec=st.sampled_from(SPECS), feed=st.one_of(st.floats(0.0, 2000.0),
-                                                    st.lists(st.floats(0.0, 2000.0), min_size=1, max_size=40)),
+@given(spec=st.sampled_from(SPECS),
+       feed=st.one_of(st.floats(0.0, 2000.0), st.lists(st.floats(0.0, 2000.0), min_size=1, max_size=40)),
        chosen=st.fixed_dictionaries({}, optional=OPTIONAL))
 def test_any_combination_of_optional_inputs_gives_a_forecast(spec, feed, chosen):
     key = 'feed_series_mb_s' if isinstance(feed, list) else 'feed_mb_s'

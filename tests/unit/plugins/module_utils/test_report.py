@@ -138,7 +138,7 @@ def test_write_fleet_all_four_kinds(run_dir):
 
     page = open(paths['html']).read()
     assert page.count('<section class="drive"') == 2
-    assert page.count('<svg') == 6                        # feed, series, sweep per drive
+    assert page.count('<svg') == 8                        # feed, series, forecast trace, sweep per drive
     # self-contained: nothing is fetched
     for needle in ('src="http', "href=\"http", '<link', '@import', 'url(http'):
         assert needle not in page

@@ -51,9 +51,10 @@ def test_chromium_parses_page_with_all_charts(report, tmp_path):
     sections = re.findall(r'<section class="drive"[^>]*data-class="([A-Z-]+)"', dom)
     assert sections == ['SPEED-MATCHED', 'SHOE-SHINING']
     charts = re.findall(r'<figure class="chart" data-chart="(\w+)"><svg', dom)
-    assert charts == ['feed', 'series', 'sweep'] * 2
+    assert charts == ['feed', 'series', 'trace', 'sweep'] * 2
     # matplotlib drew real plot elements into each SVG (axes, lines, text kept as text)
-    assert dom.count('id="axes_1"') == 6
+    assert dom.count('id="axes_1"') == 8
+    assert 'speed step (0 = stopped)' in dom
     assert 'speed-matching band' in dom and 'block size (KiB)' in dom
 
 
