@@ -43,9 +43,17 @@ BLKSECTGET = 0x1267
 # 3e51d3c924aea8a1f1372e6c615b0a37b528121d ("st: add MTWEOFI"), which also
 # moved the st driver's verstr to "20100829" (mainline 2.6.37). The driver
 # exports verstr as /sys/bus/scsi/drivers/st/version ("[20160209]\n",
-# st.c version_show), so a backport into an older-numbered kernel
-# (RHEL/CentOS 6, 2.6.32) shows it too.
+# st.c version_show). Distribution drivers carry their own suffix and their date
+# says nothing: RHEL 6.0-6.4 (2.6.32-71 .. -358.el6) print "20101219rh", a later date,
+# and have no MTWEOFI; RHEL 6.5 (2.6.32-431.el6) brought it with "20130315rh" (read
+# in the RHEL 6 kernel sources, one tree per release). Only those known strings and
+# plain mainline dates are trusted; any other suffix is unknown, and the ioctl probe
+# on a writable scratch tape decides.
 MTWEOFI_ST_VERSTR = '20100829'
+KNOWN_DISTRIBUTION_VERSTR = {
+    '20101219rh': (False, 'RHEL 6.0-6.4 st driver (no MTWEOFI until RHEL 6.5)'),
+    '20130315rh': (True, 'RHEL 6.5 or later st driver (MTWEOFI backported in 2.6.32-431.el6)'),
+}
 MTWEOFI_OP = 35  # include/uapi/linux/mtio.h
 LOG_PAGES = (0x0C, 0x14, 0x17, 0x2E, 0x34)
 
@@ -57,7 +65,7 @@ def _read(path):
 def st_driver_version(sys_root=SYS_ROOT):
     """The st driver's version string (``'20160209'``) from sysfs, or None."""
     raw = _read(os.path.join(sys_root, 'bus', 'scsi', 'drivers', 'st', 'version'))
-    match = re.search(r'(\d{8})', raw or '')
+    match = re.search(r'(\d{8}[A-Za-z0-9._-]*)', raw or '')
     return match.group(1) if match else None
 
 
@@ -71,6 +79,12 @@ def mtweofi_from_st_driver(sys_root=SYS_ROOT):
     version = st_driver_version(sys_root)
     if version is None:
         return None, 'unknown: the st driver exports no version (is the st module loaded?)'
+    if version in KNOWN_DISTRIBUTION_VERSTR:
+        supported, words = KNOWN_DISTRIBUTION_VERSTR[version]
+        return supported, 'st driver version %s: %s' % (version, words)
+    if not version.isdigit():
+        return None, ('unknown: st driver version %s is a distribution build whose date does not tell; the '
+                      'MTWEOFI probe on a writable scratch tape decides' % version)
     if version >= MTWEOFI_ST_VERSTR:
         return True, 'st driver version %s' % version
     return False, 'st driver version %s (MTWEOFI came with %s)' % (version, MTWEOFI_ST_VERSTR)
