@@ -42,7 +42,7 @@ SPECS = {
     (3, None, 'IBM'): (80.0, 400, 2.0, 40.0, 5, 80.0),
     (3, None, 'HPE'): (80.0, 400, 2.0, 27.0, None, 80.0),
     (4, None, None): (120.0, 800, 2.0, None, None, None),
-    (4, None, 'IBM'): (120.0, 800, 2.0, None, None, None),
+    (4, None, 'IBM'): (120.0, 800, 2.0, 30.0, 6, 120.0),
     (5, None, None): (140.0, 1500, 2.0, None, None, None),
     (6, None, None): (160.0, 2500, 2.5, None, None, None),
     (6, None, 'HPE'): (160.0, 2500, 2.5, None, None, None),
@@ -125,20 +125,30 @@ def test_hp_lto3_compressed_rate_and_ats_floor():
     assert dm.required_feed(spec, 2.0) == {'full_speed_mb_s': 160.0, 'floor_mb_s': 54.0, 'tape_ratio': 2.0}
 
 
+def test_secondary_ibm_lto4_to_6_tables():
+    # IBM Redbook SG24-5946 table 2-16 via a transcription (see SOURCES): LTO-6 FH 160 .. 40 in 14
+    # steps; LTO-5 140 .. 40; LTO-4 30 .. 120 in six (a 2008 article restating IBM).
+    lto6 = dm.lookup(6, 'FH', 'IBM')
+    assert lto6.speed_floor_mb_s == 40.0 and len(lto6.speed_steps_mb_s) == 14
+    assert 'ibm-redbook-lto56' in lto6.sources and not lto6.is_estimated('speed_floor_mb_s')
+    assert dm.lookup(5, 'HH', 'IBM').speed_floor_mb_s == 40.0
+    assert dm.lookup(4, vendor='IBM').speed_steps_mb_s == (120.0, 103.0, 84.0, 66.0, 48.0, 30.0)
+
+
 def test_unsourced_floor_is_an_estimate_with_its_rule():
-    # IBM LTO-6: nearest sourced IBM table is LTO-7 (floor 101.46 of 306 = 33.2 %).
-    spec = dm.lookup(6, vendor='IBM')
+    # IBM LTO-6 half height: no table; LTO-5 (28.6 %) and LTO-7 (33.2 %) are equally near, the
+    # higher floor fraction wins (the drive stops sooner: the cautious side).
+    spec = dm.lookup(6, 'HH', 'IBM')
     rule = dict(spec.estimated)['speed_floor_mb_s']
     assert 'IBM LTO-7' in rule and '33.2 %' in rule
     assert spec.speed_floor_mb_s == pytest.approx(160.0 * 101.46 / 306.0, abs=0.01)
     assert len(spec.speed_steps_mb_s) == 12
-    # IBM LTO-5: LTO-3 (50 %) and LTO-7 (33.2 %) are equally near; the higher floor fraction wins
-    # (the drive stops sooner: the cautious side).
-    spec = dm.lookup(5, vendor='IBM')
-    assert 'IBM LTO-3' in dict(spec.estimated)['speed_floor_mb_s']
-    assert spec.speed_floor_mb_s == 70.0
+    # HPE LTO-6: HP's LTO-3 range is the only HP figure: 27/80 of 160 MB/s, a continuous range.
+    spec = dm.lookup(6, vendor='HPE')
+    assert 'HPE LTO-3' in dict(spec.estimated)['speed_floor_mb_s'] and spec.speed_matching == 'range'
+    assert spec.speed_floor_mb_s == pytest.approx(54.0, abs=0.01)
     # Maker unknown: IBM's tables, and the rule says so.
-    assert "IBM's published tables used" in dict(dm.lookup(6).estimated)['speed_floor_mb_s']
+    assert "IBM's published tables used" in dict(dm.lookup(6, 'HH').estimated)['speed_floor_mb_s']
     assert "IBM's published LTO-9 steps used" in dict(dm.lookup(9, 'HH', 'Quantum').estimated)['speed_floor_mb_s']
     assert dm.lookup(9, 'HH', 'Quantum').speed_steps_mb_s == dm.lookup(9, 'HH', 'IBM').speed_steps_mb_s
 

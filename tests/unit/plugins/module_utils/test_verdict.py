@@ -115,15 +115,16 @@ def test_quoted_numbers_obey_sustained_mean_max():
 
 
 def test_drives_of_a_host_share_its_sources():
-    # Issue case: four drives sharing 200 MB/s were each told they get 200.
-    verdicts = v.evaluate_host([{'spec': LTO5}] * 4, source(flat(200.0)), options={'tape_ratio': 1.0})
+    # Issue case: four drives sharing 200 MB/s were each told they get 200. Here four LTO-9 FH
+    # share 400 MB/s: 100 each, below the 177 floor.
+    verdicts = v.evaluate_host([{'spec': LTO9}] * 4, source(flat(400.0)), options={'tape_ratio': 1.0})
     for verdict in verdicts:
         assert verdict['numbers']['feed_share'] == 0.25
-        assert verdict['numbers']['feed_mean_mb_s'] == 50.0
-        assert verdict['class'] == v.SHOE_SHINING                 # 50 < LTO-5's estimated 70 floor
-        assert verdict['numbers']['drives_streaming_at_once'] == 1     # 200 >= 140
-        assert verdict['numbers']['drives_not_shoeshining_at_once'] == 2
-    alone = v.evaluate_host([{'spec': LTO5}], source(flat(200.0)), options={'tape_ratio': 1.0})[0]
+        assert verdict['numbers']['feed_mean_mb_s'] == 100.0
+        assert verdict['class'] == v.SHOE_SHINING
+        assert verdict['numbers']['drives_streaming_at_once'] == 1     # 400 >= 400
+        assert verdict['numbers']['drives_not_shoeshining_at_once'] == 2   # 200 each >= 177; 133 is not
+    alone = v.evaluate_host([{'spec': LTO9}], source(flat(400.0)), options={'tape_ratio': 1.0})[0]
     assert alone['class'] == v.STREAMING
 
 
@@ -233,15 +234,19 @@ def test_block_size_over_the_hba_limit_is_misconfigured():
 
 def test_streams_come_from_the_measured_curve_and_are_not_extrapolated():
     # The issue's published pattern: one disk agent 60 MB/s, two 78, three 94 (not 60/120/180).
+    # Into an IBM LTO-3 (five speeds 40..80 MB/s, IBM T800 guide): 2 streams (78) are still below
+    # full speed, 3 (94) reach it; linear scaling would have said 2 (120).
     src = source(flat(60.0), scaling=[(1, 60.0), (2, 78.0), (3, 94.0)])
-    verdict = run(LTO5, src)
-    assert verdict['class'] == v.SHOE_SHINING                   # 60 < 70 (LTO-5 floor, estimated)
+    verdict = run(dm.lookup(3, vendor='IBM'), src)
+    assert verdict['class'] == v.SPEED_MATCHED
     fix = next(f for f in verdict['fixes'] if f['id'] == 'streams')
-    assert fix['value'] == 2                                     # 78 MB/s: speed-matched
-    assert 'measured scaling' in fix['why'] and 'no number of streams up to 16 reaches full speed' in fix['why']
-    assert verdict['numbers']['streams_needed_full'] is None
+    assert fix['value'] == 3 and 'measured scaling' in fix['why']
+    assert verdict['numbers']['streams_needed_full'] == 3 and verdict['numbers']['streams_needed_floor'] == 1
     value, basis = v.feed_at_streams(v.source_numbers(src), 8)
     assert value == 94.0 and 'no gain is assumed' in basis
+    # into an LTO-7 (floor 101.46) nothing measured reaches even the floor: staging, not 2 streams
+    lto7 = run(dm.lookup(7, vendor='IBM'), src)
+    assert [f['id'] for f in lto7['fixes']] == ['staging'] and 'no gain is assumed' in lto7['fixes'][0]['why']
 
 
 def test_without_a_curve_linear_scaling_is_called_an_assumption():
