@@ -138,7 +138,7 @@ def test_dp_omnirc_change_keeps_backup(omni_home):
 
 @pytest.mark.parametrize('extra, message', [
     ({'dp_omnirc_keys': {'ob2immedfm': 1}}, 'ob2immedfm are not in Data Protector format'),
-    ({'dp_omnirc_kernel_release': '2.6.32-754.el6.x86_64'}, 'has no MTWEOFI (added to the st driver in Linux 2.6.37)'),
+    ({'dp_omnirc_mtweofi_supported': False}, 'The st driver has no MTWEOFI (set by dp_omnirc_mtweofi_supported)'),
     ({'dp_omnirc_dp_version': 'A.09.00'}, 'does not support OB2IMMEDFM (A.09.05 and later do)'),
     ({'dp_omnirc_drives': [{'name': 'x', 'native_capacity_gb': 2500, 'hba_max_transfer_bytes': 32768}]},
      'below the 64 KB minimum'),
