@@ -307,8 +307,10 @@ def _with_preflight(info, preflight):
     mine = _match(_device_of(info), preflight.get('drives')) or {}
     if merged.get('hba_max_transfer_bytes') is None and mine.get('hba_max_transfer_bytes'):
         merged['hba_max_transfer_bytes'] = mine['hba_max_transfer_bytes']
-    if preflight.get('mtweofi_supported') is False:
-        merged['mtweofi_supported'] = False
+    if preflight.get('mtweofi_supported') is False or (
+            merged.get('mtweofi_supported') is None and preflight.get('mtweofi_supported') is not None):
+        merged['mtweofi_supported'] = preflight['mtweofi_supported']
+        merged['mtweofi_basis'] = preflight.get('mtweofi_basis')
     return merged
 
 

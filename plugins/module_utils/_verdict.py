@@ -563,6 +563,10 @@ def evaluate(spec, source, tape=None, drive=None, config=None, memory_total_mb=N
     segment_mb = _num(config.get('segment_size_mb'))
     immediate_now = bool(config.get('immediate_filemarks'))
     immediate_possible = _get(drive, 'mtweofi_supported')
+    probed = _get(tape, 'mtweofi_supported')
+    if probed is not None and 'probe' in str(_get(tape, 'mtweofi_basis') or ''):
+        # the write benchmark asked the driver itself on the open drive: that answer wins
+        immediate_possible = probed
     if immediate_possible is None and 'immediate' in costs:
         immediate_possible = True
     software_has_immediate = software not in ('bacula', 'bareos')
