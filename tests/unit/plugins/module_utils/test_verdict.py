@@ -293,9 +293,9 @@ def test_the_write_benchmarks_ioctl_probe_wins_over_the_version_string():
     tape = sweep({262144: 500.0})
     tape.update({'mtweofi_supported': False, 'mtweofi_basis': 'ioctl probe'})
     verdict = run(src=source(flat(500.0)), tape=tape, drive={'mtweofi_supported': True},
-                  config={'software': 'data_protector', 'segment_size_mb': 10000})
+                  config={'software': 'data_protector', 'segment_size_mb': 10000, 'block_size_bytes': 262144})
     assert 'immediate_filemarks' not in [f['id'] for f in verdict['fixes']]
     tape['mtweofi_supported'] = True
     verdict = run(src=source(flat(500.0)), tape=tape, drive={'mtweofi_supported': None},
-                  config={'software': 'data_protector', 'segment_size_mb': 10000})
+                  config={'software': 'data_protector', 'segment_size_mb': 10000, 'block_size_bytes': 262144})
     assert verdict['fixes'][0]['id'] == 'immediate_filemarks'
