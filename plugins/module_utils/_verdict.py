@@ -826,7 +826,8 @@ def apply_memory(verdict, memory_total_mb, other_streams=0, options=None):
     verdict['fixes'] = ranked
     forecasts = verdict['forecast']
     verdict['summary'] = _summary(verdict['class'], verdict['drive_label'], forecasts['now'],
-                                  forecasts['after_setting_fixes'], num['need_floor_mb_s'], num['need_full_mb_s'],
+                                  forecasts['after_setting_fixes'], forecasts['now']['need_floor_mb_s'],
+                                  forecasts['now']['need_full_mb_s'],
                                   ranked, verdict['inconclusive_reason'])
     return verdict
 

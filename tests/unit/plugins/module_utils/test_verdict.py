@@ -299,3 +299,11 @@ def test_the_write_benchmarks_ioctl_probe_wins_over_the_version_string():
     verdict = run(src=source(flat(500.0)), tape=tape, drive={'mtweofi_supported': None},
                   config={'software': 'data_protector', 'segment_size_mb': 10000, 'block_size_bytes': 262144})
     assert verdict['fixes'][0]['id'] == 'immediate_filemarks'
+
+
+def test_summary_and_reasons_round_the_floor_the_same_way():
+    # LTO-7's floor is 101.46 MB/s: the summary once said "floor 102" next to "needs 101".
+    verdict = run(dm.lookup(7, vendor='IBM'), source(([120.0] * 25 + [0.0] * 5) * 3))
+    floors = set(re.findall(r'floor (?:of )?\(?([\d.]+) MB/s', verdict['summary'] + ' '.join(verdict['reasons'])))
+    floors |= set(re.findall(r'the ([\d.]+) MB/s floor', ' '.join(verdict['reasons'])))
+    assert floors == {'101'}, floors
