@@ -206,7 +206,12 @@ def resolve_spec(info, setting):
                 _device_of(info) or _device_of(setting) or 'the drive', info.get('vendor'), info.get('product')))
     form_factor = setting.get('form_factor') or form_factor
     vendor = setting.get('vendor') or vendor
-    return _drive_model.lookup(generation, form_factor, vendor, setting.get('speed_floor_mb_s'))
+    model = setting.get('model') or {}
+    if not isinstance(model, dict):
+        raise ReportError('tapeops_drives[].model must be a mapping of drive model fields (e.g. {backhitch_s: 2.5}), '
+                          'got %r.' % (model,))
+    return _drive_model.lookup(generation, form_factor, vendor, setting.get('speed_floor_mb_s'),
+                               interface=setting.get('interface'), overrides=model)
 
 
 _SETTING_KEYS = ('block_size_bytes', 'segment_size_mb', 'immediate_filemarks', 'concurrency')
@@ -257,7 +262,9 @@ def assemble(host, drives_info=None, source=None, write_results=None, drive_sett
         generation, form_factor = _drive_model.parse_generation(target_generation)
         target = options.get('target_vendor') if options else None
         spec = _drive_model.lookup(generation, form_factor, target,
-                                   (options or {}).get('target_speed_floor_mb_s'))
+                                   (options or {}).get('target_speed_floor_mb_s'),
+                                   interface=(options or {}).get('target_interface'),
+                                   overrides=(options or {}).get('target_model'))
         tid = 'what-if %s' % spec.label
         entries.append({'id': tid, 'nst': None, 'info': None, 'write_benchmark': None, 'settings': {},
                         'verdict': None, 'error': None, 'label': spec.label, 'what_if': True,
