@@ -13,8 +13,11 @@ description:
   - Runs on the controller (action plugin). Takes the results of M(tapeops.qualify.tape_drive_info),
     M(tapeops.qualify.source_read_benchmark) and M(tapeops.qualify.tape_write_benchmark) for one host, plus the
     backup software's settings, and gives one verdict per drive
-    (V(STREAMING), V(SPEED-MATCHED), V(SHOE-SHINING) or V(MISCONFIGURED)) with the reasons in words and
-    numbers and the fixes ranked.
+    (V(STREAMING), V(SPEED-MATCHED), V(SHOE-SHINING), V(MISCONFIGURED) or V(INCONCLUSIVE)) with the reasons
+    in words and numbers and the fixes ranked.
+  - The class comes from the streaming forecast (see M(tapeops.qualify.streaming_forecast)): the measured
+    per-second source rate, the drive's share of it, replayed through the drive's buffer, speed steps,
+    back-hitches and file marks. Each fix is the forecast with that change.
   - Writes the host's JSON document to O(report_dir)/hosts/<host>.json at once, so a host's result is
     kept even when other hosts fail later. The document's schema is in docs/reports.md.
   - With O(target_generation), also judges the same sources against a drive the host does not have yet
@@ -141,7 +144,7 @@ verdicts:
       type: str
       sample: /dev/nst0
     class:
-      description: STREAMING, SPEED-MATCHED, SHOE-SHINING or MISCONFIGURED.
+      description: STREAMING, SPEED-MATCHED, SHOE-SHINING, MISCONFIGURED or INCONCLUSIVE (see C(inconclusive_reason)).
       type: str
       sample: SHOE-SHINING
     summary:
@@ -159,6 +162,14 @@ verdicts:
     numbers:
       description: Every number the verdict used.
       type: dict
+    forecast:
+      description:
+        - The streaming forecast at the current settings (C(now)) and with the setting fixes
+          (C(after_setting_fixes)), and C(trace), the buffer level and speed step over time.
+      type: dict
+    inconclusive_reason:
+      description: Why the measurement is too short to judge, or null.
+      type: str
 drive_errors:
   description: Drives that got no verdict, with the reason.
   returned: always
