@@ -11,39 +11,13 @@ nothing written by the probe itself (tgt's WRITE FILEMARKS loop writes
 nothing for a count of 0, usr/bs_ssc.c).
 """
 
-import json
-import os
-import subprocess
-import sys
-import tempfile
-
 import pytest
 
-ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+from test_tape_side import run_module
+
 HOST = 'lab-ma1'
 
 pytestmark = pytest.mark.lab
-
-
-def run_module(lab, host, module, args, check=False, timeout=900):
-    """Run tapeops.qualify.<module> on ``host``; return its result dict (``_rc`` = ansible's exit code)."""
-    with tempfile.TemporaryDirectory(prefix='mtweofi-') as tree:
-        env = lab.env()
-        env.update({'ANSIBLE_LOAD_CALLBACK_PLUGINS': '1', 'ANSIBLE_CALLBACKS_ENABLED': 'tree',
-                    'ANSIBLE_CALLBACK_TREE_DIR': tree})
-        ansible = os.path.join(os.path.dirname(sys.executable), 'ansible')
-        cmd = [ansible, host, '-i', lab.inventory, '-m', 'tapeops.qualify.%s' % module, '-a', json.dumps(args)]
-        if check:
-            cmd.append('--check')
-        proc = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout, env=env, cwd=ROOT,
-                              stdin=subprocess.DEVNULL, check=False)
-        path = os.path.join(tree, host)
-        assert os.path.exists(path), 'no result for %s (rc=%d):\n%s\n%s' % (
-            host, proc.returncode, proc.stdout, proc.stderr)
-        with open(path) as handle:
-            result = json.load(handle)
-        result['_rc'] = proc.returncode
-        return result
 
 
 def st_counter(lab, host, name):
