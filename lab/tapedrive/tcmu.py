@@ -177,6 +177,8 @@ class Ring:
             len_op = _U32.unpack_from(mm, ent + ENT_LEN_OP)[0]
             if (len_op & OP_MASK) == OP_CMD:
                 break
+            if not len_op & ~OP_MASK:
+                raise TcmuError('%s: zero-length ring entry at the tail (%d)' % (self.name, tail))
             tail = (tail + (len_op & ~OP_MASK)) % self.cmdr_size
         _U16.pack_into(mm, ent + ENT_CMD_ID, cmd.cmd_id)
         uflags = UFLAG_UNKNOWN_OP if unknown_op else 0

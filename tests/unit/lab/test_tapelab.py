@@ -151,3 +151,99 @@ def test_inventory_follows_what_a_running_guest_was_booted_with():
     assert hv['tapeops_allowed_barcodes'] == ['MA1001L5', 'MA1002L5', 'MA1003L5']
     assert hv['tapeops_lab_changer']['slots'] == 3
     assert tapelab.apply_booted_cartridges(spec, {}) is spec
+
+
+# ----------------------------------------------------------------------------- the emulated drive's profile
+
+MODEL_LTO5 = {
+    'native_mb_s': 140.0, 'speed_steps_mb_s': [140.0, 122.5, 105.0, 87.5, 70.0], 'speed_floor_mb_s': 70.0,
+    'buffer_mb': 256.0, 'backhitch_s': 3.0, 'load_s': 12.0, 'unload_s': 17.0, 'rewind_s': 55.0, 'locate_s': 45.0,
+    'compression_ratio': 2.0, 'density_code': '0x58', 'native_capacity_gb': 1500, 'label': 'LTO-5 FH (IBM)',
+    'estimated': {'backhitch_s': 'no vendor publishes it'},
+}
+
+
+def test_drive_profile_scales_rates_and_buffer_not_the_back_hitch():
+    ident = tapelab.guest_spec(1, 3, '/r')['drive']
+    prof = tapelab.drive_profile(ident, 0.1, 50.0, MODEL_LTO5)
+    assert prof['native_mb_s'] == pytest.approx(14.0)
+    assert prof['speed_steps_mb_s'] == pytest.approx([14.0, 12.25, 10.5, 8.75, 7.0])
+    assert prof['speed_floor_mb_s'] == pytest.approx(7.0) and prof['buffer_mb'] == pytest.approx(25.6)
+    assert prof['backhitch_s'] == 3.0                      # time behaviour of the real drive
+    assert prof['rewind_s'] == pytest.approx(1.1) and prof['load_s'] == pytest.approx(0.24)
+    assert prof['density_code'] == 0x58 and prof['defaulted'] == []
+    assert prof['real']['load_s'] == 12.0                  # the changer scales real times itself
+
+
+def test_drive_profile_falls_back_to_stated_defaults_for_missing_fields():
+    ident = tapelab.guest_spec(3, 3, '/r')['drive']        # LTO-8: density from the generation
+    prof = tapelab.drive_profile(ident, 0.5, 50.0, {'native_mb_s': 360.0, 'speed_floor_mb_s': 112.0})
+    assert prof['speed_steps_mb_s'] == pytest.approx([180.0, 56.0])   # native and floor, no steps known
+    assert prof['buffer_mb'] == pytest.approx(128.0)                # the default (256 MB) scaled
+    assert prof['density_code'] == 0x5E
+    assert {'speed_steps_mb_s', 'buffer_mb', 'backhitch_s', 'density_code'} <= set(prof['defaulted'])
+    empty = tapelab.drive_profile(ident, 1.0, 1.0, {})
+    assert empty['native_mb_s'] == tapelab.PROFILE_DEFAULTS['native_mb_s']
+    with pytest.raises(tapelab.LabError, match='scale'):
+        tapelab.drive_profile(ident, 0, 50.0, {})
+
+
+def test_drive_profile_from_the_collections_drive_model():
+    model = tapelab.load_drive_model()
+    assert model is not None, 'plugins/module_utils/_drive_model.py must import on its own'
+    for index in (1, 2, 3):
+        spec = tapelab.guest_spec(index, 3, '/r')
+        got = tapelab.model_dict(spec['drive'], model)
+        assert got['native_mb_s'] > 0 and got['speed_steps_mb_s']
+        prof = tapelab.drive_profile(spec['drive'], spec['scale'], tapelab.MECH_DIVISOR, got)
+        assert prof['speed_floor_mb_s'] == pytest.approx(min(got['speed_steps_mb_s']) * spec['scale'])
+
+
+def test_the_spread_puts_each_source_where_its_class_says():
+    model = tapelab.load_drive_model()
+    for index in (1, 2, 3):
+        spec = tapelab.guest_spec(index, 3, '/r')
+        prof = tapelab.drive_profile(spec['drive'], spec['scale'], tapelab.MECH_DIVISOR,
+                                     tapelab.model_dict(spec['drive'], model))
+        rate = (spec['source_rbps'] or 0) / 1e6
+        if spec['expect'] == 'streaming':
+            assert not spec['source_rbps']
+        elif spec['expect'] == 'speed-matched':
+            assert prof['speed_floor_mb_s'] < rate < prof['speed_steps_mb_s'][0]
+        else:
+            assert spec['expect'] == 'shoe-shining' and 0 < rate < prof['speed_floor_mb_s']
+
+
+def test_tapedrive_config_and_host_vars_of_an_emulated_guest(tmp_path):
+    spec = tapelab.guest_spec(2, 3, str(tmp_path))
+    prof = tapelab.drive_profile(spec['drive'], spec['scale'], 50.0, MODEL_LTO5)
+    cfg = tapelab.tapedrive_config(spec, prof)
+    assert cfg['drives'][0]['identity'] == {'vendor': 'HP', 'product': 'Ultrium 6-SCSI', 'rev': '35GD',
+                                            'serial': 'HU1330A002'}
+    assert cfg['changer']['layout']['slots'] == spec['barcodes'] and cfg['changer']['slots'] == 4
+    assert cfg['changer']['mechanics_scale'] == pytest.approx(1 / 50.0)
+    assert cfg['target_wwn'] != tapelab.tapedrive_config(tapelab.guest_spec(1, 3, '/r'), prof)['target_wwn']
+    ready = {'nst': '/dev/nst0', 'drive_sg': '/dev/sg0', 'changer_sg': '/dev/sg1'}
+    text = tapelab.render_inventory([spec], {spec['name']: ready}, '/r', {spec['name']: prof})
+    hv = yaml.safe_load(text)['all']['children']['media_agents']['hosts']['lab-ma2']
+    assert hv['tapeops_lab_drive_mode'] == 'emulated'
+    assert hv['tapeops_lab_spread'] == {'expect': 'speed-matched', 'scale': 0.25, 'source_rbps': 20000000}
+    drive = hv['tapeops_drives'][0]
+    assert drive['generation'] == 'LTO-6' and drive['vendor'] == 'HPE'
+    assert drive['model']['buffer_mb'] == pytest.approx(64.0) and isinstance(drive['model']['buffer_mb'], float)
+    assert set(drive['model']) <= {'native_mb_s', 'speed_steps_mb_s', 'speed_floor_mb_s', 'buffer_mb',
+                                   'backhitch_s', 'load_s', 'unload_s', 'rewind_s', 'locate_s', 'compression_ratio'}
+    tgt = dict(spec, drive_mode='tgt')
+    assert 'tapeops_drives' not in tapelab.host_vars(tgt, ready, '/r', prof)
+
+
+def test_guest_env_carries_drive_mode_and_throttle(tmp_path):
+    spec = tapelab.guest_spec(3, 3, str(tmp_path))
+    env = tapelab.parse_guest_env(tapelab.guest_env(spec, '/m', 4096))
+    assert (env['TAPELAB_DRIVE_MODE'], env['TAPELAB_SOURCE_RBPS'], env['TAPELAB_SCALE']) == ('emulated', '3000000',
+                                                                                           '0.1')
+    assert tapelab.parse_guest_env(tapelab.guest_env(tapelab.guest_spec(1, 3, '/r'), '/m', 1))['TAPELAB_SOURCE_RBPS'] == ''
+    booted = tapelab.apply_booted_cartridges(spec, env)
+    assert booted['drive_mode'] == 'emulated' and booted['source_rbps'] == 3000000
+    with pytest.raises(tapelab.LabError, match='drive mode'):
+        tapelab.guest_spec(1, 3, '/r', drive_mode='mhvtl')
