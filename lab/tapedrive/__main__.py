@@ -94,7 +94,7 @@ def serve(config):
         def link():
             try:
                 tcmu.link_luns(config['target_wwn'], config['initiator_wwn'],
-                               [(i, path) for i, path in enumerate(created)])
+                               list(enumerate(created)))
                 state['linked'] = True
                 ready = os.path.join(state_dir, 'tapedrive.ready')
                 with open(ready + '.tmp', 'w') as f:

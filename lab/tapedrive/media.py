@@ -285,7 +285,7 @@ class Cartridge:
         self._truncate(pos)
         if pos != self.eod:
             raise MediaError('write at %d beyond end of data %d' % (pos, self.eod))
-        for _ in range(count):
+        for _mark in range(count):
             self._append(KIND_FILEMARK, 0, b'', 0)
         return pos + count
 

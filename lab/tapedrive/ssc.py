@@ -437,10 +437,10 @@ class Drive:
             if media and self.loaded is not None:
                 cap_mib = self.loaded.capacity_bytes // (1024 * 1024)
             flags = (0x80 if writable else 0) | (0x20 if i == 0 else 0)   # WRTOK, DEFLT
+            number = name.split('-')[-1]
             descs += (bytes((code, code, flags, 0, 0)) + scsi.u24(bpmm) + scsi.u16(127) + scsi.u16(tracks) +
-                      scsi.u32(cap_mib) + scsi.pad('LTO-CVE', 8) + scsi.pad('U-%d' % (int(name.split('-')[-1])
-                                                                                  if name[-1].isdigit() else 0), 8) +
-                      scsi.pad('Ultrium %s' % name.split('-', 1)[-1], 20))
+                      scsi.u32(cap_mib) + scsi.pad('LTO-CVE', 8) + scsi.pad('U-%s' % number, 8) +
+                      scsi.pad('Ultrium %s' % number, 20))
         return scsi.good(scsi.u16(len(descs) + 2) + b'\0\0' + descs, alloc)
 
     # ------------------------------------------------------------ MODE SENSE / SELECT
@@ -570,8 +570,8 @@ class Drive:
             blocks = [data[i * size:(i + 1) * size] for i in range(count)]
         else:
             blocks = [data[:count]]
-        if any(len(b) != len(blocks[0]) for b in blocks) or len(b''.join(blocks)) < (count * self.block_size if fixed
-                                                                                      else count):
+        want = count * self.block_size if fixed else count
+        if any(len(b) != len(blocks[0]) for b in blocks) or len(b''.join(blocks)) < want:
             return scsi.parameter_list_length_error()
         return self._write_blocks(blocks, fixed)
 
@@ -630,10 +630,10 @@ class Drive:
         now = self.clock()
         tr = self.transport
         if immed:
-            for _ in range(count):
+            for _mark in range(count):
                 tr.filemark(True, now)
             return scsi.good()
-        for _ in range(max(count, 1) - 1):
+        for _mark in range(max(count, 1) - 1):
             tr.filemark(True, now)
         if count:
             tr.filemark(False, now)

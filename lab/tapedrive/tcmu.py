@@ -271,9 +271,8 @@ class Server:
             self.by_fd[lun.ring.fd] = lun
 
     def _trace(self, name, cmd, result, now):
-        self.log('%.6f %s %s -> %02x %s %d bytes' % (now, name, cmd.cdb.hex(), result.status,
-                                                      result.sense[:14].hex() if result.sense else '-',
-                                                      len(result.data)))
+        sense = result.sense[:14].hex() if result.sense else '-'
+        self.log('%.6f %s %s -> %02x %s %d bytes' % (now, name, cmd.cdb.hex(), result.status, sense, len(result.data)))
 
     def run_once(self, max_wait=1.0):
         now = self.clock()

@@ -197,8 +197,8 @@ def run_module(lab, host, module, args, timeout=900):
         proc = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout, env=env, cwd=ROOT,
                               stdin=subprocess.DEVNULL, check=False)
         path = os.path.join(tree, host)
-        assert os.path.exists(path), 'no result for %s (rc=%d):\n%s\n%s' % (host, proc.returncode, proc.stdout,
-                                                                         proc.stderr)
+        assert os.path.exists(path), 'no result for %s (rc=%d):\n%s\n%s' % (
+            host, proc.returncode, proc.stdout, proc.stderr)
         with open(path) as handle:
             result = json.load(handle)
         result['_rc'] = proc.returncode

@@ -275,7 +275,7 @@ def test_early_warning_and_end_of_medium(drive, clock, tmp_path):
     drive.load_cartridge(small)
     run(drive, clock, bytes(6))
     block = os.urandom(100_000)
-    results = [write(drive, clock, block) for _ in range(11)]
+    results = [write(drive, clock, block) for _i in range(11)]
     assert all(r.ok for r in results[:9])
     assert results[9].status == scsi.CHECK_CONDITION and results[9].sense[2] & 0x40      # EOM: early warning
     assert sense(results[9]) == (scsi.NO_SENSE, (0x00, 0x02))
@@ -296,8 +296,9 @@ def _tape_with_files(drive, clock):
 
 def test_space_blocks_filemarks_and_eod(drive, clock):
     _tape_with_files(drive, clock)
-    space = lambda code, count: run(drive, clock, bytes((0x11, code)) + (count & 0xFFFFFF).to_bytes(3, 'big')
-                                    + b'\0')  # noqa: E731
+
+    def space(code, count):
+        return run(drive, clock, bytes((0x11, code)) + (count & 0xFFFFFF).to_bytes(3, 'big') + b'\0')
     assert space(0, 2).ok and drive.pos == 2
     res = space(0, 5)                          # hits the file mark after one block
     assert res.sense[2] & 0x80 and info(res) == 4 and drive.pos == 4
@@ -328,7 +329,7 @@ def test_read_position_and_locate(drive, clock):
 
 
 def test_read_position_counts_the_blocks_still_in_the_buffer(drive, clock):
-    for _ in range(4):
+    for _i in range(4):
         write(drive, clock, os.urandom(1 * MB))       # 4 MB < 50 % of 25.6 MB: the drive has not started
     short = run(drive, clock, bytes((0x34, 0, 0, 0, 0, 0, 0, 0, 0, 0))).data
     assert int.from_bytes(short[13:16], 'big') == 4
@@ -370,7 +371,7 @@ def test_immediate_rewind_returns_at_once_and_the_drive_is_busy(drive, clock):
 
 def test_sync_filemark_waits_for_the_buffer_drain_immediate_does_not(drive, clock):
     block = os.urandom(256 * 1024)
-    for _ in range(100):                           # 26 MB at a fast host: the buffer is full
+    for _i in range(100):                           # 26 MB at a fast host: the buffer is full
         assert write(drive, clock, block).ok
     drive.transport.advance(clock.t)
     level = drive.transport.level
@@ -382,7 +383,7 @@ def test_sync_filemark_waits_for_the_buffer_drain_immediate_does_not(drive, cloc
     assert level / (14 * MB) <= took + 1e-6 <= level / (12.25 * MB) + 1e-6   # at the top step (or one below)
     assert drive.transport.level == 0
     assert drive.stats()['backhitches'] == 0
-    for _ in range(60):                            # next data: a reposition before the tape moves
+    for _i in range(60):                            # next data: a reposition before the tape moves
         write(drive, clock, block)
     assert drive.stats()['backhitches'] == 1
     log34 = run(drive, clock, bytes((0x4D, 0, 0x74, 0, 0, 0, 0, 0x10, 0, 0))).data
@@ -394,7 +395,7 @@ def test_slow_host_back_hitches_and_the_log_page_counts_them(drive, clock):
     block = os.urandom(256 * 1024)
     # 3 MB/s into a 25.6 MB buffer, floor 7 MB/s, 3 s back-hitch: start at 12.8 MB (4.27 s),
     # dry 12.8 / 4 = 3.2 s later; refill to 12.8 MB takes 4.27 s from the stop: a cycle of 7.47 s.
-    for _ in range(int(56 * 3 * MB / len(block))):
+    for _i in range(int(56 * 3 * MB / len(block))):
         assert write(drive, clock, block).ok
         clock.t += len(block) / (3 * MB)
     stats = drive.stats()

@@ -87,7 +87,7 @@ class Kernel:
 def test_fetch_gathers_data_out_and_complete_scatters_data_in(tmp_path):
     k = Kernel(str(tmp_path / 'uio'))
     ring = tcmu.Ring(k.path, SIZE, 'tape0')
-    slot_w, _ = k.queue(7, bytes((0x0A, 0, 0, 0, 8, 0)), data_out=b'ABCDEFGH')
+    slot_w, _iovs = k.queue(7, bytes((0x0A, 0, 0, 0, 8, 0)), data_out=b'ABCDEFGH')
     slot_r, iovs = k.queue(8, bytes((0x08, 0, 0, 0, 8, 0)), data_len=8)
     cmds = ring.fetch(0.0)
     assert [(c.cmd_id, c.cdb[0], c.data_out) for c in cmds] == [(7, 0x0A, b'ABCDEFGH'), (8, 0x08, b'')]
@@ -105,7 +105,7 @@ def test_fetch_gathers_data_out_and_complete_scatters_data_in(tmp_path):
 def test_check_condition_carries_sense_and_pad_entries_are_skipped(tmp_path):
     k = Kernel(str(tmp_path / 'uio'))
     ring = tcmu.Ring(k.path, SIZE, 'tape0')
-    slot, _ = k.queue(3, bytes((0xC5,)) + bytes(5), pad=64)
+    slot, _iovs = k.queue(3, bytes((0xC5,)) + bytes(5), pad=64)
     cmds = ring.fetch(0.0)
     assert [c.cmd_id for c in cmds] == [3]
     ring.complete(cmds[0], scsi.invalid_opcode())
@@ -119,8 +119,8 @@ def test_out_of_order_completion_uses_the_slot_at_the_tail(tmp_path):
     """A command that completes first is answered in the oldest slot, with its own id (as tcmu-runner does)."""
     k = Kernel(str(tmp_path / 'uio'))
     ring = tcmu.Ring(k.path, SIZE, 'tape0')
-    slot_a, _ = k.queue(1, bytes((0x10, 0, 0, 0, 1, 0)))
-    slot_b, _ = k.queue(2, bytes(6))
+    slot_a, _iovs = k.queue(1, bytes((0x10, 0, 0, 0, 1, 0)))
+    slot_b, _iovs = k.queue(2, bytes(6))
     a, b = ring.fetch(0.0)
     ring.complete(b, scsi.good())
     assert k.response(slot_a)['cmd_id'] == 2
@@ -150,7 +150,7 @@ def test_lun_keeps_order_while_a_command_is_in_flight_and_survives_an_exception(
     lun = tcmu.Lun('tape0', ring, SlowDevice(), log=logs.append)
     k.queue(1, bytes((0x10, 0, 0, 0, 1, 0)))
     k.queue(2, bytes(6))
-    slot_c, _ = k.queue(3, bytes((0xFF,)) + bytes(5))
+    slot_c, _iovs = k.queue(3, bytes((0xFF,)) + bytes(5))
     lun.queue.extend(ring.fetch(0.0))
     assert lun.step(0.0) == 0 and lun.wake == 2.0          # the file mark holds the queue
     assert lun.device.seen == [0x10]

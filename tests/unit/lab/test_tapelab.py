@@ -240,9 +240,10 @@ def test_tapedrive_config_and_host_vars_of_an_emulated_guest(tmp_path):
 def test_guest_env_carries_drive_mode_and_throttle(tmp_path):
     spec = tapelab.guest_spec(3, 3, str(tmp_path))
     env = tapelab.parse_guest_env(tapelab.guest_env(spec, '/m', 4096))
-    assert (env['TAPELAB_DRIVE_MODE'], env['TAPELAB_SOURCE_RBPS'], env['TAPELAB_SCALE']) == ('emulated', '3000000',
-                                                                                           '0.1')
-    assert tapelab.parse_guest_env(tapelab.guest_env(tapelab.guest_spec(1, 3, '/r'), '/m', 1))['TAPELAB_SOURCE_RBPS'] == ''
+    got = (env['TAPELAB_DRIVE_MODE'], env['TAPELAB_SOURCE_RBPS'], env['TAPELAB_SCALE'])
+    assert got == ('emulated', '3000000', '0.1')
+    env1 = tapelab.parse_guest_env(tapelab.guest_env(tapelab.guest_spec(1, 3, '/r'), '/m', 1))
+    assert env1['TAPELAB_SOURCE_RBPS'] == ''
     booted = tapelab.apply_booted_cartridges(spec, env)
     assert booted['drive_mode'] == 'emulated' and booted['source_rbps'] == 3000000
     with pytest.raises(tapelab.LabError, match='drive mode'):
