@@ -138,10 +138,16 @@ def check_directory(path, sources):
     return real
 
 
+# Space left free beyond the ingest's files: 5 % of the filesystem, at least 64 MiB. The files are
+# allocated when fio lays them out and never grow, so the margin is for everything else on the disk.
+RESERVE_SHARE = 0.05
+RESERVE_MIN_BYTES = 64 * 1048576
+
+
 def reserve_bytes(path):
-    """Space left free beyond the ingest: 1 GiB or 5 % of the filesystem, whichever is more."""
+    """Space left free beyond the ingest: 5 % of the filesystem or 64 MiB, whichever is more."""
     st = os.statvfs(path)
-    return max(1073741824, int(st.f_blocks * st.f_frsize * 0.05))
+    return max(RESERVE_MIN_BYTES, int(st.f_blocks * st.f_frsize * RESERVE_SHARE))
 
 
 def check_space(path, size):
@@ -150,7 +156,7 @@ def check_space(path, size):
     need = int(size) + reserve_bytes(path)
     if need > free:
         raise IngestError('Not enough free space in %s for a %d-byte ingest: %d bytes free, %d needed with the reserve '
-                          '(1 GiB or 5 %% of the filesystem). Lower ingest.size or pick another directory.'
+                          '(5 %% of the filesystem, at least 64 MiB). Lower ingest.size or pick another directory.'
                           % (path, size, free, need))
     return free
 

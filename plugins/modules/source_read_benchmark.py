@@ -189,7 +189,8 @@ options:
           - Existing directory on the disk that takes the ingest. A private C(.tapeops-ingest-*) directory is
             created inside it and removed afterwards, also on failure.
           - Refused when it is a source, contains one or lies inside one (by resolved path and by device and inode,
-            so bind mounts and symlinks count), or lacks O(ingest.size) plus 1 GiB or 5 % of its filesystem free.
+            so bind mounts and symlinks count), or lacks O(ingest.size) plus 5 % of its filesystem (at least 64 MiB)
+            free.
         type: path
         required: true
       rate_mb_s:
