@@ -21,17 +21,21 @@ Rules:
 1. Host writes go into the buffer while it has room; when it is full the host
    is blocked (a WRITE does not complete) until the drive has drained enough.
 2. A moving drive drains the buffer at its current speed step v_k (tape MB/s).
-3. Control loop, every ADAPT_S = 0.5 s (estimate): if level > 75 % of the
-   buffer and the drive is not at its top step: one step up; if level < 25 %
-   and not at the floor: one step down. (Here the ticks fall on a fixed grid,
-   every 0.5 s from the moment the cartridge was loaded.)
+3. Control loop, every ADAPT_S = 0.5 s (estimate): the drive compares the
+   host's arrival rate over that interval (tape-side) with its step. Buffer
+   more than 75 % full and the host keeping up (arrival >= step, or a WRITE
+   waited for room in the interval): up to the highest step not above the
+   arrival rate, at least one step. Buffer less than 25 % full and the host
+   falling behind (arrival < step): down to the highest step not above the
+   arrival rate (the floor when below it), at least one step. (Here the
+   ticks fall on a fixed grid, every 0.5 s from the load.)
 4. If the buffer runs dry while the drive moves: the drive stops and that is
    ONE back-hitch (reposition). The reposition takes backhitch_s (no data
    written; the host can keep filling the buffer). The drive restarts when
    the reposition is over AND (level >= 50 % of the buffer, or a flush is
    pending: synchronous file mark, rewind/unload, close). On (re)start it
-   picks the highest step <= the host's arrival rate over the last 1 s
-   (tape-side), clamped to [floor, top].
+   picks the highest step <= the host's arrival rate (tape-side) over the
+   last 1 s, or since it stopped if that is shorter, clamped to [floor, top].
 5. First start after load/rewind: like a restart but no back-hitch counted and
    no reposition time.
 6. Synchronous file mark (WRITE FILEMARKS with IMMED=0): the command completes
@@ -74,6 +78,7 @@ HIGH_WATER = 0.75      # step up above this fill (rule 3)
 LOW_WATER = 0.25       # step down below this fill (rule 3)
 RESTART_FILL = 0.50    # restart at this fill (rule 4)
 RATE_WINDOW_S = 1.0    # arrival rate window for the (re)start step (rule 4)
+MIN_WINDOW_S = 0.1     # shortest restart window: the forecast's tick (plugins/module_utils/_forecast.py TICK_S)
 _EPS = 1e-9
 _BYTE_EPS = 1e-3
 
@@ -224,6 +229,8 @@ class Transport:
         self.objects = collections.deque()                      # tape bytes left per buffered object
         self.state = STOPPED
         self.step = 0
+        self.stopped_at = float(now)                            # start of the restart rate window (rule 4)
+        self.blocked = False                                    # a WRITE waited for room this control interval
         self.needs_reposition = False
         self.reposition_end = None
         self.flushes = 0                                        # pending flush requests
@@ -245,18 +252,26 @@ class Transport:
     def fill(self):
         return self.level / self.capacity
 
-    def arrival_rate(self, now):
-        """Tape-side bytes/s accepted from the host over the last RATE_WINDOW_S."""
+    def arrival_rate(self, now, window=RATE_WINDOW_S):
+        """Tape-side bytes/s accepted from the host over the last ``window`` seconds."""
         while self.arrivals and self.arrivals[0][0] <= now - RATE_WINDOW_S:
             self.arrivals.popleft()
-        return sum(n for _t, n in self.arrivals) / RATE_WINDOW_S
+        if window <= _EPS:
+            return 0.0
+        return sum(n for t, n in self.arrivals if t > now - window - _EPS) / window
 
-    def _pick_step(self):
-        rate = self.arrival_rate(self.t)
+    def _highest_step(self, rate):
+        """Index (0 = top) of the highest step not above ``rate``; the floor when below every step."""
         for i, v in enumerate(self.steps):
-            if v <= rate + _EPS:
+            if v <= rate * (1 + 1e-9) + _EPS:
                 return i
         return len(self.steps) - 1
+
+    def _pick_step(self):
+        # the last second, or since the stop if shorter; at least MIN_WINDOW_S (the forecast's tick),
+        # so a burst that arrives all at once counts as fast, not as nothing
+        window = max(MIN_WINDOW_S, min(RATE_WINDOW_S, self.t - self.stopped_at))
+        return self._highest_step(self.arrival_rate(self.t, window))
 
     def _next_tick(self, t):
         n = int((t - self.tick0) / ADAPT_S + _EPS) + 1
@@ -338,15 +353,20 @@ class Transport:
 
     def _control(self):
         fill = self.fill()
-        if fill > HIGH_WATER and self.step > 0:
-            self.step -= 1
+        arrival = self.arrival_rate(self.t, ADAPT_S)
+        speed = self.steps[self.step]
+        keeping_up = self.blocked or arrival >= speed * (1 - 1e-9)
+        self.blocked = False
+        if fill > HIGH_WATER and self.step > 0 and keeping_up:
+            self.step = min(self._highest_step(arrival), self.step - 1)
             self._event('step_up', self.steps[self.step] / MB)
-        elif fill < LOW_WATER and self.step < len(self.steps) - 1:
-            self.step += 1
+        elif fill < LOW_WATER and self.step < len(self.steps) - 1 and not keeping_up:
+            self.step = max(self._highest_step(arrival), self.step + 1)
             self._event('step_down', self.steps[self.step] / MB)
 
     def _ran_dry(self):
         self.level = 0.0
+        self.stopped_at = self.t
         if self.flushes:
             # rule 6: a flush empties the buffer; the drive stops, the next data repositions
             self.state = STOPPED
@@ -372,6 +392,7 @@ class Transport:
         self.advance(now)
         room = self.capacity - self.level
         if tape_bytes > room + _BYTE_EPS and not (self.level <= _BYTE_EPS and tape_bytes > self.capacity):
+            self.blocked = True
             return False
         self.level += tape_bytes
         self.objects.append(float(tape_bytes))
@@ -440,6 +461,7 @@ class Transport:
         self.needs_reposition = False
         self.reposition_end = None
         self.arrivals.clear()
+        self.stopped_at = self.t
         self.new_session = True
 
     def count_read(self, host_bytes, tape_bytes):

@@ -16,8 +16,8 @@ through LOG SENSE, read with sg_logs in the guest:
 - lab-ma1 (LTO-5 at 0.1, top 14 MB/s), a source in the page cache and
   immediate file marks: no back-hitch, the drive at its top step;
 - lab-ma1, tape_write_benchmark: a synchronous file mark (MTWEOF) costs the
-  drain of a full buffer at the top step (buffer_mb / top), an immediate one
-  (MTWEOFI) nothing.
+  drain of a full buffer (buffer_mb / top, the last quarter possibly at the
+  floor), an immediate one (MTWEOFI) nothing.
 
 Each test records the numbers a forecast comparison needs (the source's
 per-second series, the drive's back-hitches and bytes, elapsed time) with
@@ -222,18 +222,23 @@ def test_sync_filemark_costs_the_buffer_drain_immediate_costs_nothing(lab, lab_r
     assert result['_rc'] == 0, result.get('msg')
     marks = {m['kind']: m for m in result['filemarks']}
     sync, immediate = marks['sync'], marks['immediate']
-    drain = buffer_mb / top                  # seconds: a full buffer written out at the top step
+    floor = prof['speed_steps_mb_s'][-1]
+    # a full buffer written out at the top step while it is above 25 %; a control tick that sees it
+    # below 25 % with no data arriving drops to the floor for the rest: between these two
+    drain = buffer_mb / top
+    drain_max = 0.75 * buffer_mb / top + 0.25 * buffer_mb / floor
     perf = log_params(lab, host, 0x34)
     lab_record('filemark_cost', {
-        'host': host, 'profile': prof, 'expected_drain_s': drain, 'filemarks': result['filemarks'],
+        'host': host, 'profile': prof, 'expected_drain_s': drain, 'expected_drain_max_s': drain_max,
+        'filemarks': result['filemarks'],
         'drive_backhitches': perf[0x8000], 'sync_flushes': perf[0x8001],
     })
     assert sync['marks'] == immediate['marks'] == 2 and not sync['error'] and not immediate['error']
     per_sync = sync['mark_seconds'] / sync['marks']
     per_immediate = immediate['mark_seconds'] / immediate['marks']
-    # MTWEOF waits for the drain of the full buffer at the top step (the last quarter may go one
-    # step slower: +10 %; the host may not have quite filled it: -15 %)
-    assert drain * 0.85 <= per_sync <= drain * 1.10, (per_sync, drain)
+    # MTWEOF waits for the drain of the full buffer (the host may not have quite filled it: -15 %;
+    # the guest's scheduling: +10 %)
+    assert drain * 0.85 <= per_sync <= drain_max * 1.10, (per_sync, drain, drain_max)
     assert per_immediate < 0.1, per_immediate
     # and each synchronous mark cost the next data a reposition: counted by the drive
     assert perf[0x8000] >= sync['marks'], perf

@@ -63,11 +63,9 @@ def test_feed_below_the_floor_back_hitches_each_cycle():
 
 
 def test_feed_between_floor_and_top_is_speed_matched():
-    # 15 MB/s with steps 20/15/10: the 5 MB restart level is reached in 0.33 s, so the
-    # arrival over the last second is 5 MB/s and the drive starts at the floor; the
-    # control loop then moves it between the steps around 15 (the rule has no dead band:
-    # it steps up above 75 % and down below 25 %). It never runs dry: no back-hitch, and
-    # the time-weighted speed is the feed.
+    # 15 MB/s with steps 20/15/10: the 5 MB restart level is reached in 0.33 s, the arrival
+    # since the load is 15 MB/s: the drive starts at 15 and the buffer stays where it is.
+    # It never runs dry: no back-hitch, and the time-weighted speed is the feed.
     tr = Transport(profile(speed_steps_mb_s=[20.0, 15.0, 10.0]), 0.0)
     t = feed(tr, 15.0, 60.0)
     snap = tr.snapshot(t)
@@ -92,34 +90,45 @@ def test_full_buffer_blocks_until_the_drain_makes_room():
     tr = Transport(profile(), 0.0)
     assert tr.offer(10 * MB, 10 * MB, 0.0)              # exactly full; starts moving (>= 50 %)
     assert not tr.offer(MB, MB, 0.0)                    # no room: the WRITE waits
-    # arrival over the last second was 10 MB/s: the drive starts at the 10 MB/s step; 1 MB of room takes 0.1 s
+    # 10 MB arrived at once (counted over the 0.1 s minimum window: 100 MB/s): the drive starts
+    # at its top step, 20 MB/s; 1 MB of room takes 0.05 s
     wake = tr.wake_for_room(MB, 0.0)
-    assert wake == pytest.approx(0.1)
-    assert not tr.offer(MB, MB, 0.05)
+    assert wake == pytest.approx(0.05)
+    assert not tr.offer(MB, MB, 0.02)
     assert tr.offer(MB, MB, wake)
 
 
-def test_control_loop_steps_up_above_75_and_down_below_25_percent():
-    tr = Transport(profile(speed_steps_mb_s=[30.0, 20.0, 10.0], buffer_mb=100.0), 0.0)
-    tr.offer(80 * MB, 80 * MB, 0.0)     # 80 %, arrival 80 MB/s -> starts at the top (30)
-    assert tr.state == physics.MOVING and tr.step == 0
-    tr2 = Transport(profile(speed_steps_mb_s=[30.0, 20.0, 10.0], buffer_mb=100.0), 0.0)
-    for i in range(50):                 # 50 MB over 4.9 s: arrival over the last second 10 MB/s
-        tr2.offer(MB, MB, i * 0.1)
-    assert tr2.state == physics.MOVING and tr2.step == 2     # started at 50 %, at the floor (10)
-    tr2.offer(40 * MB, 40 * MB, 4.95)   # a burst: 89.5 %
-    tr2.advance(4.99)
-    assert tr2.step == 2                # no tick yet (ticks every 0.5 s from the load)
-    tr2.advance(5.0)                    # tick at 5.0 s: ~89 % > 75 % -> one step up
-    assert tr2.step == 1
-    tr2.advance(5.5)                    # 10 MB drained at 20 MB/s: ~79 %: up again, to the top
-    assert tr2.step == 0
-    tr3 = Transport(profile(speed_steps_mb_s=[30.0, 20.0, 10.0], buffer_mb=100.0), 0.0)
-    tr3.offer(60 * MB, 60 * MB, 0.0)    # 60 %: starts at top (arrival 60 MB/s)
+def test_control_loop_moves_to_the_arrival_rate_at_least_one_step():
+    steps = [30.0, 20.0, 10.0]
+    # start: 50 MB over 4.9 s, 10 MB/s over the last second -> the 10 MB/s step
+    tr = Transport(profile(speed_steps_mb_s=steps, buffer_mb=100.0), 0.0)
+    for i in range(50):
+        tr.offer(MB, MB, i * 0.1)
+    assert tr.state == physics.MOVING and tr.step == 2
+    tr.offer(40 * MB, 40 * MB, 4.95)    # a burst: 89 %, 88 MB/s over the last 0.5 s
+    tr.advance(4.99)
+    assert tr.step == 2                 # no tick yet (every 0.5 s from the load)
+    tr.advance(5.0)                     # > 75 % and the host keeps up: to the highest step <= 88 MB/s
+    assert tr.step == 0
+    # a host blocked by a full buffer keeps up by definition: one step up per tick
+    tr2 = Transport(profile(speed_steps_mb_s=steps, buffer_mb=10.0), 0.0)
+    t = 0.0
+    for _i in range(6):                 # 6 MB at 12 MB/s: restart at 50 % on the 10 MB/s step
+        tr2.offer(MB, MB, t)
+        t += 1 / 12.0
+    assert tr2.steps[tr2.step] == 10 * MB
+    while t < 0.99:                     # then a fast host: the buffer fills, WRITEs wait
+        while not tr2.offer(MB, MB, t):
+            t = tr2.wake_for_room(MB, t)
+        t += 0.01
+    assert tr2.steps[tr2.step] == 20 * MB   # the tick at 0.5 s: one step up, not to the top
+    # falling behind below 25 %: straight down to the step the arrival rate allows (here the floor)
+    tr3 = Transport(profile(speed_steps_mb_s=steps, buffer_mb=100.0), 0.0)
+    tr3.offer(60 * MB, 60 * MB, 0.0)    # 60 %, all at once: starts at the top (30)
     tr3.advance(1.49)                   # ticks at 0.5 and 1.0: 45 %, then 30 %: no change
     assert tr3.step == 0
-    tr3.advance(1.5)                    # 1.5 s: 15 % < 25 % -> one step down
-    assert tr3.step == 1
+    tr3.advance(1.5)                    # 15 %, nothing arriving: to the floor
+    assert tr3.step == 2
 
 
 def test_sync_filemark_waits_for_the_drain_then_costs_a_reposition():
