@@ -314,4 +314,3 @@ class IngestRun:
             shutil.rmtree(self.scratch, ignore_errors=True)
         self.removed = not os.path.lexists(self.scratch)
         return self.removed
-

@@ -380,8 +380,9 @@ class SourceReadBenchmark:
                      'bytes': sum(size for _p, size in s['files_sizes'])} for s in assigned])
             plan['steps'].append(entry)
         if self.ingest_plan:
-            plan['ingest'] = dict(self.ingest_plan, writes='files in a private .tapeops-ingest-* directory inside '
-                                                          '%s, removed afterwards' % self.ingest_plan['directory'])
+            writes = ('files in a private .tapeops-ingest-* directory inside %s, removed afterwards'
+                      % self.ingest_plan['directory'])
+            plan['ingest'] = dict(self.ingest_plan, writes=writes)
         plan['estimated_seconds'] = _source_scaling.time_estimate(steps, self.time_budget, self.ingest_plan)
         return {'changed': False, 'plan': plan, 'streams': [], 'aggregate': {}, 'compressibility': None,
                 'cache': None, 'scaling': [], 'per_drive': None, 'ingest': None, 'file_sizes': None,

@@ -143,7 +143,7 @@ def assign_streams(sources, count):
             streams[target]['bytes'] += sum(s for _p, s in units[index]['files_sizes'])
         for stream in streams:
             # Sources in the order the user gave them (a stream reads them one after another).
-            stream['units'].sort(key=lambda unit: units.index(unit))
+            stream['units'].sort(key=units.index)
     out = []
     for number, stream in enumerate(streams):
         files = [item for unit in stream['units'] for item in unit['files_sizes']]

@@ -37,7 +37,7 @@ description:
   - B(All drives at once.) With O(drives), one read runs all drives' streams together (O(drives) times
     O(streams_per_drive)), the host's load during a backup window, and RV(per_drive) apportions it per drive.
   - B(Competing ingest.) With O(ingest), the read at the main stream count is repeated while fio writes, at a rate
-    or flat out, into a private scratch directory inside O(ingest.path) (never a source: refused when it is,
+    or flat out, into a private scratch directory inside O(ingest.path) (never a source - refused when it is,
     contains or lies inside one), bounded to O(ingest.size) and removed afterwards; RV(ingest) shows the source
     rate with and without it.
   - B(What the tree looks like.) RV(file_sizes) is a histogram of the file sizes read and the most files per
@@ -508,7 +508,9 @@ file_sizes:
     histogram: [{below_bytes: 65536, files_share: 0.62, bytes_share: 0.03}]
     files_per_s_ceiling: 830.0
     small_file_bound: true
-    text: "62 % of the files are under 64 KiB (3 % of the bytes); mean file size 210 KiB. At most 830 files/s were read. This source is file-count bound: the time per file, not the disk's bandwidth, sets its rate."
+    text: >-
+      62 % of the files are under 64 KiB (3 % of the bytes); mean file size 210 KiB. At most 830 files/s were read.
+      This source is file-count bound: the time per file, not the disk's bandwidth, sets its rate.
 compressibility:
   description:
     - Compression estimate of a sample of the data (zlib level 1, from the drive model), plus C(files_sampled).

@@ -1,4 +1,3 @@
-#!/usr/bin/env python3
 # Copyright (c) tapeops.qualify contributors
 # GNU General Public License v3.0+ (see COPYING or https://www.gnu.org/licenses/gpl-3.0.txt)
 # SPDX-License-Identifier: GPL-3.0-or-later
