@@ -13,7 +13,7 @@ through LOG SENSE, read with sg_logs in the guest:
 - lab-ma3 (LTO-8 at 0.1, floor 11.2 MB/s), source throttled to 3 MB/s by
   cgroup io.max: the drive back-hitches, and as often as the physics says
   for the arrival series the writer recorded (replayed offline);
-- lab-ma1 (LTO-5 at 0.1, top 14 MB/s), a source in the page cache and
+- lab-ma1 (LTO-5 at 0.05, top 7 MB/s), a source in the page cache and
   immediate file marks: no back-hitch, the drive at its top step;
 - lab-ma1, tape_write_benchmark: a synchronous file mark (MTWEOF) costs the
   drain of a full buffer (buffer_mb / top, the last quarter possibly at the
@@ -162,9 +162,12 @@ def test_fast_source_with_immediate_filemarks_streams_without_back_hitch(lab, la
     hv = emulated(lab, host)
     prof = profile_of(hv)
     assert not hv['tapeops_lab_spread']['source_rbps']
-    files = '/srv/backup-src/large/video.bin /srv/backup-src/large/archive.bin /srv/backup-src/medium'
-    # the source in the page cache: it feeds far above the drive's 14 MB/s
-    warm = lab.run(host, 'cat %s/* %s >/dev/null' % ('/srv/backup-src/medium', files.rsplit(' ', 1)[0]), timeout=300)
+    files = '/srv/backup-src/large/video.bin /srv/backup-src/medium'
+    # the source in the page cache: the guest feeds 11-15 MB/s (its one CPU compresses too),
+    # above the drive's top step at this scale
+    top_mb_s = prof['speed_steps_mb_s'][0]
+    assert top_mb_s < 10, 'lab-ma1 must run its drive below what a guest writes (%s MB/s)' % top_mb_s
+    warm = lab.run(host, 'cat /srv/backup-src/medium/* /srv/backup-src/large/video.bin >/dev/null', timeout=300)
     assert warm.returncode == 0, warm.stderr
     reset_counters(lab, host)
     run = write(lab, host, '--filemarks immediate %s' % files)
