@@ -476,6 +476,8 @@ def host_vars(spec, ready, run_dir, profile=None):
         'tapeops_lab_loaded_barcode': spec['barcodes'][spec['load_slot'] - 1] if spec['load_slot'] else '',
         'tapeops_allowed_barcodes': list(spec['scratch']),
         'tapeops_lab_source_dir': '/srv/backup-src',
+        # what a backup of this guest reads: its whole source tree (qualify reads it file by file)
+        'tapeops_sources': ['/srv/backup-src'],
         'tapeops_lab_drive_mode': spec.get('drive_mode', 'emulated'),
         'tapeops_lab_spread': {
             'expect': spec.get('expect'),
