@@ -227,6 +227,7 @@ def test_tapedrive_config_and_host_vars_of_an_emulated_guest(tmp_path):
     text = tapelab.render_inventory([spec], {spec['name']: ready}, '/r', {spec['name']: prof})
     hv = yaml.safe_load(text)['all']['children']['media_agents']['hosts']['lab-ma2']
     assert hv['tapeops_lab_drive_mode'] == 'emulated'
+    assert hv['tapeops_sources'] == ['/srv/backup-src']
     assert hv['tapeops_lab_spread'] == {'expect': 'speed-matched', 'scale': 0.25, 'source_rbps': 20000000}
     drive = hv['tapeops_drives'][0]
     assert drive['generation'] == 'LTO-6' and drive['vendor'] == 'HPE'
