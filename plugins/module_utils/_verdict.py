@@ -227,7 +227,10 @@ def source_numbers(source):
     elif inconclusive and not isinstance(inconclusive, dict):
         reason = str(inconclusive)
     duration = _num(agg.get('duration_s')) or _num(_get(source, 'seconds')) or float(samples or 0)
-    if reason is None and series and samples < _forecast.MIN_SAMPLES:
+    # The source module decides (it knows its budget and repeats passes to fill it) when it says;
+    # a result that does not say (older module versions) needs MIN_SAMPLES per-second samples.
+    module_decided = isinstance(source, dict) and 'inconclusive' in source
+    if reason is None and series and not module_decided and samples < _forecast.MIN_SAMPLES:
         reason = ('the sources were read in %.0f s (%d per-second sample%s; %d needed): give a bigger tree or a '
                   'longer time budget' % (duration, samples, '' if samples == 1 else 's', _forecast.MIN_SAMPLES))
     return {

@@ -307,3 +307,12 @@ def test_summary_and_reasons_round_the_floor_the_same_way():
     floors = set(re.findall(r'floor (?:of )?\(?([\d.]+) MB/s', verdict['summary'] + ' '.join(verdict['reasons'])))
     floors |= set(re.findall(r'the ([\d.]+) MB/s floor', ' '.join(verdict['reasons'])))
     assert floors == {'101'}, floors
+
+
+def test_the_source_modules_word_on_enough_samples_is_taken():
+    # source_read_benchmark repeats passes to fill its budget and marks too-short reads itself;
+    # 12 samples it did not mark are judged, 12 samples of an older result are not.
+    marked_fine = source(flat(500.0, 12), passes=6)
+    marked_fine['inconclusive'] = None
+    assert run(src=marked_fine)['class'] == v.STREAMING
+    assert run(src=source(flat(500.0, 12)))['class'] == v.INCONCLUSIVE
