@@ -514,6 +514,31 @@ def parse_all(text):
     return out
 
 
+_HEX_HEADER = re.compile(r'^Log page code=0x[0-9a-fA-F]{1,2}\b')
+_INQUIRY_LINE = re.compile(r'^\s{2,}\S.*\S\s{2,}\S+\s*$')
+
+# The lab's emulated drive (lab/tapedrive/ssc.py) counts its back-hitches in page 0x34,
+# parameter 0x8000, a vendor-unique code after HP's "Performance Data" parameters. No real
+# drive's 0x34 is read for back-hitches here: on IBM and newer HP drives 0x34 is "Read
+# forward errors" (sg_logs' vendor table), and their reposition counters are not decoded yet.
+BACKHITCH_PAGE = '0x34'
+BACKHITCH_PARAMETER = '0x8000'
+
+
+def backhitch_count(log_pages):
+    """The drive's own back-hitch count from ``read_log_pages()`` output, or None where it gives none."""
+    pages = (log_pages or {}).get('pages') if isinstance(log_pages, dict) else None
+    page = (pages or {}).get(BACKHITCH_PAGE) or {}
+    params = page.get('parameters') if isinstance(page, dict) else None
+    value = (params or {}).get(BACKHITCH_PARAMETER)
+    if isinstance(value, bool) or not isinstance(value, int) or value < 0:
+        return None
+    if '0x8005' not in params:
+        # only the lab drive's layout (its counters 0x8000..0x8005) is read
+        return None
+    return value
+
+
 def _is_hex_only(lines):
     """True if the non-empty lines are a hex dump (``sg_logs -H``: no header at all)."""
     seen = False
@@ -532,9 +557,14 @@ def decode_page(code, text):
     Never raises: what could not be read is said in ``warnings``.
     """
     lines = _lines(text)
-    first = next((ln.strip() for ln in lines if ln.strip()), '')
-    unable = _UNABLE.match(first)
-    if unable or _is_hex_only(lines):
+    heads = [ln.strip() for ln in lines if ln.strip() and hex_line(ln) is None][:3]
+    first = heads[0] if heads else ''
+    # sg_logs prints the device's INQUIRY line first, then "Unable to decode ..." or, with -H,
+    # "Log page code=0x34, DS=0, ..." before the dump
+    unable = any(_UNABLE.match(head) or _HEX_HEADER.match(head) for head in heads)
+    body = [ln for ln in lines if not (ln.strip() in heads and (_UNABLE.match(ln.strip()) or _HEX_HEADER.match(
+        ln.strip()) or _INQUIRY_LINE.match(ln)))]
+    if unable or _is_hex_only(body):
         data, _trunc = hex_dump_bytes(text)
         if data:
             return parse_hex_page(text, code)

@@ -39,6 +39,7 @@ import math
 
 from ansible_collections.tapeops.qualify.plugins.module_utils import _drive_model
 from ansible_collections.tapeops.qualify.plugins.module_utils import _forecast
+from ansible_collections.tapeops.qualify.plugins.module_utils import _sg_logs
 
 STREAMING = _forecast.STREAMING
 SPEED_MATCHED = _forecast.SPEED_MATCHED
@@ -561,6 +562,16 @@ def evaluate(spec, source, tape=None, drive=None, config=None, memory_total_mb=N
             return None
         return rate
 
+    # -- what the drive itself counted while the write benchmark ran (LOG SENSE)
+    before = _sg_logs.backhitch_count(_get(tape, 'log_pages_before'))
+    after = _sg_logs.backhitch_count(_get(tape, 'log_pages_after'))
+    reported = after - before if after is not None and before is not None and after >= before else None
+    if reported is not None:
+        reasons.append('During the write benchmark (block-size sweep and file-mark tests) the drive itself reported '
+                       '%d back-hitch%s (LOG SENSE page %s, parameter %s).' % (
+                           reported, '' if reported == 1 else 'es', _sg_logs.BACKHITCH_PAGE,
+                           _sg_logs.BACKHITCH_PARAMETER))
+
     # -- file marks
     costs = _filemark_costs(tape)
     segment_mb = _num(config.get('segment_size_mb'))
@@ -784,6 +795,7 @@ def evaluate(spec, source, tape=None, drive=None, config=None, memory_total_mb=N
             'feed_now_mb_s': _round(now['effective_mb_s']),
             'feed_after_setting_fixes_mb_s': _round(fixed['effective_mb_s']),
             'backhitches_per_hour_now': now['backhitches_per_hour'],
+            'drive_reported_backhitches': reported,
             'backhitches_per_hour_after_setting_fixes': fixed['backhitches_per_hour'],
             'streams_needed_floor': n_floor,
             'streams_needed_full': n_full,

@@ -229,3 +229,23 @@ def test_a_cut_last_line_gives_no_half_number():
     r = _sg_logs.parse_page(cut)
     assert 'total_data_sets_written' not in r and r['thread_count'] == 2
     assert 'cut line' in r['warnings'][0]
+
+
+@pytest.mark.parametrize('name', ['sg_logs_p0x34__lab-emulated-IBM-ULT3580-TD8-shoeshine__1.txt',
+                                  'sg_logs_p0x34_H__lab-emulated-IBM-ULT3580-TD8-shoeshine__1.txt'])
+def test_lab_drive_backhitch_counter_after_the_inquiry_line(name):
+    # sg_logs 1.81 in a lab guest after a run whose source fed the drive below its floor (2
+    # back-hitches); the output starts with the INQUIRY line, -H adds a "Log page code=" header.
+    page = _sg_logs.decode_page(0x34, fixture('sg_logs', name))
+    assert page['parameters']['0x8000'] == 2 and page['parameters']['0x8002'] == 6000
+    assert page['parameters']['0x0004'] == 360           # HP layout: native rate, 100 KB/s units
+    assert not page['warnings']
+    assert _sg_logs.backhitch_count({'pages': {'0x34': page}}) == 2
+
+
+def test_no_backhitch_count_from_a_real_drives_0x34():
+    # HP Ultrium 6: 0x34 is "Read forward errors" there, nothing to count
+    page = _sg_logs.decode_page(0x34, fixture('sg_logs', 'sg_logs_p0x34__HP-Ultrium6-SCSI-35GD-nomedia__1.txt'))
+    assert _sg_logs.backhitch_count({'pages': {'0x34': page}}) is None
+    assert _sg_logs.backhitch_count({'pages': {'0x34': {'parameters': {'0x8000': 5}}}}) is None
+    assert _sg_logs.backhitch_count(None) is None

@@ -316,3 +316,14 @@ def test_the_source_modules_word_on_enough_samples_is_taken():
     marked_fine['inconclusive'] = None
     assert run(src=marked_fine)['class'] == v.STREAMING
     assert run(src=source(flat(500.0, 12)))['class'] == v.INCONCLUSIVE
+
+
+def test_the_drives_own_back_hitch_count_is_reported():
+    def pages(count):
+        return {'pages': {'0x34': {'parameters': {'0x8000': count, '0x8005': 658}}}}
+    tape = sweep({262144: 400.0})
+    tape.update({'log_pages_before': pages(3), 'log_pages_after': pages(7)})
+    verdict = run(src=source(flat(500.0)), tape=tape)
+    assert verdict['numbers']['drive_reported_backhitches'] == 4
+    assert any('drive itself reported 4 back-hitches' in r for r in verdict['reasons'])
+    assert run(src=source(flat(500.0)), tape=sweep({262144: 400.0}))['numbers']['drive_reported_backhitches'] is None
