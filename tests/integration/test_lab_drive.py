@@ -40,6 +40,8 @@ sys.path.insert(0, os.path.join(ROOT, 'lab'))
 
 from tapedrive import physics  # noqa: E402  pylint: disable=wrong-import-position
 
+from ansible_collections.tapeops.qualify.plugins.module_utils import _forecast  # noqa: E402
+
 pytestmark = pytest.mark.lab
 
 MB = 1000 * 1000
@@ -156,6 +158,22 @@ def test_throttled_source_makes_the_drive_back_hitch(lab, lab_record):
     # it never left its floor step (the source is far below it)
     assert set(stats['speed_time_s']) == {'%g' % prof['speed_floor_mb_s']}, stats['speed_time_s']
 
+    # The collection's forecast, fed the source's recorded per-second series and the drive's profile,
+    # predicts what the drive reported. It replays the series in whole cycles (at least 1800 s), so
+    # its count per cycle is compared: the drive's count is a handful in one pass, so the stated
+    # tolerance is one back-hitch (the counting resolution), and the backup's rate within 15 % (the
+    # writer's rate includes the final flush and the first fill, which the cycles average out).
+    series = [b / float(MB) for b in run['source_series_bytes']]
+    forecast = _forecast.forecast(prof, feed_series_mb_s=series, tape_ratio=1.0, min_samples=0, trace=False)
+    per_cycle = forecast['backhitches'] / float(forecast['replays'])
+    lab_record('throttled_source_forecast', {
+        'forecast_class': forecast['class'], 'forecast_backhitches_per_cycle': per_cycle,
+        'forecast_effective_mb_s': forecast['effective_mb_s'], 'drive_backhitches': perf[0x8000],
+        'writer_mb_s': run['mb_s']})
+    assert forecast['class'] == _forecast.SHOE_SHINING
+    assert abs(per_cycle - perf[0x8000]) <= 1.0, (per_cycle, perf[0x8000])
+    assert forecast['effective_mb_s'] == pytest.approx(run['mb_s'], rel=0.15)
+
 
 def test_fast_source_with_immediate_filemarks_streams_without_back_hitch(lab, lab_record):
     host = 'lab-ma1'
@@ -187,6 +205,11 @@ def test_fast_source_with_immediate_filemarks_streams_without_back_hitch(lab, la
     # the drive, not the source, set the pace: the writer's rate is the top speed
     # (the buffer absorbs the first 25.6 MB, so a little above it)
     assert prof['speed_steps_mb_s'][0] * 0.9 <= run['mb_s'] <= prof['speed_steps_mb_s'][0] * 1.6, run
+    # the forecast of the recorded feed agrees: no back-hitch, the drive streams
+    series = [b / float(MB) for b in run['source_series_bytes']]
+    forecast = _forecast.forecast(prof, feed_series_mb_s=series, tape_ratio=1.0, min_samples=0,
+                                  filemark_mode='immediate', trace=False)
+    assert forecast['backhitches'] == 0 and forecast['class'] == _forecast.STREAMING, forecast
 
 
 def run_module(lab, host, module, args, timeout=900):
