@@ -15,8 +15,8 @@ description:
     backup software's settings, and gives one verdict per drive
     (V(STREAMING), V(SPEED-MATCHED), V(SHOE-SHINING), V(MISCONFIGURED) or V(INCONCLUSIVE)) with the reasons
     in words and numbers and the fixes ranked.
-  - The class comes from the streaming forecast (see M(tapeops.qualify.streaming_forecast)): the measured
-    per-second source rate, the drive's share of it, replayed through the drive's buffer, speed steps,
+  - The class comes from the streaming forecast (see M(tapeops.qualify.streaming_forecast)). The measured
+    per-second source rate, the drive's share of it, is replayed through the drive's buffer, speed steps,
     back-hitches and file marks. Each fix is the forecast with that change.
   - Writes the host's JSON document to O(report_dir)/hosts/<host>.json at once, so a host's result is
     kept even when other hosts fail later. The document's schema is in docs/reports.md.

@@ -91,8 +91,8 @@ def test_proc_scsi_scsi_hp_ultrium7():
 
 def test_proc_scsi_scsi_spectra_library_two_ait_drives():
     r = inq.parse_proc_scsi_scsi(fixture('proc_scsi_scsi', 'proc_scsi_scsi__SPECTRA-215_SONY-SDX-500C__1.txt'))
-    assert [d['type'] for d in r['devices']] == ['Direct-Access', 'CD-ROM', 'Medium Changer', 'Sequential-Access',
-                                                'Sequential-Access']
+    types = ['Direct-Access', 'CD-ROM', 'Medium Changer', 'Sequential-Access', 'Sequential-Access']
+    assert [d['type'] for d in r['devices']] == types
     # Model is a fixed 16-character column with spaces inside.
     assert r['devices'][0]['model'] == 'WDC WD5000AAKS-2' and r['devices'][1]['vendor'] == 'HL-DT-ST'
     tapes = inq.tape_devices(r['devices'])
@@ -134,8 +134,8 @@ def test_lshw_without_tape_entry_is_an_error(text):
 def test_lsscsi_changers_without_upper_driver_and_t10000b():
     devs = inq.parse_lsscsi(fixture('lsscsi', 'lsscsi_g__mhVTL-STK-L700-L80-IBM-TD4-TD5-STK-T10000B__1.txt'))
     changers = [d for d in devs if d['type'] == 'mediumx']
-    assert [(c['model'], c['device'], c['sg']) for c in changers] == [('L700', None, '/dev/sg9'),
-                                                                     ('L80', None, '/dev/sg10')]
+    expected = [('L700', None, '/dev/sg9'), ('L80', None, '/dev/sg10')]
+    assert [(c['model'], c['device'], c['sg']) for c in changers] == expected
     assert [d['model'] for d in devs if d['type'] == 'tape'].count('T10000B') == 4
 
 
