@@ -43,7 +43,10 @@ def run_module(lab, host, module, args, check=False, timeout=900):
         env.update({'ANSIBLE_LOAD_CALLBACK_PLUGINS': '1', 'ANSIBLE_CALLBACKS_ENABLED': 'tree',
                     'ANSIBLE_CALLBACK_TREE_DIR': tree})
         ansible = os.path.join(os.path.dirname(sys.executable), 'ansible')
-        cmd = [ansible, host, '-i', lab.inventory, '-m', 'tapeops.qualify.%s' % module, '-a', json.dumps(args)]
+        cmd = [ansible, host, '-i', lab.inventory, '-m', 'tapeops.qualify.%s' % module]
+        if args:
+            # '-a {}' would reach the module as a raw parameter string, which modules refuse
+            cmd += ['-a', json.dumps(args)]
         if check:
             cmd.append('--check')
         proc = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout, env=env, cwd=ROOT,
