@@ -53,6 +53,9 @@ _RANK = _forecast.RANK
 # The order fixes are listed in: settings that cost nothing first, then more
 # streams (and the memory they need), then infrastructure.
 FIX_ORDER = ('block_size', 'immediate_filemarks', 'segment_size', 'streams', 'memory', 'drive_path', 'staging')
+# Without a streams fix, the memory rule is the last thing to do: it only matters once more
+# streams run.
+FIX_ORDER_NO_STREAMS = ('block_size', 'immediate_filemarks', 'segment_size', 'drive_path', 'staging', 'memory')
 
 DEFAULTS = {
     # Most parallel streams (Data Protector Disk Agent concurrency, Bacula
@@ -85,6 +88,9 @@ DEFAULTS = {
 # format writes 512 KiB blocks by default and LTO drives' own throughput guidance
 # starts at 256 KiB; below that the per-command cost shows on every drive.
 VENDOR_MIN_BLOCK = 256 * 1024
+# A block size at or above VENDOR_MIN_BLOCK is preferred unless a smaller one measured this much
+# faster (more than the sweep's run-to-run noise on a busy host).
+VENDOR_PREFERENCE = 0.10
 # A drive path within this fraction of what the drive itself can take of that data
 # is the drive's own speed, not a slow path (measurement noise).
 PATH_NOISE = 0.05
@@ -376,17 +382,18 @@ def path_rate(rates, block_size):
 def recommend_block_size(rates, tolerance, limit=None):
     """(block size, MB/s) to recommend: weighs the measured gain and the vendors' guidance.
 
-    The smallest measured size within ``tolerance`` of the best rate, but not
-    below VENDOR_MIN_BLOCK when a size at or above it was measured within
-    tolerance too (larger blocks cost memory; smaller ones cost every drive a
-    command per block).
+    The smallest measured size at or above VENDOR_MIN_BLOCK within
+    VENDOR_PREFERENCE (10 %) of the best rate; else the smallest within
+    ``tolerance`` of it (larger blocks cost memory; smaller ones cost every
+    drive a command per block).
     """
     usable = dict((s, r) for s, r in rates.items() if limit is None or s <= limit)
     if not usable:
         return None, None
     top = max(usable.values())
     good = sorted(s for s, r in usable.items() if r >= top * (1.0 - tolerance))
-    preferred = [s for s in good if s >= VENDOR_MIN_BLOCK]
+    preferred = sorted(s for s, r in usable.items()
+                       if s >= VENDOR_MIN_BLOCK and r >= top * (1.0 - max(tolerance, VENDOR_PREFERENCE)))
     size = preferred[0] if preferred else good[0]
     return size, usable[size]
 
@@ -615,9 +622,12 @@ def evaluate(spec, source, tape=None, drive=None, config=None, memory_total_mb=N
     fixed = case.run(path_cap(path_fixed), seg_fixed, mode_fixed, costs.get('sync') if mode_fixed == 'sync' else None)
     cls_fixed = fixed['class'] if not src['inconclusive'] else INCONCLUSIVE
 
-    if best_bs and configured_bs != best_bs and rates:
+    if best_bs and configured_bs is None and rates:
+        reasons.append('The block size in use is not known (set tapeops_backup.block_size_bytes or the drive\'s '
+                       'block_size_bytes to judge it); the sweep recommends %s.' % fmt_bytes(best_bs))
+    elif best_bs and configured_bs != best_bs and rates:
         block = case.run(path_cap(best_rate), segment_mb, mode_now, mark_now)
-        if hard_error or configured_bs is None or _better(block, now) or (
+        if hard_error or _better(block, now) or (
                 path_now is not None and best_rate > path_now * (1 + opts['block_size_tolerance'])
                 and best_bs >= VENDOR_MIN_BLOCK > (configured_bs or 0)):
             fixes['block_size'] = {
@@ -835,7 +845,7 @@ def apply_memory(verdict, memory_total_mb, other_streams=0, options=None):
             'feed_after_mb_s': None,
         }
     ranked = []
-    for key in FIX_ORDER:
+    for key in FIX_ORDER if 'streams' in fixes else FIX_ORDER_NO_STREAMS:
         if key in fixes:
             ranked.append(dict(fixes[key], id=key, rank=len(ranked) + 1))
     verdict['fixes'] = ranked

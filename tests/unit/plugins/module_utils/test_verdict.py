@@ -204,6 +204,10 @@ def test_recommended_block_size_weighs_vendor_guidance():
     assert v.recommend_block_size(flat_rates, 0.03) == (262144, 300.5)
     assert v.recommend_block_size({65536: 300.0, 131072: 200.0}, 0.03) == (65536, 300.0)
     assert v.recommend_block_size(SWEEP_FROM_64K, 0.03, limit=262144) == (262144, 290.0)
+    # a lab sweep whose 64 KiB run happened to be 4 % faster: 256 KiB is still recommended
+    assert v.recommend_block_size({65536: 8.0, 262144: 7.7, 1048576: 7.6}, 0.03) == (262144, 7.7)
+    # but not when the small block is clearly (over 10 %) faster
+    assert v.recommend_block_size({65536: 9.0, 262144: 7.7}, 0.03) == (65536, 9.0)
 
 
 def test_a_drive_path_at_native_speed_of_compressible_data_is_not_a_path_problem():
