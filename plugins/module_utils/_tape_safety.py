@@ -58,8 +58,8 @@ class TapeIdentity:
 
 def _read(path):
     try:
-        with open(path) as handle:
-            return handle.read().strip()
+        with open(path, 'rb') as handle:
+            return handle.read().decode('utf-8', 'replace').strip()
     except OSError:
         return None
 
@@ -154,6 +154,11 @@ def media_verdict(probe, overwrite=False, allowed_barcodes=None, barcode=None):
     if not probe.get('online'):
         raise TapeSafetyError('No cartridge is loaded (the drive is not online). Load a scratch cartridge and retry.',
                               'no_media')
+    if probe.get('write_protected') is None:
+        # unknown is not "writable": a status that did not say is no permission to write
+        raise TapeSafetyError('The drive did not report whether the cartridge%s is write-protected; nothing will '
+                              'be written. Check the drive with mt status (mt-st) and retry.'
+                              % (' %s' % barcode if barcode else ''), 'write_protect_unknown')
     if probe.get('write_protected'):
         raise TapeSafetyError('The cartridge%s is write-protected (WR_PROT): nothing will be written. Use a '
                               'writable scratch cartridge, or slide its write-protect tab off if it is meant to be '

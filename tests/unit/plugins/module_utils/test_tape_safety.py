@@ -145,3 +145,11 @@ def test_no_media_is_refused():
     with pytest.raises(S.TapeSafetyError) as info:
         S.media_verdict(dict(BLANK, online=False))
     assert info.value.reason == 'no_media'
+
+
+def test_unknown_write_protection_is_not_writable():
+    # A status that does not say (GNU cpio mt, Solaris mt: parsed as None) is no permission to write.
+    probe = dict(BLANK, write_protected=None)
+    with pytest.raises(S.TapeSafetyError) as info:
+        S.media_verdict(probe, overwrite=True)
+    assert info.value.reason == 'write_protect_unknown' and 'mt status' in str(info.value)
