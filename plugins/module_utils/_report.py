@@ -578,6 +578,26 @@ class Charts:
         ax.legend(lines[0] + more[0], lines[1] + more[1], fontsize=7, loc='lower right')
         return self._svg(fig, salt + '-trace')
 
+    def scaling(self, curve, numbers, salt):
+        """The sources' measured aggregate rate by stream count, against what the drive needs."""
+        fig = self._figure(figsize=(6.4, 2.6))
+        fig.subplots_adjust(left=0.12, right=0.97, bottom=0.2, top=0.88)
+        ax = fig.add_subplot()
+        xs = [point[0] for point in curve]
+        ax.plot(xs, [point[1] for point in curve], marker='o', color='#0969da', label='sources (measured)')
+        share = numbers.get('feed_share') or 1.0
+        for key, color, words in (('need_full_mb_s', '#1a7f37', 'full speed'), ('need_floor_mb_s', '#cf222e', 'floor')):
+            if numbers.get(key):
+                ax.axhline(numbers[key] / share, color=color, linewidth=1, linestyle='--',
+                           label='%s (this drive%s)' % (words, '' if share >= 1 else ', host total'))
+        ax.set_xlabel('parallel streams')
+        ax.set_ylabel('MB/s')
+        ax.set_xticks(xs)
+        ax.set_ylim(0, max([p[1] for p in curve] + [(numbers.get('need_full_mb_s') or 0) / share, 1]) * 1.15)
+        ax.set_title('Source rate by number of streams (measured)')
+        ax.legend(fontsize=7, loc='lower right')
+        return self._svg(fig, salt + '-scaling')
+
     def sweep(self, sweep, numbers, salt):
         """Block-size sweep: MB/s per block size and pattern."""
         fig = self._figure(figsize=(6.4, 2.6))
@@ -692,6 +712,12 @@ def fleet_html(docs, run=None, charts=None):
             parts.append('<figure class="chart" data-chart="feed">%s</figure>' % charts.feed(verdict['numbers'], salt))
             parts.append('<figure class="chart" data-chart="series">%s</figure>' % charts.series(
                 series, verdict['numbers'], salt))
+            curve = sorted((int(r['streams']), float(r['mean_mb_s'])) for r in
+                           ((doc.get('source') or {}).get('scaling') or [])
+                           if isinstance(r, dict) and r.get('streams') and r.get('mean_mb_s') is not None)
+            if len(curve) >= 2:
+                parts.append('<figure class="chart" data-chart="scaling">%s</figure>' % charts.scaling(
+                    curve, verdict['numbers'], salt))
             trace = (verdict.get('forecast') or {}).get('trace') or []
             if trace:
                 parts.append('<figure class="chart" data-chart="trace">%s</figure>' % charts.drive_trace(

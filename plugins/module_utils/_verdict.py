@@ -521,6 +521,17 @@ def evaluate(spec, source, tape=None, drive=None, config=None, memory_total_mb=N
             ', %d pass%s' % (src['passes'], '' if src['passes'] == 1 else 'es') if src['passes'] else '',
             '' if drives_sharing <= 1 else '; %d drives share them, this one gets %.0f %%: %s on average' % (
                 drives_sharing, 100 * share, fmt_rate(feed_mean))))
+    sizes = _get(source, 'file_sizes') or {}
+    if isinstance(sizes, dict) and sizes.get('text'):
+        reasons.append(str(sizes['text']).rstrip('.') + '.')
+        if sizes.get('small_file_bound'):
+            findings.append({'id': 'small_file_bound', 'severity': 'warning', 'text': str(sizes['text'])})
+    ingest = _get(source, 'ingest') or {}
+    with_ingest = _num(((ingest.get('with') or {}).get('mean_mb_s')) if isinstance(ingest, dict) else None)
+    without_ingest = _num(((ingest.get('without') or {}).get('mean_mb_s')) if isinstance(ingest, dict) else None)
+    if with_ingest is not None and without_ingest is not None:
+        reasons.append('With competing ingest (%s) the sources gave %s, against %s without it.' % (
+            ingest.get('target_text') or 'as configured', fmt_rate(with_ingest), fmt_rate(without_ingest)))
     reasons.append('Full speed for %s needs %s: %s native x %.2f tape compression (%s)%s.' % (
         label, fmt_rate(need_full), fmt_rate(native), ratio, ratio_basis,
         '' if need_full >= native * ratio - 1e-6 else ', capped by what its interface sustains'))

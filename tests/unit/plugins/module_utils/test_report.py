@@ -190,3 +190,19 @@ def test_refused_write_is_a_note_and_the_verdict_rests_on_sources(tmp_path):
     _report.write_host(str(tmp_path), doc)
     md = _report.fleet_markdown(_report.load_run(str(tmp_path)))
     assert '- No write sweep: The loaded cartridge MA1009L5 holds data' in md
+
+
+def test_scaling_curve_file_sizes_and_ingest_reach_the_report(tmp_path):
+    src = source(mean=60.0, p5=55.0)
+    src['scaling'] = [{'streams': 1, 'mean_mb_s': 60.0}, {'streams': 2, 'mean_mb_s': 78.0},
+                      {'streams': 4, 'mean_mb_s': 94.0}]
+    src['file_sizes'] = {'text': '62 % of the files are under 64 KiB: this source is file-count bound',
+                         'small_file_bound': True}
+    src['ingest'] = {'with': {'mean_mb_s': 41.0}, 'without': {'mean_mb_s': 60.0}, 'target_text': '20 MB/s'}
+    doc = ma1(src)
+    verdict = doc['drives'][0]['verdict']
+    assert 'small_file_bound' in [f['id'] for f in verdict['findings']]
+    assert any('competing ingest (20 MB/s) the sources gave 41.0 MB/s, against 60.0 MB/s' in r
+               for r in verdict['reasons'])
+    page = _report.fleet_html([doc])
+    assert 'data-chart="scaling"' in page and 'Source rate by number of streams' in page
