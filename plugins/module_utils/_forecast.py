@@ -30,6 +30,10 @@ check the forecast against what a drive reports (docs/drive-model.md,
    ``RESTART_FILL`` full (or a flush is pending), at the highest step not
    above the host's arrival rate over the last second, or since it stopped if
    that is shorter (the floor if below it).
+   In rules 3 and 4 the arrival rate leaves out the time the host waited on
+   the drive (a full buffer, a sync mark draining): the drive knows it held
+   the host, and that time says nothing of the host's rate; a host held back
+   for the whole interval counts as faster than any step.
 5. The first start after load is like a restart without back-hitch.
 6. A synchronous file mark blocks the host until the buffer is empty; the
    drive then stops and the next data costs a reposition (a back-hitch). An
@@ -277,6 +281,17 @@ def _highest_step(steps, rate):
     return chosen
 
 
+def _host_rate(arrived, span, held):
+    """The host's arrival rate over ``span`` seconds, leaving out the ``held`` seconds it waited on the drive.
+
+    A host held back the whole span has shown no rate of its own: at least any step (infinite).
+    """
+    free = span - held
+    if free < TICK_S / 2.0:
+        return math.inf
+    return arrived / free
+
+
 def _simulate(params, series, measured, ratio, path, segment, filemark_mode, mark_cost, trace):
     steps = params['steps']
     top_index = len(steps) - 1
@@ -303,6 +318,7 @@ def _simulate(params, series, measured, ratio, path, segment, filemark_mode, mar
     reposition_left = 0.0       # seconds of repositioning still to go
     stopped_ticks = 0           # ticks since the drive last stopped (the arrival window on restart)
     adapt_arrived = 0.0
+    adapt_held = 0.0            # seconds of the control interval the host waited on the drive
     flush_pending = False       # a sync mark waits for the buffer to drain
     next_mark = segment         # host MB at which the next file mark is due
     host_mb = 0.0
@@ -311,6 +327,7 @@ def _simulate(params, series, measured, ratio, path, segment, filemark_mode, mar
     clock = 0.0
     since_adapt = 0.0
     arrivals = [0.0] * max(1, int(round(ARRIVAL_WINDOW_S / TICK_S)))
+    helds = [0.0] * len(arrivals)
     arrival_pos = 0
     backhitches = 0
     backhitches_mark = 0
@@ -332,6 +349,14 @@ def _simulate(params, series, measured, ratio, path, segment, filemark_mode, mar
         # a tick reads at the rate of the source second it starts in (ticks divide seconds)
         offered = min(rate, host_cap) * TICK_S if rate > 0 else 0.0
         accepted = 0.0 if flush_pending else min(offered, room + drain_now)
+        # time the host waited on the drive (a full buffer, a sync mark draining): not the
+        # host's slowness, so the drive leaves it out of the host's arrival rate
+        if flush_pending:
+            held = TICK_S
+        elif offered > 0 and accepted < offered - 1e-12:
+            held = TICK_S * (1.0 - accepted / offered)
+        else:
+            held = 0.0
         if next_mark is not None:
             accepted = min(accepted, max(0.0, next_mark - host_mb))
         if offered > 0:
@@ -344,6 +369,7 @@ def _simulate(params, series, measured, ratio, path, segment, filemark_mode, mar
         arrived = accepted / ratio
         level += arrived
         arrivals[arrival_pos] = arrived
+        helds[arrival_pos] = held
         arrival_pos = (arrival_pos + 1) % len(arrivals)
         if flush_pending:
             flush_wait_s += TICK_S
@@ -363,6 +389,7 @@ def _simulate(params, series, measured, ratio, path, segment, filemark_mode, mar
                 stopped_s += TICK_S * (1.0 - drained / (steps[step] * TICK_S))
             since_adapt += TICK_S
             adapt_arrived += arrived
+            adapt_held += held
             if level <= 1e-9:
                 level = 0.0
                 moving = False
@@ -377,7 +404,7 @@ def _simulate(params, series, measured, ratio, path, segment, filemark_mode, mar
                 else:
                     reposition_left = backhitch_s
             elif since_adapt >= ADAPT_S - 1e-9:
-                arrival = adapt_arrived / since_adapt
+                arrival = _host_rate(adapt_arrived, since_adapt, adapt_held)
                 fill = level / buffer_mb
                 matched = _highest_step(steps, arrival)
                 if fill > HIGH_WATER and step < top_index and arrival >= steps[step] - 1e-9:
@@ -386,6 +413,7 @@ def _simulate(params, series, measured, ratio, path, segment, filemark_mode, mar
                     step = min(step - 1, matched)
                 since_adapt = 0.0
                 adapt_arrived = 0.0
+                adapt_held = 0.0
         else:
             if reposition_left > 0:
                 reposition_s += min(TICK_S, reposition_left)
@@ -397,11 +425,13 @@ def _simulate(params, series, measured, ratio, path, segment, filemark_mode, mar
                 flush_pending = False
             if reposition_left <= 1e-9 and level > 0 and (level >= RESTART_FILL * buffer_mb or flush_pending):
                 window = min(len(arrivals), max(1, stopped_ticks))
-                recent = [arrivals[(arrival_pos - 1 - i) % len(arrivals)] for i in range(window)]
-                step = _highest_step(steps, sum(recent) / (window * TICK_S))
+                recent = [(arrival_pos - 1 - i) % len(arrivals) for i in range(window)]
+                step = _highest_step(steps, _host_rate(sum(arrivals[i] for i in recent), window * TICK_S,
+                                                       sum(helds[i] for i in recent)))
                 moving = True
                 since_adapt = 0.0
                 adapt_arrived = 0.0
+                adapt_held = 0.0
         clock += TICK_S
         if trace:
             samples.append((clock, level / buffer_mb, steps[step] if moving and reposition_left <= 0 else 0.0,

@@ -9,6 +9,7 @@ module docstring (buffer, steps, 0.5 s control loop, back-hitch, restart at
 
 from __future__ import annotations
 
+import math
 import os
 import sys
 import zlib
@@ -110,7 +111,8 @@ def test_control_loop_moves_to_the_arrival_rate_at_least_one_step():
     assert tr.step == 2                 # no tick yet (every 0.5 s from the load)
     tr.advance(5.0)                     # > 75 % and the host keeps up: to the highest step <= 88 MB/s
     assert tr.step == 0
-    # a host blocked by a full buffer keeps up by definition: one step up per tick
+    # a host blocked by a full buffer keeps up by definition, and its rate is taken over the time it
+    # was not waiting on the drive (1 MB every 10 ms when not held: 100 MB/s): up to the top at once
     tr2 = Transport(profile(speed_steps_mb_s=steps, buffer_mb=10.0), 0.0)
     t = 0.0
     for _i in range(6):                 # 6 MB at 12 MB/s: restart at 50 % on the 10 MB/s step
@@ -121,7 +123,8 @@ def test_control_loop_moves_to_the_arrival_rate_at_least_one_step():
         while not tr2.offer(MB, MB, t):
             t = tr2.wake_for_room(MB, t)
         t += 0.01
-    assert tr2.steps[tr2.step] == 20 * MB   # the tick at 0.5 s: one step up, not to the top
+    assert tr2.steps[tr2.step] == 30 * MB   # the tick at 0.5 s
+    assert 0.0 < tr2.held_seconds(0.99, 0.5) < 0.5
     # falling behind below 25 %: straight down to the step the arrival rate allows (here the floor)
     tr3 = Transport(profile(speed_steps_mb_s=steps, buffer_mb=100.0), 0.0)
     tr3.offer(60 * MB, 60 * MB, 0.0)    # 60 %, all at once: starts at the top (30)
@@ -194,6 +197,32 @@ def test_block_compression_zeros_shrink_random_does_not():
     assert physics.decompress_block(packed_t) == text
 
 
+def test_incompressible_blocks_pass_through_on_the_probe_alone():
+    """LTO's SLDC pass-through: a large block whose probe samples do not shrink is stored raw.
+
+    The decision rests on the samples only (start, middle, end): a block random
+    there and zeros elsewhere passes through, one whose samples compress is
+    compressed whole; a block smaller than the probe's minimum is compressed.
+    """
+    comp = physics.BlockCompressor()
+    size, probe = 262144, comp.PROBE_BYTES
+    last = size - probe
+    starts = [last * i // (comp.PROBE_SAMPLES - 1) for i in range(comp.PROBE_SAMPLES)]
+    block = bytearray(size)
+    for at in starts:
+        block[at:at + probe] = os.urandom(probe)
+    assert comp(bytes(block)) == (size, None)
+    # one compressible sample among random ones still makes the drive compress the whole block
+    mixed = bytearray(os.urandom(size))
+    mixed[starts[1]:] = bytes(size - starts[1])
+    tape, packed = comp(bytes(mixed))
+    assert packed is not None and tape < 0.7 * size
+    assert physics.decompress_block(packed) == bytes(mixed)
+    small = os.urandom(comp.PROBE_MIN - 1)
+    assert comp(small) == (len(small), None)
+    assert comp(bytes(comp.PROBE_MIN - 1))[1] is not None
+
+
 def test_profile_defaults_when_the_model_lacks_fields():
     prof = Profile({'native_mb_s': 35.0, 'buffer_mb': 64.0})
     assert prof.steps_mb_s == [35.0]
@@ -204,3 +233,19 @@ def test_profile_defaults_when_the_model_lacks_fields():
     assert Profile({'density_code': '0x5a'}).density_code == 0x5A
     with pytest.raises(ValueError, match='buffer_mb'):
         Profile({'buffer_mb': 0})
+
+
+def test_arrival_rate_leaves_out_the_time_the_host_waited():
+    """Rules 3 and 4: a WRITE waiting for room, or a flush, is not the host being slow."""
+    tr = Transport(profile(speed_steps_mb_s=[30.0, 20.0, 10.0], buffer_mb=10.0), 0.0)
+    assert tr.offer(10 * MB, 10 * MB, 0.0)          # full; the drive starts (a flush-free 100 %)
+    assert not tr.offer(MB, MB, 0.0)                # waits for room from t = 0
+    tr.advance(0.4)
+    assert tr.held_seconds(0.4, 0.5) == pytest.approx(0.4)
+    # 10 MB in the 0.1 s the host was not held: 100 MB/s, not the 20 MB/s of the whole 0.5 s
+    assert tr.arrival_rate(0.4, 0.5) == pytest.approx(100 * MB)
+    # held back the whole window: no rate of its own, faster than any step
+    assert tr.arrival_rate(0.4, 0.3) == math.inf
+    tr.begin_flush(0.4)
+    assert set(tr.hold_open) == {'room', 'flush'}
+    assert tr.held_seconds(0.45, 0.5) == pytest.approx(0.45)   # overlapping waits counted once

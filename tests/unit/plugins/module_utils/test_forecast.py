@@ -18,7 +18,7 @@ MTWEOFI 0.000 s".
 """
 
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 from ansible_collections.tapeops.qualify.plugins.module_utils import _drive_model as dm
@@ -214,15 +214,33 @@ def test_constant_feed_between_floor_and_full_speed_never_back_hitches(spec, whe
 @FAST
 @given(spec=st.sampled_from(SPECS), series=st.lists(st.floats(0.0, 1200.0), min_size=1, max_size=90),
        uplift=st.floats(0.0, 400.0))
+# found by hypothesis: before the drive left the time it held the host out of the host's rate,
+# the first lost 29 % (283.5 -> 202.0 MB/s), the second 7 %
+@example(spec=SPECS[0], series=[8.924650435307237, 8.924650435307237, 858.2425839253671], uplift=9.924650435307237)
+@example(spec=SPECS[2], series=[0.0, 0.0, 0.0, 0.0, 124.0, 302.0], uplift=8.0)
 def test_more_feed_every_second_never_gives_fewer_mb_s(spec, series, uplift):
     base = run(spec, feed_series_mb_s=series, min_samples=0)
     more = run(spec, feed_series_mb_s=[v + uplift for v in series], min_samples=0)
     # Strictly "never fewer MB/s" holds for constant feeds (above). For a varying feed it does
-    # not, in the model nor in a drive: a drive that restarted after a slow stretch picks a slow
-    # step, so a burst that an idle, empty buffer would have swallowed can fill it and block the
-    # host (hypothesis found [0, 0, 0, 694] -> 173.5 MB/s against [14, 14, 14, 708] -> 171.4
-    # MB/s into an LTO-9 FH). What holds is that such losses stay small.
-    assert more['effective_mb_s'] >= base['effective_mb_s'] * 0.95 - 1e-6
+    # not, in the model nor in a drive: which step the drive is on when a dip comes decides
+    # whether its buffer bridges the dip, and a drive that restarted after a slow stretch picks a
+    # slow step, so a burst that an idle, empty buffer would have swallowed can fill it and block
+    # the host. What holds is that such losses stay bounded: a search aimed at the worst case
+    # (hypothesis target(), 600 examples) found 12 % ([65, 224, 0.9, 0, 973] + 1.9 MB/s into an
+    # HPE LTO-5: 120.5 -> 105.9 MB/s).
+    assert more['effective_mb_s'] >= base['effective_mb_s'] * 0.85 - 1e-6
+
+
+def test_the_time_a_drive_held_the_host_is_not_read_as_a_slow_host():
+    # LTO-9 FH (731 MB buffer, 177..408 MB/s): 2 s of trickle, then a burst that fills the buffer
+    # while the drive repositions. Restarting on the host's rate over the last second, waits
+    # included, the drive took its floor and ran dry in every dip (297 back-hitches in the
+    # replay, 202 MB/s); with the waits left out it takes the top step.
+    spec = SPECS[0]
+    series = [18.85, 18.85, 868.17]
+    result = run(spec, feed_series_mb_s=series, min_samples=0)
+    assert result['effective_mb_s'] >= 240.0, result['time_share']
+    assert result['backhitches'] < 200
 
 
 OPTIONAL = {
