@@ -18,6 +18,8 @@ ARGUMENT_SPEC = {
     'fail_on': {'type': 'list', 'elements': 'str', 'default': list(_report.DEFAULT_FAIL_ON),
                 'choices': ['STREAMING', 'SPEED-MATCHED', 'SHOE-SHINING', 'MISCONFIGURED']},
     'fail_when_failing': {'type': 'bool', 'default': False},
+    'compare_to': {'type': 'path'},
+    'fail_on_regression': {'type': 'bool', 'default': False},
 }
 
 
@@ -40,7 +42,8 @@ class ActionModule(ActionBase):
             return result
         try:
             out = _report.write_fleet(args['report_dir'], args['expected_hosts'], args['run'],
-                                      tuple(args['fail_on']))
+                                      tuple(args['fail_on']), compare_to=args['compare_to'],
+                                      fail_on_regression=args['fail_on_regression'])
         except _report.ReportError as exc:
             raise AnsibleActionFail(str(exc))
         except OSError as exc:
@@ -59,6 +62,19 @@ class ActionModule(ActionBase):
         lines = ['%s %s: %s' % (f['host'], f['drive'] or '-', f['class'] or (f['status'] or '').upper())
                  for f in result['fleet']]
         result['msg'] = 'Reports in %s. %s' % (args['report_dir'], '; '.join(lines))
+        comparison = out.get('comparison')
+        result['regressions'] = [{'host': c['host'], 'drive': c['drive'], 'reasons': c['reasons']}
+                                 for c in (comparison or {}).get('changes', []) if c['status'] == 'regressed']
+        if comparison is not None:
+            result['msg'] += '. Since %s: %d regression(s), %d improvement(s)%s' % (
+                comparison['earlier'].get('id') or args['compare_to'], comparison['regressions'],
+                comparison['improvements'], ''.join('; REGRESSED %s %s: %s' % (
+                    r['host'], r['drive'], ', '.join(r['reasons'])) for r in result['regressions']))
+        if args['fail_on_regression'] and result['regressions']:
+            result['failed'] = True
+            result['msg'] = '%d drive(s) regressed since %s (reports written to %s): %s' % (
+                len(result['regressions']), args['compare_to'], args['report_dir'], '; '.join(
+                    '%s %s: %s' % (r['host'], r['drive'], ', '.join(r['reasons'])) for r in result['regressions']))
         if args['fail_when_failing'] and result['failing']:
             result['failed'] = True
             result['msg'] = '%d drive(s) are %s (reports written to %s): %s' % (

@@ -31,7 +31,7 @@ import re
 import tempfile
 import xml.etree.ElementTree as ET
 
-from ansible_collections.tapeops.qualify.plugins.module_utils import _verdict
+from ansible_collections.tapeops.qualify.plugins.module_utils import _compare, _verdict
 
 SCHEMA = 'tapeops.qualify/host-report/v1'
 HOSTS_DIR = 'hosts'
@@ -446,7 +446,7 @@ def fleet_markdown(docs, run=None):
 # JUnit XML
 
 
-def junit_xml(docs, fail_on=DEFAULT_FAIL_ON, run=None):
+def junit_xml(docs, fail_on=DEFAULT_FAIL_ON, run=None, comparison=None, fail_on_regression=False):
     run = run or {}
     suite_name = 'tapeops.qualify.%s' % (run.get('mode') or 'qualify')
     suites = ET.Element('testsuites', name='tapeops.qualify')
@@ -481,8 +481,67 @@ def junit_xml(docs, fail_on=DEFAULT_FAIL_ON, run=None):
         element.set('failures', str(failures))
         element.set('errors', str(errors))
     suite.set('skipped', '0')
+    if comparison is not None:
+        _junit_comparison(suites, comparison, fail_on_regression)
     ET.indent(suites)
     return '<?xml version="1.0" encoding="UTF-8"?>\n' + ET.tostring(suites, encoding='unicode') + '\n'
+
+
+def _junit_comparison(suites, comparison, fail_on_regression):
+    """A test suite 'compare': one case per host x drive, a failure per regression when asked."""
+    suite = ET.SubElement(suites, 'testsuite', name='tapeops.qualify.compare', timestamp=utc_now())
+    failures = 0
+    for change in comparison['changes']:
+        case = ET.SubElement(suite, 'testcase', classname=change['host'], name='%s compared with %s' % (
+            change['drive'], comparison['earlier'].get('id') or 'the earlier run'))
+        text = '%s: %s' % (change['status'], '; '.join(change['reasons']) or 'no change')
+        if change['status'] == 'regressed' and fail_on_regression:
+            failures += 1
+            ET.SubElement(case, 'failure', type='REGRESSION', message=text).text = text
+        else:
+            ET.SubElement(case, 'system-out').text = text
+    suite.set('tests', str(len(comparison['changes'])))
+    suite.set('failures', str(failures))
+    suite.set('errors', '0')
+    suite.set('skipped', '0')
+    suites.set('tests', str(int(suites.get('tests')) + len(comparison['changes'])))
+    suites.set('failures', str(int(suites.get('failures')) + failures))
+
+
+def comparison_html(comparison):
+    """The HTML section of a comparison with an earlier run."""
+    esc = html.escape
+    earlier = comparison['earlier']
+    parts = ['<section id="compare"><h2>Changes since %s</h2>' % esc(str(earlier.get('id') or earlier.get('dir')
+                                                                           or 'the earlier run')),
+             '<p>%d regression(s), %d improvement(s) (a rate counts when it moved by more than %d %%).</p>' % (
+                 comparison['regressions'], comparison['improvements'], round(100 * comparison['tolerance'])),
+             '<table><tr><th>Host</th><th>Drive</th><th>Change</th><th>Class before &rarr; now</th>'
+             '<th>Why</th></tr>']
+    for change in comparison['changes']:
+        before, after = change['before'] or {}, change['after'] or {}
+        status = change['status']
+        parts.append('<tr%s><td>%s</td><td>%s</td><td>%s</td><td>%s &rarr; %s</td><td>%s</td></tr>' % (
+            ' class="regressed"' if status == 'regressed' else '', esc(change['host']), esc(change['drive']),
+            '<b class="err">REGRESSED</b>' if status == 'regressed' else esc(status),
+            _badge(before.get('class')) if before else '-', _badge(after.get('class')) if after else '-',
+            esc('; '.join(change['reasons']) or '-')))
+    parts.append('</table></section>')
+    return '\n'.join(parts)
+
+
+def load_comparison(compare_to, docs, tolerance=_compare.DEFAULT_TOLERANCE):
+    """Compare ``docs`` with the run in directory ``compare_to`` (its host JSONs)."""
+    if not os.path.isdir(compare_to):
+        raise ReportError('qualify_compare_to=%s is not a run directory: give the directory of an earlier run '
+                          '(it holds hosts/<host>.json), e.g. reports/20261123T101500Z.' % compare_to)
+    earlier = [d for d in load_run(compare_to) if d.get('status') != STATUS_MISSING]
+    if not earlier:
+        raise ReportError('%s holds no host results (hosts/*.json): give the directory of an earlier run.'
+                          % compare_to)
+    earlier_run = dict(next((d.get('run') for d in earlier if d.get('run')), {}) or {})
+    earlier_run['dir'] = compare_to
+    return _compare.compare(earlier, docs, tolerance, earlier_run)
 
 
 # ---------------------------------------------------------------------------
@@ -738,10 +797,15 @@ def fleet_html(docs, run=None, charts=None):
 # everything at once
 
 
-def write_fleet(run_dir, expected_hosts=None, run=None, fail_on=DEFAULT_FAIL_ON):
+def write_fleet(run_dir, expected_hosts=None, run=None, fail_on=DEFAULT_FAIL_ON, compare_to=None,
+                fail_on_regression=False):
     """Write summary.md, report.html and junit.xml from the run's JSON files.
 
-    Returns {'docs', 'paths', 'failing'}.
+    compare_to: the directory of an earlier run; the reports then say per host x
+    drive what changed (``_compare``), and JUnit marks a regression as a failure
+    when ``fail_on_regression``.
+
+    Returns {'docs', 'paths', 'failing', 'comparison'}.
     """
     if not os.path.isdir(run_dir):
         raise ReportError('Run directory %s does not exist: run the qualify playbook first, or point '
@@ -749,10 +813,19 @@ def write_fleet(run_dir, expected_hosts=None, run=None, fail_on=DEFAULT_FAIL_ON)
     docs = load_run(run_dir, expected_hosts)
     if not run:
         run = next((d.get('run') for d in docs if d.get('run')), {}) or {}
+    comparison = None
+    markdown, page = fleet_markdown(docs, run), fleet_html(docs, run)
+    if compare_to:
+        if os.path.realpath(compare_to) == os.path.realpath(run_dir):
+            raise ReportError('qualify_compare_to is this run\'s own directory (%s): give an earlier run.' % run_dir)
+        comparison = load_comparison(compare_to, docs)
+        markdown = markdown.rstrip('\n') + '\n\n' + '\n'.join(_compare.markdown(comparison)).rstrip('\n') + '\n'
+        page = page.replace('</body></html>', comparison_html(comparison) + '\n</body></html>')
     paths = {
         'json': [host_json_path(run_dir, d['host']) for d in docs if d['status'] != STATUS_MISSING],
-        'markdown': atomic_write(os.path.join(run_dir, SUMMARY_MD), fleet_markdown(docs, run)),
-        'junit': atomic_write(os.path.join(run_dir, JUNIT_XML), junit_xml(docs, fail_on, run)),
-        'html': atomic_write(os.path.join(run_dir, REPORT_HTML), fleet_html(docs, run)),
+        'markdown': atomic_write(os.path.join(run_dir, SUMMARY_MD), markdown),
+        'junit': atomic_write(os.path.join(run_dir, JUNIT_XML), junit_xml(docs, fail_on, run, comparison,
+                                                                          fail_on_regression)),
+        'html': atomic_write(os.path.join(run_dir, REPORT_HTML), page),
     }
-    return {'docs': docs, 'paths': paths, 'failing': failing(docs, fail_on)}
+    return {'docs': docs, 'paths': paths, 'failing': failing(docs, fail_on), 'comparison': comparison}

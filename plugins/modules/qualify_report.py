@@ -55,6 +55,18 @@ options:
     description: Fail the task (after writing every report) when any drive's class is in O(fail_on).
     type: bool
     default: false
+  compare_to:
+    description:
+      - The directory of an earlier run (it holds C(hosts/<host>.json)). The reports then say per host x drive
+        what changed since (class, the forecast backup rate, the measured drive path) and mark regressions: a
+        class that fell, a rate more than 10 % lower, a drive that had a verdict and has none now.
+      - This is the run admins make after any change (HBA, block size, kernel, streams).
+    type: path
+  fail_on_regression:
+    description:
+      - With O(compare_to), a regression is a JUnit failure, and the task fails (after writing every report).
+    type: bool
+    default: false
 seealso:
   - module: tapeops.qualify.qualify_verdict
 '''
@@ -66,6 +78,12 @@ EXAMPLES = r'''
     expected_hosts: "{{ groups['media_agents'] }}"
     fail_on: [SHOE-SHINING]
     fail_when_failing: true
+
+- name: Fleet reports of this run, compared with last week's; fail on a regression
+  tapeops.qualify.qualify_report:
+    report_dir: "{{ qualify_run_dir }}"
+    compare_to: reports/20261116T020000Z
+    fail_on_regression: true
 '''
 
 RETURN = r'''
@@ -103,4 +121,9 @@ missing:
   returned: success
   type: list
   elements: str
+regressions:
+  description: With O(compare_to), the host x drive changes marked as regressions (host, drive, reasons).
+  returned: success
+  type: list
+  elements: dict
 '''

@@ -1,0 +1,166 @@
+# Copyright (c) tapeops.qualify contributors
+# GNU General Public License v3.0+ (see COPYING or https://www.gnu.org/licenses/gpl-3.0.txt)
+# SPDX-License-Identifier: GPL-3.0-or-later
+
+"""What changed since an earlier run: per host x drive, with regressions marked.
+
+Private to this collection: may change without notice. Pure Python, no
+Ansible imports; the report writer (``_report``) loads both runs and calls
+:func:`compare`.
+
+Admins re-run the qualify playbook after any change (a new HBA, a new block
+size, a kernel update, more streams) and want to know, per drive, whether it
+got better or worse. A drive regressed when:
+
+- its class fell (STREAMING > SPEED-MATCHED > SHOE-SHINING; MISCONFIGURED
+  ranks with SHOE-SHINING: the drive does not stream as set up), or
+- the backup's forecast rate (``feed_now_mb_s``) or the measured drive path
+  (``drive_path_best_mb_s``) fell by more than ``tolerance`` (default 10 %:
+  two lab runs of the same guest differ by up to 5 %), or
+- it had a verdict before and has none now (the host failed or the drive is
+  gone).
+
+INCONCLUSIVE on either side is not compared (a too-short read says nothing
+about a change); it is listed as such.
+"""
+
+from __future__ import annotations
+
+DEFAULT_TOLERANCE = 0.10
+
+RANK = {'SHOE-SHINING': 0, 'MISCONFIGURED': 0, 'SPEED-MATCHED': 1, 'STREAMING': 2}
+NUMBERS = (
+    ('feed_now_mb_s', 'backup rate (forecast)'),
+    ('drive_path_best_mb_s', 'drive path'),
+    ('source_sustained_mb_s', 'sources sustained'),
+)
+
+
+def _key(doc_host, item):
+    return doc_host, str(item.get('id') or item.get('nst') or '-')
+
+
+def index(docs):
+    """{(host, drive): {'class', 'label', numbers...}} of every drive with a verdict, plus the hosts seen."""
+    drives = {}
+    hosts = {}
+    for doc in docs or []:
+        host = doc.get('host')
+        if not host:
+            continue
+        hosts[host] = doc.get('status')
+        for item in doc.get('drives') or []:
+            if not isinstance(item, dict):
+                continue
+            verdict = item.get('verdict') or {}
+            if not verdict.get('class'):
+                continue
+            numbers = verdict.get('numbers') or {}
+            entry = {'class': verdict['class'], 'label': verdict.get('drive_label') or item.get('label')}
+            for name, _words in NUMBERS:
+                value = numbers.get(name)
+                entry[name] = float(value) if isinstance(value, (int, float)) and not isinstance(value, bool) else None
+            drives[_key(host, item)] = entry
+    return drives, hosts
+
+
+def _fell(before, after, tolerance):
+    return before is not None and after is not None and before > 0 and after < before * (1.0 - tolerance)
+
+
+def _pct(before, after):
+    return round(100.0 * (after - before) / before, 1) if before else None
+
+
+def compare(earlier_docs, docs, tolerance=DEFAULT_TOLERANCE, earlier_run=None):
+    """Per host x drive what changed between ``earlier_docs`` and ``docs``.
+
+    Returns {'earlier': run info, 'tolerance', 'changes': [...], 'regressions': n,
+    'improvements': n}. Each change: host, drive, label, before, after (class and
+    numbers, None when absent), status (regressed / improved / unchanged / new /
+    gone / not compared) and the reasons in words.
+    """
+    if not 0 <= tolerance < 1:
+        raise ValueError('compare tolerance must be between 0 and 1 (a fraction, 0.1 = 10 %%), got %r' % (tolerance,))
+    before_drives, before_hosts = index(earlier_docs)
+    after_drives, after_hosts = index(docs)
+    changes = []
+    for key in sorted(set(before_drives) | set(after_drives)):
+        host, drive = key
+        before, after = before_drives.get(key), after_drives.get(key)
+        reasons = []
+        if before is None:
+            status = 'new'
+            reasons.append('not measured in the earlier run')
+        elif after is None:
+            if host not in after_hosts:
+                status = 'not compared'
+                reasons.append('host not part of this run')
+            else:
+                status = 'regressed'
+                reasons.append('had a verdict (%s) and has none now (host %s)' % (
+                    before['class'], after_hosts.get(host) or 'without this drive'))
+        elif 'INCONCLUSIVE' in (before['class'], after['class']):
+            status = 'not compared'
+            reasons.append('INCONCLUSIVE %s: the measurement is too short to compare' % (
+                'before' if before['class'] == 'INCONCLUSIVE' else 'now'))
+        else:
+            worse = better = False
+            rank_before, rank_after = RANK.get(before['class']), RANK.get(after['class'])
+            if before['class'] != after['class']:
+                reasons.append('%s -> %s' % (before['class'], after['class']))
+                if rank_before is not None and rank_after is not None:
+                    worse = rank_after < rank_before
+                    better = rank_after > rank_before
+            for name, words in NUMBERS:
+                old, new = before.get(name), after.get(name)
+                if _fell(old, new, tolerance):
+                    reasons.append('%s %.1f -> %.1f MB/s (%+.1f %%)' % (words, old, new, _pct(old, new)))
+                    if name != 'source_sustained_mb_s':
+                        worse = True
+                elif _fell(new, old, tolerance):
+                    reasons.append('%s %.1f -> %.1f MB/s (%+.1f %%)' % (words, old, new, _pct(old, new)))
+                    if name != 'source_sustained_mb_s':
+                        better = True
+            status = 'regressed' if worse else 'improved' if better else 'unchanged'
+        changes.append({
+            'host': host, 'drive': drive,
+            'label': (after or before or {}).get('label'),
+            'before': before, 'after': after, 'status': status, 'reasons': reasons,
+        })
+    return {
+        'earlier': dict(earlier_run or {}),
+        'tolerance': tolerance,
+        'changes': changes,
+        'regressions': sum(1 for c in changes if c['status'] == 'regressed'),
+        'improvements': sum(1 for c in changes if c['status'] == 'improved'),
+    }
+
+
+def _class(side):
+    return side['class'] if side else '-'
+
+
+def _rate(side, name):
+    value = (side or {}).get(name)
+    return '-' if value is None else '%.1f' % value
+
+
+def markdown(result):
+    """The Markdown section (a list of lines) of a comparison."""
+    earlier = result['earlier']
+    lines = ['## Changes since %s' % (earlier.get('id') or earlier.get('dir') or 'the earlier run'), '',
+             '%d regression(s), %d improvement(s) (a rate counts when it moved by more than %d %%).' % (
+                 result['regressions'], result['improvements'], round(100 * result['tolerance'])), '',
+             '| Host | Drive | Change | Class before -> now | Backup rate before -> now | Drive path before -> now | Why |',
+             '|---|---|---|---|---|---|---|']
+    for change in result['changes']:
+        before, after = change['before'], change['after']
+        status = change['status']
+        lines.append('| %s | %s | %s | %s -> %s | %s -> %s | %s -> %s | %s |' % (
+            change['host'], change['drive'], '**REGRESSED**' if status == 'regressed' else status,
+            _class(before), _class(after), _rate(before, 'feed_now_mb_s'), _rate(after, 'feed_now_mb_s'),
+            _rate(before, 'drive_path_best_mb_s'), _rate(after, 'drive_path_best_mb_s'),
+            '; '.join(change['reasons']).replace('|', '\\|') or '-'))
+    lines.append('')
+    return lines

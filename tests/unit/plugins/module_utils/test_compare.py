@@ -1,0 +1,145 @@
+# Copyright (c) tapeops.qualify contributors
+# GNU General Public License v3.0+ (see COPYING or https://www.gnu.org/licenses/gpl-3.0.txt)
+# SPDX-License-Identifier: GPL-3.0-or-later
+"""Comparing a run with an earlier one, on the host documents of a real lab qualify run.
+
+The fixture tests/unit/fixtures/lab_runs/20261123-quick/ holds the three host
+JSONs of a qualify run on the lab (lab-ma1 STREAMING, lab-ma2 SPEED-MATCHED,
+lab-ma3 SHOE-SHINING; its README says how it was recorded). The "later" runs
+here are that run with one thing changed, as an admin's change would change it.
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+import os
+import xml.etree.ElementTree as ET
+
+import pytest
+
+from ansible_collections.tapeops.qualify.plugins.module_utils import _compare, _report
+
+FIXTURE = os.path.join(os.path.dirname(__file__), '..', '..', 'fixtures', 'lab_runs', '20261123-quick')
+HOSTS = ('lab-ma1', 'lab-ma2', 'lab-ma3')
+
+
+def recorded():
+    docs = []
+    for host in HOSTS:
+        with open(os.path.join(FIXTURE, host + '.json'), encoding='utf-8') as handle:
+            docs.append(json.load(handle))
+    return docs
+
+
+def verdict_of(docs, host):
+    doc = next(d for d in docs if d['host'] == host)
+    return doc['drives'][0]['verdict']
+
+
+def by_host(result):
+    return dict((c['host'], c) for c in result['changes'])
+
+
+def test_the_same_run_has_no_change():
+    result = _compare.compare(recorded(), recorded())
+    assert result['regressions'] == result['improvements'] == 0
+    assert [c['status'] for c in result['changes']] == ['unchanged'] * 3
+    assert sorted(c['host'] for c in result['changes']) == list(HOSTS)
+
+
+def test_a_slower_drive_path_and_a_fallen_class_are_regressions():
+    later = recorded()
+    ma2 = verdict_of(later, 'lab-ma2')
+    before_path = ma2['numbers']['drive_path_best_mb_s']
+    # what CI saw once: lab-ma2's drive path at 6 MB/s, its class SHOE-SHINING
+    ma2['numbers']['drive_path_best_mb_s'] = 6.1
+    ma2['numbers']['feed_now_mb_s'] = 6.1
+    ma2['class'] = 'SHOE-SHINING'
+    result = _compare.compare(recorded(), later)
+    change = by_host(result)['lab-ma2']
+    assert change['status'] == 'regressed' and result['regressions'] == 1
+    assert 'SPEED-MATCHED -> SHOE-SHINING' in change['reasons']
+    assert any(r.startswith('drive path %.1f -> 6.1 MB/s' % before_path) for r in change['reasons'])
+    assert by_host(result)['lab-ma1']['status'] == 'unchanged'
+
+
+def test_a_rate_within_the_tolerance_is_not_a_change_and_beyond_it_is():
+    base = recorded()
+    feed = verdict_of(base, 'lab-ma1')['numbers']['feed_now_mb_s']
+    assert feed > 0
+    for factor, status in ((0.95, 'unchanged'), (0.85, 'regressed'), (1.2, 'improved')):
+        later = recorded()
+        verdict_of(later, 'lab-ma1')['numbers']['feed_now_mb_s'] = feed * factor
+        assert by_host(_compare.compare(base, later))['lab-ma1']['status'] == status, factor
+
+
+def test_a_host_that_lost_its_verdict_regressed_and_new_or_absent_hosts_are_said_so():
+    later = recorded()
+    later[2] = {'host': 'lab-ma3', 'status': 'failed', 'drives': [], 'error': 'unreachable'}
+    later.append(copy.deepcopy(later[0]))
+    later[-1]['host'] = 'lab-ma4'
+    earlier = recorded()[:3]
+    result = _compare.compare(earlier, later)
+    changes = by_host(result)
+    assert changes['lab-ma3']['status'] == 'regressed'
+    assert 'host failed' in changes['lab-ma3']['reasons'][0]
+    assert changes['lab-ma4']['status'] == 'new'
+    # a host the later run did not measure at all (-l) is not a regression
+    partial = _compare.compare(recorded(), recorded()[:1])
+    assert by_host(partial)['lab-ma2']['status'] == 'not compared'
+    assert partial['regressions'] == 0
+
+
+def test_inconclusive_is_not_compared():
+    later = recorded()
+    verdict_of(later, 'lab-ma2')['class'] = 'INCONCLUSIVE'
+    change = by_host(_compare.compare(recorded(), later))['lab-ma2']
+    assert change['status'] == 'not compared'
+
+
+def test_bad_tolerance_is_a_clear_error():
+    with pytest.raises(ValueError, match='fraction'):
+        _compare.compare([], [], tolerance=10)
+
+
+def write_run(path, docs):
+    os.makedirs(os.path.join(path, 'hosts'))
+    for doc in docs:
+        _report.write_host(str(path), doc)
+
+
+def test_reports_carry_the_comparison_and_junit_fails_a_regression_when_asked(tmp_path):
+    earlier, now = tmp_path / 'earlier', tmp_path / 'now'
+    write_run(earlier, recorded())
+    later = recorded()
+    verdict_of(later, 'lab-ma2')['class'] = 'SHOE-SHINING'
+    write_run(now, later)
+    out = _report.write_fleet(str(now), list(HOSTS), compare_to=str(earlier), fail_on_regression=True)
+    assert out['comparison']['regressions'] == 1
+    summary = (now / 'summary.md').read_text()
+    assert '## Changes since' in summary and '| lab-ma2 | /dev/nst0 | **REGRESSED** |' in summary
+    page = (now / 'report.html').read_text()
+    assert '<section id="compare">' in page and page.rstrip().endswith('</body></html>')
+    suites = ET.parse(str(now / 'junit.xml')).getroot()
+    compare_suite = suites.find("testsuite[@name='tapeops.qualify.compare']")
+    assert compare_suite.get('failures') == '1' and compare_suite.get('tests') == '3'
+    failure = compare_suite.find('testcase/failure')
+    assert failure.get('type') == 'REGRESSION' and 'SPEED-MATCHED -> SHOE-SHINING' in failure.get('message')
+    assert int(suites.get('tests')) == 6
+    # not asked: the regression is reported, not a JUnit failure
+    _report.write_fleet(str(now), list(HOSTS), compare_to=str(earlier))
+    suites = ET.parse(str(now / 'junit.xml')).getroot()
+    assert suites.find("testsuite[@name='tapeops.qualify.compare']").get('failures') == '0'
+
+
+def test_compare_to_that_is_not_a_run_is_a_clear_error(tmp_path):
+    now = tmp_path / 'now'
+    write_run(now, recorded())
+    with pytest.raises(_report.ReportError, match='not a run directory'):
+        _report.write_fleet(str(now), list(HOSTS), compare_to=str(tmp_path / 'nope'))
+    (tmp_path / 'empty').mkdir()
+    with pytest.raises(_report.ReportError, match='holds no host results'):
+        _report.write_fleet(str(now), list(HOSTS), compare_to=str(tmp_path / 'empty'))
+    with pytest.raises(_report.ReportError, match='own directory'):
+        _report.write_fleet(str(now), list(HOSTS), compare_to=str(now))
