@@ -20,7 +20,13 @@ Order of operations, each tape operation with a deadline:
    with count 0, which writes nothing: ``_tape_discovery.probe_mtweofi``);
    sweep, file-mark runs, then always rewind and close;
 7. st counters and log pages after. A log page that cannot be read or
-   decoded becomes a warning: the write measurements are never lost to it.
+   decoded becomes a warning: the write measurements are never lost to it;
+8. with ``read_back`` only: open the same cleared device O_RDONLY again (the
+   tape this run has just written and rewound; nothing else is ever read),
+   variable-block mode, rewind, read the sweep's blocks back at the size each
+   step was written (or ``read_back_block_size``), verify each one against the
+   pattern pools still in memory, rewind (``_tape_reader``). After the log
+   pages, so the drive's write counters are the writes' alone.
 """
 
 from __future__ import annotations
@@ -32,6 +38,7 @@ import time
 
 from ansible_collections.tapeops.qualify.plugins.module_utils import _st_sysfs
 from ansible_collections.tapeops.qualify.plugins.module_utils import _tape_discovery
+from ansible_collections.tapeops.qualify.plugins.module_utils import _tape_reader as R
 from ansible_collections.tapeops.qualify.plugins.module_utils import _tape_safety
 from ansible_collections.tapeops.qualify.plugins.module_utils import _tape_writer as W
 
@@ -149,7 +156,7 @@ class TapeBenchmark:
                  step_seconds=60, filemark_segments=(), filemark_payload=16000 * W.MB,
                  filemark_block_size=262144, filemark_pattern='2.5:1', overwrite=False, allowed_barcodes=(),
                  barcode=None, op_timeout=900, log_pages=True, runner=None, sys_root=_st_sysfs.SYS_ROOT,
-                 identity=None):
+                 identity=None, read_back=False, read_back_block_size=None):
         self.device = device
         self.block_sizes = list(block_sizes)
         self.patterns = list(patterns)
@@ -167,6 +174,14 @@ class TapeBenchmark:
         self.runner = runner
         self.sys_root = sys_root
         self.identity = identity
+        self.read_back = bool(read_back)
+        self.read_back_block_size = int(read_back_block_size) if read_back_block_size else None
+        if read_back_block_size is not None and not self.read_back:
+            raise ValueError('read_back_block_size is set but read_back is false: set read_back: true to read the '
+                             'written data back.')
+        if read_back_block_size is not None and int(read_back_block_size) <= 0:
+            raise ValueError('read_back_block_size must be a positive size such as 256K, got %r.'
+                             % (read_back_block_size,))
         self.result = None
         for pattern in self.patterns + [self.filemark_pattern]:
             W.parse_ratio(pattern)
@@ -201,6 +216,12 @@ class TapeBenchmark:
             'max_bytes_written': sweep_bytes + fm_runs * self.filemark_payload,
             'barcode': self.barcode,
             'media_rule': 'write only blank media, or barcode in allowed_barcodes, or overwrite=true',
+            'read_back': {
+                'enabled': self.read_back,
+                'block_size': self.read_back_block_size,
+                'max_bytes_read': sweep_bytes if self.read_back else 0,
+                'rule': 'reads only the sweep this run has just written, from BOT of the same device',
+            },
         }
 
     # -------------------------------------------------------------- run
@@ -214,6 +235,7 @@ class TapeBenchmark:
                              'detail': 'check mode: no drive opened, the st driver version decides' if check_mode
                              else 'before the ioctl probe'}
         self._set_mtweofi(result)
+        self._check_read_size(drive)
         if check_mode:
             return result
         if not plan['block_sizes']:
@@ -261,7 +283,85 @@ class TapeBenchmark:
             os.close(fd)
         if self.log_pages:
             result['log_pages_after'] = self._log_pages(sg, result, 'after')
+        if self.read_back:
+            result['read_back'] = self._read_back(pools, result)
         return result
+
+    # -------------------------------------------------------------- read-back
+    def _check_read_size(self, drive):
+        """A read_back_block_size the path cannot carry is refused before anything is written."""
+        if not self.read_back_block_size:
+            return
+        _run, skipped = plan_block_sizes([self.read_back_block_size], drive.get('block_limits'),
+                                         drive.get('hba_max_transfer_bytes'))
+        if skipped:
+            raise ValueError('read_back_block_size %s cannot be read on this path: %s. Use a smaller size.' % (
+                R.fmt_size(self.read_back_block_size), skipped[0]['reason']))
+
+    @staticmethod
+    def _pool_of(pools, indexed_step):
+        index, step = indexed_step
+        pattern, pool = pools[index % len(pools)]
+        if pattern != step['pattern']:
+            raise AssertionError('sweep step %d is %s, expected %s' % (index, step['pattern'], pattern))
+        return pool
+
+    def _read_back(self, pools, result):
+        """Read the sweep back from BOT of the device this run cleared and wrote; verify; time it."""
+        steps = R.tape_steps(result.get('sweep'))
+        record = {'block_size': self.read_back_block_size, 'verification': 'regenerated',
+                  'verification_basis': 'each block compared (memcmp) with the bytes of the pattern pools the '
+                                        'sweep wrote from, still in memory in this run',
+                  'steps': [], 'rewound': None}
+        if not steps:
+            record.update(R.summarize([]), verified=None, error='the sweep wrote no block: nothing to read back')
+            return record
+        step_timeout = (self.step_seconds or 3600) + self.op_timeout
+        fd = _open(self.device, os.O_RDONLY, self.op_timeout, self.identity)
+        try:
+            try:
+                W.mtop(fd, W.MTSETBLK, 0, timeout=self.op_timeout)
+                W.mtop(fd, W.MTREW, 1, timeout=self.op_timeout)
+                status = W.mtget(fd, timeout=self.op_timeout)
+                if status['file_number'] != 0 or status['block_number'] != 0:
+                    raise BenchmarkError('Read-back: the tape is not at BOT after rewinding (file %s, block %s). '
+                                         'Check the drive (mt status, dmesg).' % (
+                                             status['file_number'], status['block_number']), 'read_back_position',
+                                         partial=result)
+                # The sweep runs every pattern per block size in pool order and only ever stops at the end,
+                # so sweep step k was written from pools[k % len(pools)] (a pattern listed twice has two seeds).
+                first = W.block_views(self._pool_of(pools, steps[0]), steps[0][1]['block_size'])[0]
+                capacity = R.compare_capacity(first)
+                readinto = R.file_readinto(fd)
+                for index, step in steps:
+                    views = W.block_views(self._pool_of(pools, (index, step)), step['block_size'])
+                    size = self.read_back_block_size or step['block_size']
+
+                    def one(step=step, views=views, size=size, index=index):
+                        return R.read_step(step, views, size, readinto, step_index=index)
+
+                    try:
+                        rec = W.call_with_timeout(one, step_timeout, 'Reading back %d-byte blocks' % step['block_size'])
+                    except R.ReadBlockTooSmall as exc:
+                        record['steps'].append(exc.record)
+                        record.update(R.summarize(record['steps'], capacity), verified=None, error=exc.msg)
+                        result['read_back'] = record
+                        raise BenchmarkError(exc.msg, 'read_back_block_size_too_small', partial=result)
+                    record['steps'].append(rec)
+                    if rec['error']:
+                        break
+                record.update(R.summarize(record['steps'], capacity))
+            finally:
+                record['rewound'] = self._rewind(fd)
+        finally:
+            os.close(fd)
+        if record['mismatched_blocks'] or record['error']:
+            result['warnings'].append('read-back did not verify: %d block(s) differ from what was written%s.' % (
+                record['mismatched_blocks'], '; %s' % record['error'] if record['error'] else ''))
+        if record['verify_capped']:
+            result['warnings'].append('read-back: verifying took %.0f %% of the read time; the read rate may be '
+                                      'understated.' % (100 * record['verify_share']))
+        return record
 
     def _log_pages(self, sg, result, when):
         """Log pages, or an empty record and a warning: never an exception that loses the run."""

@@ -17,6 +17,9 @@ description:
   - Optionally measures the cost of file marks - the same payload with a file mark every N MB, once with
     synchronous file marks (MTWEOF) and once with immediate ones (MTWEOFI), against a run without marks.
   - Reads the drive log pages before and after (never during the writes) where the drive has them.
+  - Optionally (O(read_back=true)) reads the sweep back after writing - from BOT of the same device, in the same run,
+    only what this run has just written - verifies every block against the data it was written from and reports
+    the read (restore) rate beside the write rate.
   - B(Safety.) Refuses, before opening anything for write, every path that is not an C(nstN) node of
     the st driver bound to a SCSI sequential-access device (disks, partitions, files, /dev/null, sg
     nodes, other character devices). Refuses write-protected and WORM media, a drive another process
@@ -99,6 +102,24 @@ options:
     description: Read log pages 0x0C, 0x14, 0x17, 0x2E, 0x34 before and after.
     type: bool
     default: true
+  read_back:
+    description:
+      - After the write sweep, read its blocks back from BOT of the same device (the tape this run has just
+        written: never another one), verify each block against the pattern data it was written from (regenerated
+        in memory, compared byte for byte) and measure the read rate, per step and per second.
+      - Adds about the sweep's own time. The file-mark runs are not read back.
+    type: bool
+    default: false
+  read_back_block_size:
+    description:
+      - Read buffer for the read-back, bytes or with a binary suffix (V(256K)). Unset, each step is read at the
+        block size it was written with, as a restore with the same settings would.
+      - Smaller than a block on the tape, the read fails with a message that says the block size the tape was
+        written with (the st driver answers such a read with ENOMEM in variable-block mode). Use it to check a
+        restore setting.
+      - Requires O(read_back=true). Refused before anything is written when READ BLOCK LIMITS or the HBA cannot
+        carry it.
+    type: str
 seealso:
   - module: tapeops.qualify.tape_drive_info
 '''
@@ -108,6 +129,23 @@ EXAMPLES = r'''
   tapeops.qualify.tape_write_benchmark:
     device: /dev/nst0
   check_mode: true
+
+- name: Sweep a scratch cartridge, then read it back and verify it (restore rate beside the write rate)
+  tapeops.qualify.tape_write_benchmark:
+    device: /dev/nst0
+    allowed_barcodes: [SCR001L9]
+    read_back: true
+  register: tape_bench
+
+- name: Check that a restore reading 256 KiB blocks can read what was written with them
+  tapeops.qualify.tape_write_benchmark:
+    device: /dev/nst0
+    allowed_barcodes: [SCR001L9]
+    block_sizes: [256K]
+    patterns: [random]
+    step_mb: 200
+    read_back: true
+    read_back_block_size: 256K
 
 - name: Sweep a scratch cartridge and compare file marks
   tapeops.qualify.tape_write_benchmark:
@@ -228,6 +266,24 @@ warnings:
   returned: always
   type: list
   elements: str
+read_back:
+  description: >-
+    The read-back of the sweep (with O(read_back=true)) - per step C(steps) (C(block_size), C(pattern),
+    C(read_size), C(bytes), C(blocks), C(seconds), C(mb_s), C(write_mb_s) of the same step, C(series_mb_s),
+    C(verified), C(mismatched_blocks), C(mismatches), C(verify_seconds), C(error)) and in total C(bytes),
+    C(seconds), C(mb_s) (the restore rate), C(write_mb_s) (the write rate of the same blocks), C(series_mb_s),
+    C(verified), C(mismatched_blocks), C(verification) (V(regenerated)), C(verification_basis), C(verify_seconds),
+    C(verify_share) (time spent comparing over the read time), C(verify_capacity_mb_s) (compare rate in memory),
+    C(verify_capped), C(best), C(block_size) (the requested read size or null) and C(rewound). On a read smaller
+    than the block, also attached to the failure with C(reason=read_back_block_size_too_small).
+  returned: when read_back and the benchmark wrote
+  type: dict
+  sample:
+    mb_s: 88.1
+    write_mb_s: 95.4
+    verified: true
+    verification: regenerated
+    verify_share: 0.004
 reason:
   description: Machine-readable refusal reason on failure (C(block_device), C(sg_node), C(media_has_data), C(busy), ...).
   returned: on refusal
@@ -270,6 +326,8 @@ def main():
             barcode=dict(type='str'),
             op_timeout=dict(type='int', default=900),
             log_pages=dict(type='bool', default=True),
+            read_back=dict(type='bool', default=False),
+            read_back_block_size=dict(type='str'),
         ),
         supports_check_mode=True,
     )
@@ -299,6 +357,9 @@ def main():
             op_timeout=p['op_timeout'],
             log_pages=p['log_pages'],
             runner=runner,
+            read_back=p['read_back'],
+            read_back_block_size=(_bytes(module, p['read_back_block_size'], 'read_back_block_size')
+                                  if p['read_back_block_size'] is not None else None),
         )
         result = bench.run(check_mode=module.check_mode)
     except ValueError as exc:
