@@ -1,0 +1,293 @@
+#!/usr/bin/python
+# Copyright (c) tapeops.qualify contributors
+# GNU General Public License v3.0+ (see COPYING or https://www.gnu.org/licenses/gpl-3.0.txt)
+# SPDX-License-Identifier: GPL-3.0-or-later
+
+from __future__ import annotations
+
+DOCUMENTATION = r'''
+module: tape_mechanics_benchmark
+short_description: Time what a backup window loses between the writes - changer moves, load, locate, rewind, unload
+version_added: 0.1.0
+description:
+  - Moves the cartridge O(barcode) from its slot into the drive (C(mtx load)), waits until the drive is ready
+    (C(mt status) polled until ONLINE), locates O(locate_files) file marks from BOT (C(mt fsf)), spaces to end
+    of data (C(mt eod)), rewinds from there (C(mt rewind)), unloads (C(mt offline)) and moves the cartridge back
+    (C(mtx unload)), O(repeats) times. Each command runs under a deadline (O(op_timeout)) and is timed around
+    the real command; the result has the median and 95th percentile per operation.
+  - From these times and the drive's streaming rate it computes the overhead per file mark, per locate and per
+    mount, and the smallest object (file, segment, Bacula volume file, dCache flush) that reaches 50 % and 90 %
+    of the streaming rate, for the drive and for a O(target_generation); an object of S MB at R MB/s with T
+    seconds of overhead reaches f = (S/R) / (S/R + T), so S = R * T * f / (1 - f).
+  - B(Safety.) The locate needs file marks. They are written once, in the first cycle, and only when the media
+    rule of M(tapeops.qualify.tape_write_benchmark) admits the cartridge (blank, barcode in
+    O(allowed_barcodes), or O(overwrite=true)); a cartridge that holds data is only moved, loaded, spaced over
+    and rewound, none of which writes (RV(filemarks.refused) says why nothing was written). Only the named
+    cartridge is moved; a drive holding another cartridge is refused. The cartridge ends where it started (its
+    slot, or the drive), also when a step fails; RV(restored) says whether the changer confirms it.
+author:
+  - tapeops.qualify contributors (@tapeops)
+extends_documentation_fragment:
+  - tapeops.qualify._attributes
+  - tapeops.qualify._attributes.benchmark
+attributes:
+  check_mode:
+    details:
+      - In check mode the module reads C(mtx status) and the drive's status (read-only), moves nothing, writes
+        nothing, and returns the plan.
+  idempotent:
+    details:
+      - A benchmark moves the cartridge every time it runs; it reports C(changed=true) whenever it did.
+requirements:
+  - The st driver, mtx and mt (mt-st) on the managed host; sg3-utils for discovery.
+options:
+  device:
+    description: Non-rewinding tape node of the drive (V(/dev/nst0)).
+    type: path
+    required: true
+  barcode:
+    description: The cartridge to cycle (its barcode in C(mtx status)); in a slot, or already in this drive.
+    type: str
+    required: true
+  changer:
+    description: The changer's SCSI generic node (V(/dev/sg3)). Default - the changer discovery matched to the drive.
+    type: path
+  drive_element:
+    description: The drive's data transfer element number in C(mtx) (0, 1, ...). Default - from discovery.
+    type: int
+  repeats:
+    description: Cycles to time (1 to 100).
+    type: int
+    default: 3
+  locate_files:
+    description: File marks to locate over from BOT (C(mt fsf N)); as many files are written for it.
+    type: int
+    default: 4
+  file_mb:
+    description: Decimal MB per file written for the locate (random data, 256 KiB blocks).
+    type: int
+    default: 8
+  allowed_barcodes:
+    description: Scratch cartridges the file marks may be written on (same rule as the write benchmark).
+    type: list
+    elements: str
+    default: []
+  overwrite:
+    description: Allow writing the file marks over media that holds data. Write-protected and WORM media are refused.
+    type: bool
+    default: false
+  op_timeout:
+    description: Deadline in seconds for each command (a move, a load, a locate, a rewind).
+    type: int
+    default: 900
+  rate_mb_s:
+    description: The drive's measured streaming rate (MB/s) for the object sizes; default the drive model's native rate.
+    type: float
+  drive_model:
+    description: Drive model fields of the current drive (as in the inventory's C(tapeops_drives[].model)).
+    type: dict
+    default: {}
+  target_generation:
+    description: The drive to forecast for (V(LTO-9 FH)); omitted - only the current drive.
+    type: str
+  target_vendor:
+    description: The target drive's mechanism maker (V(IBM), V(HPE)).
+    type: str
+  target_interface:
+    description: The target drive's interface (V(SAS), V(FC)).
+    type: str
+  target_model:
+    description: Drive model fields of the target drive.
+    type: dict
+    default: {}
+  backup:
+    description:
+      - The backup software's settings (C(tapeops_backup)); C(segment_size_mb) and C(maximum_file_size) (Bacula
+        notation) are compared with the 90 % line (RV(size_warnings)).
+    type: dict
+    default: {}
+seealso:
+  - module: tapeops.qualify.tape_write_benchmark
+  - module: tapeops.qualify.tape_drive_info
+'''
+
+EXAMPLES = r'''
+- name: What it would do (check mode moves nothing)
+  tapeops.qualify.tape_mechanics_benchmark:
+    device: /dev/nst0
+    barcode: SCR001L6
+  check_mode: true
+
+- name: Time the mechanics on a scratch cartridge and forecast an LTO-9
+  tapeops.qualify.tape_mechanics_benchmark:
+    device: /dev/nst0
+    barcode: SCR001L6
+    allowed_barcodes: [SCR001L6]
+    repeats: 5
+    target_generation: LTO-9 FH
+    backup: "{{ tapeops_backup | default({}) }}"
+  register: mechanics
+'''
+
+RETURN = r'''
+plan:
+  description: What the run does (in check mode, would do) - the cartridge, where it starts, the steps and the media rule.
+  returned: always
+  type: dict
+barcode:
+  description: The cartridge cycled.
+  returned: always
+  type: str
+slot:
+  description: Its storage element (the slot it goes back to).
+  returned: always
+  type: int
+drive:
+  description: The drive as C(tapeops.qualify.tape_drive_info) reports it (without log pages).
+  returned: always
+  type: dict
+summary:
+  description: >-
+    Per operation (C(move_to_drive), C(load_ready), C(locate), C(space_eod), C(rewind), C(unload),
+    C(move_to_slot)) - C(n), C(median_s), C(p95_s), C(min_s), C(max_s), C(samples_s). An operation that was not
+    measured is absent.
+  returned: when not in check mode
+  type: dict
+filemarks:
+  description: >-
+    The file marks for the locate - C(written), C(media) (the read at BOT), C(media_decision) or C(refused),
+    C(reason) and C(msg); when written C(marks), C(bytes), C(rate_mb_s) (the run without marks) and
+    C(seconds_lost_per_mark).
+  returned: when not in check mode
+  type: dict
+  contains:
+    refused:
+      description: True when the media rule kept the benchmark from writing (a cartridge with data).
+      type: bool
+restored:
+  description: Whether the changer confirms the cartridge is back where it started.
+  returned: when not in check mode
+  type: bool
+final_location:
+  description: Where the changer last saw the cartridge (C(where) slot or drive, C(element)).
+  returned: when not in check mode
+  type: dict
+forecast:
+  description: >-
+    C(formula); C(current) and (with O(target_generation)) C(target) - C(label), C(rate_mb_s), C(rate_basis),
+    C(times_s), C(overheads_s) (filemark, locate, mount) and C(objects) (per overhead C(size_50_mb),
+    C(size_90_mb)); the target's C(scaling) says per operation whether its time was scaled by the drive model's
+    published figure or taken as measured.
+  returned: when not in check mode
+  type: dict
+size_warnings:
+  description: The backup software's segment or file sizes below the 90 % line, each with C(text).
+  returned: when not in check mode
+  type: list
+  elements: dict
+locate_error:
+  description: Why the locate was not measured on a cartridge the benchmark may not write (fewer file marks than asked).
+  returned: when the locate could not be measured
+  type: str
+warnings:
+  description: What was not measured or not restored, in words.
+  returned: always
+  type: list
+  elements: str
+reason:
+  description: Machine-readable refusal reason on failure (C(no_changer), C(drive_full), C(no_cartridge), C(timeout), ...).
+  returned: on failure
+  type: str
+'''
+
+import traceback
+
+from ansible.module_utils.basic import AnsibleModule
+
+from ansible_collections.tapeops.qualify.plugins.module_utils import _cli
+from ansible_collections.tapeops.qualify.plugins.module_utils import _mechanics
+from ansible_collections.tapeops.qualify.plugins.module_utils._tape_benchmark import BenchmarkError
+from ansible_collections.tapeops.qualify.plugins.module_utils._tape_safety import TapeSafetyError
+from ansible_collections.tapeops.qualify.plugins.module_utils._tape_writer import TapeTimeout
+
+
+def main():
+    module = AnsibleModule(
+        argument_spec=dict(
+            device=dict(type='path', required=True),
+            barcode=dict(type='str', required=True),
+            changer=dict(type='path'),
+            drive_element=dict(type='int'),
+            repeats=dict(type='int', default=3),
+            locate_files=dict(type='int', default=4),
+            file_mb=dict(type='int', default=8),
+            allowed_barcodes=dict(type='list', elements='str', default=[]),
+            overwrite=dict(type='bool', default=False),
+            op_timeout=dict(type='int', default=900),
+            rate_mb_s=dict(type='float'),
+            drive_model=dict(type='dict', default={}),
+            target_generation=dict(type='str'),
+            target_vendor=dict(type='str'),
+            target_interface=dict(type='str'),
+            target_model=dict(type='dict', default={}),
+            backup=dict(type='dict', default={}),
+        ),
+        supports_check_mode=True,
+    )
+    p = module.params
+    if p['rate_mb_s'] is not None and p['rate_mb_s'] <= 0:
+        module.fail_json(msg='rate_mb_s must be a positive rate in MB/s, got %s.' % p['rate_mb_s'], reason='bad_input')
+    target = None
+    try:
+        if p['target_generation']:
+            target = _mechanics.drive_spec(p['target_generation'], vendor=p['target_vendor'],
+                                           interface=p['target_interface'], model=p['target_model'])
+    except ValueError as exc:
+        module.fail_json(msg='target_generation: %s' % exc, reason='bad_input')
+
+    def runner(cmd, timeout):
+        return _cli.run(cmd, timeout=timeout)
+
+    mt = 'mt-st' if _cli.find_tool('mt-st', module=module, required=False) else 'mt'
+    bench = None
+    try:
+        bench = _mechanics.MechanicsBenchmark(
+            p['device'], p['barcode'], changer=p['changer'], drive_element=p['drive_element'],
+            repeats=p['repeats'], locate_files=p['locate_files'], file_mb=p['file_mb'],
+            allowed_barcodes=p['allowed_barcodes'], overwrite=p['overwrite'], op_timeout=p['op_timeout'],
+            runner=runner, mt=mt)
+        result = bench.run(check_mode=module.check_mode)
+        if not module.check_mode:
+            current = None
+            gen = (result.get('drive') or {}).get('generation') or {}
+            if gen.get('generation'):
+                current = _mechanics.drive_spec(gen['generation'], gen.get('form_factor'), gen.get('vendor'),
+                                                model=p['drive_model'])
+            _mechanics.analyse(result, current=current, target=target, rate_mb_s=p['rate_mb_s'], backup=p['backup'])
+    except ValueError as exc:
+        module.fail_json(msg=str(exc), reason='bad_input')
+    except TapeSafetyError as exc:
+        module.fail_json(msg=exc.msg, reason=exc.reason)
+    except (_mechanics.MechanicsError, BenchmarkError) as exc:
+        partial = dict((k, v) for k, v in (exc.partial or {}).items() if k != 'changed')
+        if bench is not None and 'summary' not in partial:
+            partial['summary'] = _mechanics.summarize(bench.samples)
+        module.fail_json(msg=exc.msg, reason=exc.reason, **partial)
+    except TapeTimeout as exc:
+        partial = dict((k, v) for k, v in (getattr(bench, 'result', None) or {}).items() if k != 'changed')
+        module.fail_json(msg='%s Check the drive (dmesg, sg_logs) and the changer, then retry.' % exc,
+                         reason='timeout', **partial)
+    except _cli.CliError as exc:
+        module.fail_json(**exc.as_fail_kwargs())
+    except Exception as exc:  # pylint: disable=broad-except
+        partial = dict((k, v) for k, v in (getattr(bench, 'result', None) or {}).items() if k != 'changed')
+        module.fail_json(msg='The mechanics benchmark stopped on an unexpected error: %s. What was measured before '
+                             'it is attached; please report this with the traceback.' % exc,
+                         exception=traceback.format_exc(), reason='internal_error', **partial)
+    for warning in result.get('warnings') or []:
+        module.warn(warning)
+    module.exit_json(**result)
+
+
+if __name__ == '__main__':
+    main()
