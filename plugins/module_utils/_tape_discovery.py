@@ -30,6 +30,7 @@ import re
 import struct
 
 from ansible_collections.tapeops.qualify.plugins.module_utils import _cli
+from ansible_collections.tapeops.qualify.plugins.module_utils import _hba_link
 from ansible_collections.tapeops.qualify.plugins.module_utils import _mt
 from ansible_collections.tapeops.qualify.plugins.module_utils import _mtx
 from ansible_collections.tapeops.qualify.plugins.module_utils import _scsi_inquiry
@@ -497,6 +498,7 @@ def discover(runner=None, sys_root=SYS_ROOT, log_pages=True, only=None):
                 limits = _scsi_inquiry.decode_read_block_limits(data)
         drive['block_limits'] = limits or {'min': None, 'max': None, 'granularity': None}
         drive['hba_max_transfer_bytes'] = hba_max_transfer(sg)
+        drive['link'] = _hba_link.device_link(scsi_dir, sys_root)
         status, result, text = _mt_status(runner, nst)
         drive['busy'] = 'busy' in text.lower()
         drive['mt_status'] = status if result.rc == 0 else None

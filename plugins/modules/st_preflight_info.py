@@ -15,6 +15,9 @@ description:
     the st driver is loaded and its buffer parameters (fixed buffer size, max_sg_segs, direct I/O), and for
     every tape drive the largest transfer the HBA path carries (BLKSECTGET on the drive's sg node, the
     HBA driver's max_sectors), the host's sg_tablesize and the direct I/O limit.
+  - For every tape drive, the link to its HBA from sysfs (SAS negotiated link rate of the ports between the HBA
+    and the drive, or the FC HBA port speed) and what it carries in MB/s; null when it is not a SAS or FC link or
+    the rate is unknown.
   - With O(block_size), says for each drive whether that block size fits and, when it does not, which
     setting limits it and what to change.
   - Reads sysfs and opens sg nodes read-only for one ioctl; writes nothing.
@@ -113,6 +116,16 @@ drives:
     message:
       description: A sentence saying whether it fits and which setting to change.
       type: str
+    link:
+      description: >-
+        The drive's link to its HBA from sysfs (C(/sys/class/sas_phy/*/negotiated_linkrate) of the SAS ports on the
+        drive's device path, or C(/sys/class/fc_host/hostN/speed)). C(transport) V(SAS), V(FC) or null (not a SAS
+        or FC link, as on a virtual host), C(host), C(rate) (the kernel's text, V(6.0 Gbit)), C(lanes),
+        C(usable_mb_s) (MB/s after the line encoding, null when unknown), C(encoding), C(hops) (one per SAS port)
+        and C(text) (a sentence).
+      type: dict
+      sample: {"transport": "SAS", "host": "host0", "rate": "6.0 Gbit", "lanes": 1, "usable_mb_s": 600.0,
+               "encoding": "8b/10b", "text": "SAS via host0: port-0:0 1x 6.0 Gbit = 600 MB/s; the drive gets at most 600 MB/s"}
 '''
 
 import os
@@ -120,6 +133,7 @@ import re
 
 from ansible.module_utils.basic import AnsibleModule
 
+from ansible_collections.tapeops.qualify.plugins.module_utils._hba_link import device_link
 from ansible_collections.tapeops.qualify.plugins.module_utils._stinit import st_driver_params, transfer_limits
 from ansible_collections.tapeops.qualify.plugins.module_utils._tape_discovery import (
     hba_max_transfer,
@@ -182,6 +196,7 @@ def main():
                  'host_sg_tablesize': sg_tablesize}
         entry.update(transfer_limits(hba, sg_tablesize, driver['max_sg_segs'], page, block))
         entry.pop('max_block_bytes', None)
+        entry['link'] = device_link(scsi_dir, SYS_ROOT)
         drives.append(entry)
     known = [d['hba_max_transfer_bytes'] for d in drives if d['hba_max_transfer_bytes']]
     weofi, weofi_basis = mtweofi_from_st_driver(SYS_ROOT)

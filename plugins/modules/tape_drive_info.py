@@ -110,6 +110,15 @@ drives:
       description: Largest transfer the host adapter path takes for this device (BLKSECTGET on sg).
       type: int
       sample: 1310720
+    link:
+      description: >-
+        The drive's link to its HBA from sysfs, read-only (SAS negotiated link rate of the ports on the drive's
+        device path, or the FC HBA port speed): C(transport) (V(SAS), V(FC) or null when it is neither, as on a
+        virtual host), C(rate), C(lanes), C(usable_mb_s) (null when unknown), C(encoding), C(hops), C(text).
+        The same as RV(tapeops.qualify.st_preflight_info#module:drives[].link).
+      type: dict
+      sample: {"transport": "FC", "host": "host5", "rate": "8 Gbit", "lanes": 1, "usable_mb_s": 800.0,
+               "encoding": "8b/10b", "hops": [], "text": "FC via host5: HBA port 8 Gbit = 800 MB/s (8b/10b)"}
     block_size:
       description: Current block size from C(mt status); 0 is variable-block mode.
       type: int

@@ -192,6 +192,8 @@ def test_discovery_with_gnu_mt_reports_unknown_not_false(tmp_path):
     assert drive['media_loaded'] is None and drive['write_protected'] is None
     assert drive['density_code'] == '0x5e' and drive['mt_status']['format'] == 'gnu'
     assert (drive['mtweofi_supported'], drive['mtweofi_basis']) == (True, 'st driver version 20160209')
+    # no SCSI host in this tree's device path: the link is unknown, not a failure
+    assert drive['link']['transport'] is None and drive['link']['usable_mb_s'] is None
 
 
 def test_log_pages_unsupported_device_is_not_a_failure():
