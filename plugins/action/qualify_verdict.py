@@ -26,6 +26,7 @@ ARGUMENT_SPEC = {
     'run': {'type': 'dict', 'default': {}},
     'preflight': {'type': 'dict'},
     'host_facts': {'type': 'dict', 'default': {}},
+    'media': {'type': 'dict'},
 }
 
 
@@ -45,7 +46,8 @@ class ActionModule(ActionBase):
         if args['status'] == 'failed':
             doc = _report.host_document(host, _report.STATUS_FAILED, source=args['source'], run=args['run'],
                                         host_facts=args['host_facts'], preflight=args['preflight'],
-                                        error=args['error'] or 'The host failed before its verdict.')
+                                        error=args['error'] or 'The host failed before its verdict.',
+                                        media=_report.media_section(args['media']))
         else:
             options = dict(args['options'])
             try:
@@ -54,7 +56,7 @@ class ActionModule(ActionBase):
                     write_results=args['write_benchmarks'], drive_settings=args['drive_settings'],
                     backup=args['backup'], memory_total_mb=args['memory_total_mb'], options=options,
                     target_generation=args['target_generation'], run=args['run'],
-                    preflight=args['preflight'], host_facts=args['host_facts'])
+                    preflight=args['preflight'], host_facts=args['host_facts'], media=args['media'])
             except (_report.ReportError, ValueError) as exc:
                 raise AnsibleActionFail(str(exc))
         result['verdicts'] = [dict(d['verdict'], id=d['id']) for d in doc['drives'] if d.get('verdict')]

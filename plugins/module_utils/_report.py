@@ -95,7 +95,7 @@ def atomic_write(path, text):
 
 
 def host_document(host, status=STATUS_OK, drives=None, source=None, host_facts=None, run=None, error=None,
-                  preflight=None):
+                  preflight=None, media=None):
     """The per-host document (see docs/reports.md for every key)."""
     drives = list(drives or [])
     classes = [(d.get('verdict') or {}).get('class') for d in drives]
@@ -108,6 +108,7 @@ def host_document(host, status=STATUS_OK, drives=None, source=None, host_facts=N
         'run': dict(run or {}),
         'host_facts': dict(host_facts or {}),
         'preflight': preflight,
+        'media': media,
         'source': source,
         'drives': drives,
         'worst_class': _verdict.worst([c for c in classes if c]),
@@ -219,7 +220,7 @@ _SETTING_KEYS = ('block_size_bytes', 'segment_size_mb', 'immediate_filemarks', '
 
 def assemble(host, drives_info=None, source=None, write_results=None, drive_settings=None, backup=None,
              memory_total_mb=None, options=None, target_generation=None, run=None, preflight=None,
-             host_facts=None):
+             host_facts=None, media=None):
     """The host document with a verdict per drive (and for the what-if target, if any)."""
     drives_info = [d for d in (drives_info or []) if isinstance(d, dict)]
     settings = [d for d in (drive_settings or []) if isinstance(d, dict)]
@@ -303,7 +304,7 @@ def assemble(host, drives_info=None, source=None, write_results=None, drive_sett
     if backup:
         facts.setdefault('backup', backup)
     return host_document(host, status, entries, source, facts, run, error if status != STATUS_OK else None,
-                         preflight)
+                         preflight, media=media_section(media))
 
 
 def _with_preflight(info, preflight):
@@ -374,6 +375,17 @@ def _n(value):
     return _verdict.fmt_rate(value).replace(' MB/s', '') if value is not None else '-'
 
 
+def restore_words(numbers):
+    """Restore (read-back) rate beside the backup rate, or None when the run did not read back."""
+    if numbers.get('restore_mb_s') is None:
+        return None
+    verified = numbers.get('restore_verified')
+    return 'restore (read-back) %s MB/s beside backup %s MB/s writing the same blocks (forecast feed now %s MB/s); ' \
+           '%s' % (_n(numbers.get('restore_mb_s')), _n(numbers.get('restore_write_mb_s')),
+                   _n(numbers.get('feed_now_mb_s')),
+                   'verified' if verified else 'NOT verified' if verified is False else 'verification unknown')
+
+
 # ---------------------------------------------------------------------------
 # Markdown
 
@@ -426,6 +438,9 @@ def fleet_markdown(docs, run=None):
         lines.append('')
         lines.append(verdict['summary'])
         lines.append('')
+        if restore_words(verdict['numbers']):
+            lines.append('**Backup and restore:** %s.' % restore_words(verdict['numbers']))
+            lines.append('')
         for reason in verdict['reasons']:
             lines.append('- %s' % reason)
         for finding in verdict.get('findings') or []:
@@ -439,6 +454,7 @@ def fleet_markdown(docs, run=None):
             for fix in verdict['fixes']:
                 lines.append('%d. **%s** (%s). %s' % (fix['rank'], fix['title'], fix['setting'], fix['why']))
         lines.append('')
+    lines.extend(media_markdown(docs))
     return '\n'.join(lines).rstrip('\n') + '\n'
 
 
@@ -686,6 +702,34 @@ class Charts:
             ax.legend(fontsize=7)
         return self._svg(fig, salt + '-sweep')
 
+    def media(self, bars, salt):
+        """Cartridges by media ID per library, coloured by what the target drive does with them.
+
+        bars: [(label, [(media ID, count, class), ...]), ...].
+        """
+        colors = {'write': '#1a7f37', 'read': '#d4a72c', 'stranded': '#cf222e', None: '#8c959f'}
+        fig = self._figure(figsize=(6.4, 0.9 + 0.45 * max(len(bars), 1)))
+        fig.subplots_adjust(left=0.3, right=0.97, bottom=0.35 if len(bars) < 3 else 0.2, top=0.85)
+        ax = fig.add_subplot()
+        seen = set()
+        for index, (_label, segments) in enumerate(bars[::-1]):
+            left = 0
+            for media, count, cls in segments:
+                name = {'write': 'target writes', 'read': 'target reads only', 'stranded': 'stranded',
+                        None: 'unknown'}[cls]
+                ax.barh(index, count, left=left, color=colors[cls], edgecolor='white',
+                        label=None if name in seen else name)
+                seen.add(name)
+                ax.text(left + count / 2.0, index, media or '?', ha='center', va='center', fontsize=7, color='white')
+                left += count
+        ax.set_yticks(range(len(bars)))
+        ax.set_yticklabels([label for label, _s in bars[::-1]], fontsize=7)
+        ax.set_xlabel('cartridges')
+        ax.set_title('Media by generation per library')
+        if seen:
+            ax.legend(fontsize=7, loc='lower right')
+        return self._svg(fig, salt + '-media')
+
 
 # ---------------------------------------------------------------------------
 # HTML
@@ -751,6 +795,8 @@ def fleet_html(docs, run=None, charts=None):
             index, esc(row['host']), esc(verdict['class'])))
         parts.append('<h2>%s %s %s %s</h2>' % (
             esc(row['host']), esc(str(row['drive'])), esc(str(row['label'])), _badge(verdict['class'])))
+        if restore_words(verdict['numbers']):
+            parts.append('<p class="restore"><b>Backup and restore:</b> %s.</p>' % esc(restore_words(verdict['numbers'])))
         parts.append('<p>%s</p><ul>' % esc(verdict['summary']))
         parts.extend('<li>%s</li>' % esc(r) for r in verdict['reasons'])
         parts.extend('<li><b>%s</b>: %s</li>' % (esc(f['severity']), esc(f['text']))
@@ -789,8 +835,160 @@ def fleet_html(docs, run=None, charts=None):
                              'was not written to (no allowed scratch medium, or a what-if).</figcaption></figure>')
             parts.append('</div>')
         parts.append('</section>')
+    parts.extend(media_html(docs, charts))
     parts.append('</body></html>')
     return '\n'.join(parts) + '\n'
+
+
+# ---------------------------------------------------------------------------
+# media section (upgrade check: media_inventory's summary against the target drive)
+
+
+def media_section(media):
+    """The host document's ``media`` from a media_inventory result (None when the run read no media)."""
+    if not isinstance(media, dict) or not media:
+        return None
+    if media.get('skipped'):
+        return {'status': 'skipped', 'error': media.get('skip_reason') or media.get('msg') or 'skipped'}
+    if media.get('failed'):
+        return {'status': 'failed', 'error': str(media.get('msg') or 'media_inventory failed')}
+    summary = media.get('summary') if 'summary' in media else media
+    if not isinstance(summary, dict) or 'libraries' not in summary or 'target' not in summary:
+        return {'status': 'failed', 'error': 'media_inventory returned no classification (no target generation?)'}
+    return dict(summary, status='ok')
+
+
+def _media_docs(docs):
+    return [(d['host'], d['media']) for d in docs if isinstance(d.get('media'), dict)]
+
+
+def _media_mix(lib):
+    """[(media ID, count, class)] of a library, oldest media first."""
+    cls_of = {}
+    for key in ('stranded', 'read_only'):
+        for row in lib.get(key) or []:
+            cls_of[row.get('media')] = 'stranded' if key == 'stranded' else 'read'
+    out = []
+    for media, count in sorted((lib.get('by_generation') or {}).items(), key=lambda kv: _MEDIA_ORDER.get(kv[0], 99)):
+        cls = None if media == 'unknown' else cls_of.get(media, 'write')
+        out.append((None if media == 'unknown' else media, count, cls))
+    return out
+
+
+_MEDIA_ORDER = dict((m, i) for i, m in enumerate(['L1', 'L2', 'L3', 'L4', 'L5', 'L6', 'L7', 'M8', 'L8', 'L9', 'LA',
+                                                 'PA', 'unknown']))
+
+
+def _fmt_hours(value):
+    return ('%.1f' % value) if value is not None else '-'
+
+
+def media_markdown(docs):
+    """Lines of the Markdown media section (empty when no host has one)."""
+    items = _media_docs(docs)
+    if not items:
+        return []
+    lines = ['## Media against the target drive', '']
+    lines.append('| Host | Library | Target writes | Target reads only | Stranded | Unknown | Cleaning | '
+                 'Stranded native TB | Migration h (drives kept) | Keep an old drive |')
+    lines.append('|---|---|---|---|---|---|---|---|---|---|')
+    for host, media in items:
+        if media.get('status') != 'ok':
+            lines.append('| %s | - | %s |  |  |  |  |  |  |  |' % (_md(host), _md('no media inventory: %s' % media.get(
+                'error'))))
+            continue
+        for lib in media['libraries']:
+            c = lib['counts']
+            mig = lib.get('migration') or {}
+            lines.append('| %s | %s | %d | %d | %d | %d | %d | %s | %s | %s |' % (
+                _md(host), _md(lib['id']), c['write'], c['read'], c['stranded'], c['unknown'], c['cleaning'],
+                '%.1f' % (lib['capacity_gb']['stranded'] / 1000.0),
+                '%s (%s)' % (_fmt_hours(mig.get('hours')), mig.get('drives_kept')) if mig else '-',
+                'yes' if lib['keep_old_drive']['required'] else 'no'))
+    lines.append('')
+    for host, media in items:
+        if media.get('status') != 'ok':
+            continue
+        lines.append('### %s: media against the %s' % (host, media['target']['label']))
+        lines.append('')
+        for lib in media['libraries']:
+            if lib['stranded']:
+                lines.append('- %s, stranded: %s' % (lib['id'], ', '.join(
+                    '%s (%s, %s)' % (r['barcode'] or 'no barcode', r['media'], r['where']) for r in lib['stranded'])))
+            if lib['keep_old_drive'].get('why'):
+                lines.append('- %s: %s' % (lib['id'], lib['keep_old_drive']['why']))
+            for row in lib.get('cleaning') or []:
+                lines.append('- %s, cleaning %s (%s): %s' % (lib['id'], row['barcode'], row['where'],
+                                                             row['flag'] or 'universal'))
+        for finding in media.get('findings') or []:
+            lines.append('- %s: %s' % (finding['severity'].upper(), finding['text']))
+        mig = media.get('migration')
+        if mig:
+            lines.append('')
+            lines.append('Migration of the stranded cartridges: **%s h** for %d cartridges (%.1f TB native) with %d '
+                         'old drive(s) kept. Assumptions:' % (_fmt_hours(mig['hours']), mig['cartridges'],
+                                                               mig['data_gb'] / 1000.0, mig['drives_kept']))
+            lines.append('')
+            lines.extend('- %s' % a for a in mig['assumptions'])
+        lines.append('')
+    return lines
+
+
+def media_html(docs, charts=None):
+    """HTML parts of the media section (empty when no host has one)."""
+    items = _media_docs(docs)
+    if not items:
+        return []
+    esc = html.escape
+    parts = ['<section class="media" id="media"><h2>Media against the target drive</h2>',
+             '<table id="media-table"><tr><th>Host</th><th>Library</th><th>Target writes</th><th>Reads only</th>'
+             '<th>Stranded</th><th>Unknown</th><th>Cleaning</th><th>Stranded native TB</th>'
+             '<th>Migration h (drives kept)</th><th>Keep an old drive</th></tr>']
+    bars = []
+    for host, media in items:
+        if media.get('status') != 'ok':
+            parts.append('<tr><td>%s</td><td colspan="9" class="err">no media inventory: %s</td></tr>' % (
+                esc(host), esc(str(media.get('error')))))
+            continue
+        for lib in media['libraries']:
+            c = lib['counts']
+            mig = lib.get('migration') or {}
+            parts.append('<tr data-host="%s" data-library="%s"><td>%s</td><td>%s</td><td>%d</td><td>%d</td>'
+                         '<td>%d</td><td>%d</td><td>%d</td><td>%.1f</td><td>%s</td><td>%s</td></tr>' % (
+                             esc(host), esc(lib['id']), esc(host), esc(lib['id']), c['write'], c['read'],
+                             c['stranded'], c['unknown'], c['cleaning'], lib['capacity_gb']['stranded'] / 1000.0,
+                             esc('%s (%s)' % (_fmt_hours(mig.get('hours')), mig.get('drives_kept')) if mig else '-'),
+                             'yes' if lib['keep_old_drive']['required'] else 'no'))
+            bars.append(('%s %s' % (host, lib['id']), _media_mix(lib)))
+    parts.append('</table>')
+    for host, media in items:
+        if media.get('status') != 'ok':
+            continue
+        parts.append('<h3>%s: media against the %s</h3><ul>' % (esc(host), esc(media['target']['label'])))
+        for lib in media['libraries']:
+            if lib['stranded']:
+                parts.append('<li class="stranded">%s, stranded: %s</li>' % (esc(lib['id']), esc(', '.join(
+                    '%s (%s, %s)' % (r['barcode'] or 'no barcode', r['media'], r['where']) for r in lib['stranded']))))
+            if lib['keep_old_drive'].get('why'):
+                parts.append('<li>%s: %s</li>' % (esc(lib['id']), esc(lib['keep_old_drive']['why'])))
+            for row in lib.get('cleaning') or []:
+                parts.append('<li class="cleaning">%s, cleaning %s (%s): %s</li>' % (
+                    esc(lib['id']), esc(str(row['barcode'])), esc(row['where']), esc(row['flag'] or 'universal')))
+        for finding in media.get('findings') or []:
+            parts.append('<li><b>%s</b>: %s</li>' % (esc(finding['severity']), esc(finding['text'])))
+        parts.append('</ul>')
+        mig = media.get('migration')
+        if mig:
+            parts.append('<p class="migration">Migration of the stranded cartridges: <b>%s h</b> for %d cartridges '
+                         '(%.1f TB native) with %d old drive(s) kept.</p><ul class="assumptions">' % (
+                             _fmt_hours(mig['hours']), mig['cartridges'], mig['data_gb'] / 1000.0, mig['drives_kept']))
+            parts.extend('<li>%s</li>' % esc(a) for a in mig['assumptions'])
+            parts.append('</ul>')
+    if charts is not None and not isinstance(charts, ReportError) and bars:
+        parts.append('<div class="charts"><figure class="chart" data-chart="media">%s</figure></div>' % charts.media(
+            bars, 'media'))
+    parts.append('</section>')
+    return parts
 
 
 # ---------------------------------------------------------------------------

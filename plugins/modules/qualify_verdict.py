@@ -108,6 +108,11 @@ options:
     description: Other facts stored in the document (kernel, distribution, CPU count).
     type: dict
     default: {}
+  media:
+    description:
+      - The registered result of M(tapeops.qualify.media_inventory) run with the target generation; its
+        C(summary) becomes the document's C(media) section (a failed or skipped result is recorded as such).
+    type: dict
 seealso:
   - module: tapeops.qualify.qualify_report
 '''
