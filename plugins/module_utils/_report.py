@@ -854,7 +854,9 @@ def media_section(media):
         return {'status': 'failed', 'error': str(media.get('msg') or 'media_inventory failed')}
     summary = media.get('summary') if 'summary' in media else media
     if not isinstance(summary, dict) or 'libraries' not in summary or 'target' not in summary:
-        return {'status': 'failed', 'error': 'media_inventory returned no classification (no target generation?)'}
+        # A failure the play kept going past (failed_when: false) still carries the module's message.
+        return {'status': 'failed', 'error': str(media.get('msg') or 'media_inventory returned no classification '
+                                                                     '(no target generation?)')}
     return dict(summary, status='ok')
 
 

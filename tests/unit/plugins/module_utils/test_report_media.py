@@ -52,6 +52,9 @@ def test_failed_or_skipped_inventory_is_recorded_not_dropped():
     assert _report.media_section({'skipped': True, 'skip_reason': 'Conditional result was False'})['status'] == \
         'skipped'
     assert _report.media_section(None) is None
+    # failed_when: false keeps the play going: failed is False, the message is kept
+    assert _report.media_section({'failed': False, 'failed_when_result': False, 'msg': 'target: Cannot read'}) == {
+        'status': 'failed', 'error': 'target: Cannot read'}
     assert _report.media_section({'changed': False, 'libraries': [], 'summary': None})['status'] == 'failed'
     doc = _report.host_document('h', _report.STATUS_FAILED, error='source read failed',
                                 media=_report.media_section({'failed': True, 'msg': 'boom'}))
