@@ -338,6 +338,29 @@ def sweep_rates(tape, ratio):
     return by_pattern[best_pattern], best_pattern
 
 
+def restore_numbers(tape):
+    """The read-back of the write sweep (tape_write_benchmark read_back=true), or None when there was none.
+
+    ``mb_s`` is the restore rate of the sweep's blocks, read at the block size
+    each was written with (or the size asked for); ``write_mb_s`` the write
+    rate of the same blocks: the backup side of the same data on the same path.
+    """
+    rb = _get(tape, 'read_back')
+    if not isinstance(rb, dict) or not rb.get('bytes'):
+        return None
+    verified = rb.get('verified')
+    return {
+        'mb_s': _num(rb.get('mb_s')),
+        'write_mb_s': _num(rb.get('write_mb_s')),
+        'bytes': int(_num(rb.get('bytes')) or 0),
+        'verified': verified if isinstance(verified, bool) else None,
+        'mismatched_blocks': int(_num(rb.get('mismatched_blocks')) or 0),
+        'error': rb.get('error'),
+        'read_size': _num(rb.get('block_size')),
+        'verification': rb.get('verification'),
+    }
+
+
 def path_rate(rates, block_size):
     """(MB/s, basis) of the drive path at ``block_size``: measured, or modelled with a stated basis.
 
@@ -590,6 +613,25 @@ def evaluate(spec, source, tape=None, drive=None, config=None, memory_total_mb=N
                            reported, '' if reported == 1 else 'es', _sg_logs.BACKHITCH_PAGE,
                            _sg_logs.BACKHITCH_PARAMETER))
 
+    # -- restore: the read-back of the sweep, when it was asked for
+    restore = restore_numbers(tape)
+    if restore is not None:
+        reasons.append('Read-back (restore) of the sweep\'s %.0f MB at %s: %s, against %s writing the same blocks; '
+                       '%s.' % (
+                           restore['bytes'] / 1e6,
+                           'a %s read buffer' % fmt_bytes(restore['read_size']) if restore['read_size']
+                           else 'the block sizes they were written with',
+                           fmt_rate(restore['mb_s']), fmt_rate(restore['write_mb_s']),
+                           'every block verified against the data written' if restore['verified'] else
+                           'NOT verified'))
+        if restore['verified'] is False:
+            findings.append({'id': 'read_back_not_verified', 'severity': 'error',
+                             'text': 'The read-back did not return what was written: %d block(s) differ%s. Check '
+                                     'the drive, the HBA and the cabling (dmesg, sg_logs -a) before trusting '
+                                     'restores from this path.' % (
+                                         restore['mismatched_blocks'],
+                                         '; %s' % restore['error'] if restore['error'] else '')})
+
     # -- file marks
     costs = _filemark_costs(tape)
     segment_mb = _num(config.get('segment_size_mb'))
@@ -823,6 +865,9 @@ def evaluate(spec, source, tape=None, drive=None, config=None, memory_total_mb=N
             'memory_needed_mb': None,
             'memory_total_mb': _num(memory_total_mb),
             'streams_planned': planned,
+            'restore_mb_s': restore['mb_s'] if restore else None,
+            'restore_write_mb_s': restore['write_mb_s'] if restore else None,
+            'restore_verified': restore['verified'] if restore else None,
         },
         'forecast': {'now': _brief(now), 'after_setting_fixes': _brief(fixed), 'trace': trace},
         'reasons': reasons,
