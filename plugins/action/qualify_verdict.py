@@ -9,7 +9,7 @@ from __future__ import annotations
 from ansible.errors import AnsibleActionFail
 from ansible.plugins.action import ActionBase
 
-from ansible_collections.tapeops.qualify.plugins.module_utils import _report
+from ansible_collections.tapeops.qualify.plugins.module_utils import _report, _report_mechanics
 
 ARGUMENT_SPEC = {
     'report_dir': {'type': 'path', 'required': True},
@@ -27,6 +27,7 @@ ARGUMENT_SPEC = {
     'preflight': {'type': 'dict'},
     'host_facts': {'type': 'dict', 'default': {}},
     'media': {'type': 'dict'},
+    'mechanics': {'type': 'raw'},
 }
 
 
@@ -47,7 +48,8 @@ class ActionModule(ActionBase):
             doc = _report.host_document(host, _report.STATUS_FAILED, source=args['source'], run=args['run'],
                                         host_facts=args['host_facts'], preflight=args['preflight'],
                                         error=args['error'] or 'The host failed before its verdict.',
-                                        media=_report.media_section(args['media']))
+                                        media=_report.media_section(args['media']),
+                                        mechanics=_report_mechanics.mechanics_section(args['mechanics']))
         else:
             options = dict(args['options'])
             try:
@@ -56,7 +58,8 @@ class ActionModule(ActionBase):
                     write_results=args['write_benchmarks'], drive_settings=args['drive_settings'],
                     backup=args['backup'], memory_total_mb=args['memory_total_mb'], options=options,
                     target_generation=args['target_generation'], run=args['run'],
-                    preflight=args['preflight'], host_facts=args['host_facts'], media=args['media'])
+                    preflight=args['preflight'], host_facts=args['host_facts'], media=args['media'],
+                    mechanics=args['mechanics'])
             except (_report.ReportError, ValueError) as exc:
                 raise AnsibleActionFail(str(exc))
         result['verdicts'] = [dict(d['verdict'], id=d['id']) for d in doc['drives'] if d.get('verdict')]

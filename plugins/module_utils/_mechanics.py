@@ -489,7 +489,7 @@ class MechanicsBenchmark:
             steps.append('load %s back into drive %s, where it was' % (self.barcode, self.drive_element))
         return {
             'device': self.device, 'changer': self.changer, 'drive_element': self.drive_element,
-            'barcode': self.barcode, 'start': {'where': where, 'element': element},
+            'barcode': self.barcode, 'start': {'where': where, 'slot': element},
             'repeats': self.repeats, 'locate_files': self.locate_files, 'file_mb': self.file_mb,
             'max_bytes_written': 2 * self.locate_files * self.file_mb * MB,
             'media_rule': 'file marks only on blank media, a barcode in allowed_barcodes, or overwrite=true; '

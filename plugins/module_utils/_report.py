@@ -31,7 +31,7 @@ import re
 import tempfile
 import xml.etree.ElementTree as ET
 
-from ansible_collections.tapeops.qualify.plugins.module_utils import _compare, _verdict
+from ansible_collections.tapeops.qualify.plugins.module_utils import _compare, _report_mechanics, _verdict
 
 SCHEMA = 'tapeops.qualify/host-report/v1'
 HOSTS_DIR = 'hosts'
@@ -95,7 +95,7 @@ def atomic_write(path, text):
 
 
 def host_document(host, status=STATUS_OK, drives=None, source=None, host_facts=None, run=None, error=None,
-                  preflight=None, media=None):
+                  preflight=None, media=None, mechanics=None):
     """The per-host document (see docs/reports.md for every key)."""
     drives = list(drives or [])
     classes = [(d.get('verdict') or {}).get('class') for d in drives]
@@ -109,6 +109,7 @@ def host_document(host, status=STATUS_OK, drives=None, source=None, host_facts=N
         'host_facts': dict(host_facts or {}),
         'preflight': preflight,
         'media': media,
+        'mechanics': mechanics,
         'source': source,
         'drives': drives,
         'worst_class': _verdict.worst([c for c in classes if c]),
@@ -220,7 +221,7 @@ _SETTING_KEYS = ('block_size_bytes', 'segment_size_mb', 'immediate_filemarks', '
 
 def assemble(host, drives_info=None, source=None, write_results=None, drive_settings=None, backup=None,
              memory_total_mb=None, options=None, target_generation=None, run=None, preflight=None,
-             host_facts=None, media=None):
+             host_facts=None, media=None, mechanics=None):
     """The host document with a verdict per drive (and for the what-if target, if any)."""
     drives_info = [d for d in (drives_info or []) if isinstance(d, dict)]
     settings = [d for d in (drive_settings or []) if isinstance(d, dict)]
@@ -303,8 +304,10 @@ def assemble(host, drives_info=None, source=None, write_results=None, drive_sett
         facts.setdefault('memory_total_mb', memory_total_mb)
     if backup:
         facts.setdefault('backup', backup)
+    mech = _report_mechanics.mechanics_section(mechanics)
+    _report_mechanics.attach_findings(entries, mech)
     return host_document(host, status, entries, source, facts, run, error if status != STATUS_OK else None,
-                         preflight, media=media_section(media))
+                         preflight, media=media_section(media), mechanics=mech)
 
 
 def _with_preflight(info, preflight):
@@ -455,6 +458,7 @@ def fleet_markdown(docs, run=None):
                 lines.append('%d. **%s** (%s). %s' % (fix['rank'], fix['title'], fix['setting'], fix['why']))
         lines.append('')
     lines.extend(media_markdown(docs))
+    lines.extend(_report_mechanics.markdown(docs))
     return '\n'.join(lines).rstrip('\n') + '\n'
 
 
@@ -836,6 +840,7 @@ def fleet_html(docs, run=None, charts=None):
             parts.append('</div>')
         parts.append('</section>')
     parts.extend(media_html(docs, charts))
+    parts.extend(_report_mechanics.html(docs))
     parts.append('</body></html>')
     return '\n'.join(parts) + '\n'
 

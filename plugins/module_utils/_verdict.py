@@ -1074,3 +1074,26 @@ def _setting(software, fix, value):
             return '%s Job: Spool Data = yes, Device: Spool Directory on a fast disk' % SOFTWARE_NAMES[software]
         return 'back up to disk first, then copy to tape'
     return str(value)  # pragma: no cover
+
+
+def mechanics_findings(mechanics, side='current'):
+    """Findings from a ``tape_mechanics_benchmark`` result (the host document's mechanics entry).
+
+    ``side``: 'current' for the measured drive's own verdict, 'target' for the
+    what-if. A backup segment or file size below the size that reaches 90 % of
+    the streaming rate with the measured time per file mark is a warning; a
+    cartridge the benchmark could not put back is an error.
+    """
+    out = []
+    if not isinstance(mechanics, dict):
+        return out
+    for warning in mechanics.get('size_warnings') or []:
+        if isinstance(warning, dict) and warning.get('drive') == side and warning.get('text'):
+            out.append({'id': 'object_size_below_90', 'severity': 'warning',
+                        'text': 'Library and drive mechanics: %s' % warning['text']})
+    if side == 'current' and mechanics.get('restored') is False:
+        out.append({'id': 'mechanics_cartridge_not_restored', 'severity': 'error',
+                    'text': 'The mechanics benchmark could not put %s back where it started (%s): put it back by '
+                            'hand before the next backup.' % (mechanics.get('barcode') or 'the cartridge',
+                                                              mechanics.get('final_location') or 'unknown')})
+    return out

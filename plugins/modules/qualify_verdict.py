@@ -113,6 +113,13 @@ options:
       - The registered result of M(tapeops.qualify.media_inventory) run with the target generation; its
         C(summary) becomes the document's C(media) section (a failed or skipped result is recorded as such).
     type: dict
+  mechanics:
+    description:
+      - The registered result of M(tapeops.qualify.tape_mechanics_benchmark) (one result, or a looped task's
+        result with C(results)); per drive its times, object-size forecast and size warnings become the
+        document's C(mechanics) section, and a backup segment or file size below the 90 % line becomes a warning
+        in that drive's verdict (the target side in the what-if's). Skipped results are left out.
+    type: raw
 seealso:
   - module: tapeops.qualify.qualify_report
 '''
