@@ -449,6 +449,22 @@ def _block_limit(drive):
     return min(limits)
 
 
+def drive_link(drive):
+    """(usable MB/s or None, link dict or None) of the drive's HBA link (tape_drive_info / st_preflight_info
+    ``drives[].link``, from ``_hba_link``): SAS negotiated link rate or FC port speed after line encoding."""
+    link = _get(drive, 'link')
+    if not isinstance(link, dict):
+        return None, None
+    usable = _num(link.get('usable_mb_s'))
+    return (usable if usable is not None and usable > 0 else None), link
+
+
+def _link_name(link):
+    """'SAS 6.0 Gbit' / 'FC 8 Gbit' / 'HBA'."""
+    words = ' '.join(str(link[k]) for k in ('transport', 'rate') if link.get(k))
+    return words or 'HBA'
+
+
 # ---------------------------------------------------------------------------
 # the verdict
 
@@ -603,6 +619,36 @@ def evaluate(spec, source, tape=None, drive=None, config=None, memory_total_mb=N
             return None
         return rate
 
+    # -- the HBA link (sysfs: SAS negotiated link rate, FC port speed) against what the drive takes
+    link_mb_s, link = drive_link(drive)
+    compressed_max = _num(_get(spec, 'compressed_max_mb_s'))
+    link_caps = link_mb_s is not None and link_mb_s < need_full
+    if link_mb_s is not None:
+        takes = '%s takes %s at %.2f:1 (its compressed maximum %s)' % (
+            label, fmt_rate(need_full), ratio, fmt_rate(compressed_max))
+        if link_caps and feed_mean > link_mb_s:
+            reasons.append('The %s link carries %s, below the %s: the link, not the sources (%s), caps the drive '
+                           '(%s).' % (_link_name(link), fmt_rate(link_mb_s), takes, fmt_rate(feed_mean),
+                                      link.get('text') or 'sysfs'))
+        elif link_caps:
+            reasons.append('The %s link carries %s, below the %s; the sources (%s) are lower still, so they limit '
+                           'first (%s).' % (_link_name(link), fmt_rate(link_mb_s), takes, fmt_rate(feed_mean),
+                                            link.get('text') or 'sysfs'))
+        else:
+            reasons.append('The %s link carries %s, enough for the %s%s.' % (
+                _link_name(link), fmt_rate(link_mb_s), takes,
+                '; data that compresses better would meet the link first' if compressed_max
+                and link_mb_s < compressed_max else ''))
+    elif link is not None and link.get('text'):
+        reasons.append('HBA link: %s.' % str(link['text']).rstrip('.'))
+
+    def capped(rate):
+        """The path the forecast gets: the sweep's cap, and the link where it is below what the drive takes."""
+        cap = path_cap(rate)
+        if link_caps:
+            cap = link_mb_s if cap is None else min(cap, link_mb_s)
+        return cap
+
     # -- what the drive itself counted while the write benchmark ran (LOG SENSE)
     before = _sg_logs.backhitch_count(_get(tape, 'log_pages_before'))
     after = _sg_logs.backhitch_count(_get(tape, 'log_pages_after'))
@@ -647,13 +693,15 @@ def evaluate(spec, source, tape=None, drive=None, config=None, memory_total_mb=N
     mode_now = 'immediate' if immediate_now else 'sync'
     mark_now = costs.get('sync') if mode_now == 'sync' else None
 
-    now = case.run(path_cap(path_now), segment_mb, mode_now, mark_now, trace=True)
+    now = case.run(capped(path_now), segment_mb, mode_now, mark_now, trace=True)
     cls_now = now['class']
     if src['inconclusive']:
         cls_now = INCONCLUSIVE
     limiter = 'the sources'
     if path_cap(path_now) is not None and path_now < feed_mean:
         limiter = 'the drive path%s' % (' at %s blocks' % fmt_bytes(configured_bs) if configured_bs else '')
+    if link_caps and link_mb_s < feed_mean and (path_cap(path_now) is None or link_mb_s <= path_now):
+        limiter = 'the %s link at %s' % (_link_name(link), fmt_rate(link_mb_s))
     if now['backhitches_filemark']:
         limiter += ' and synchronous file marks every %.0f MB' % segment_mb
 
@@ -672,14 +720,14 @@ def evaluate(spec, source, tape=None, drive=None, config=None, memory_total_mb=N
             seg_fixed = seg_recommended
         else:
             seg_recommended = None
-    fixed = case.run(path_cap(path_fixed), seg_fixed, mode_fixed, costs.get('sync') if mode_fixed == 'sync' else None)
+    fixed = case.run(capped(path_fixed), seg_fixed, mode_fixed, costs.get('sync') if mode_fixed == 'sync' else None)
     cls_fixed = fixed['class'] if not src['inconclusive'] else INCONCLUSIVE
 
     if best_bs and configured_bs is None and rates:
         reasons.append('The block size in use is not known (set tapeops_backup.block_size_bytes or the drive\'s '
                        'block_size_bytes to judge it); the sweep recommends %s.' % fmt_bytes(best_bs))
     elif best_bs and configured_bs != best_bs and rates:
-        block = case.run(path_cap(best_rate), segment_mb, mode_now, mark_now)
+        block = case.run(capped(best_rate), segment_mb, mode_now, mark_now)
         if hard_error or _better(block, now) or (
                 path_now is not None and best_rate > path_now * (1 + opts['block_size_tolerance'])
                 and best_bs >= VENDOR_MIN_BLOCK > (configured_bs or 0)):
@@ -695,7 +743,7 @@ def evaluate(spec, source, tape=None, drive=None, config=None, memory_total_mb=N
                 'forecast': _brief(block),
             }
     if mode_now == 'sync' and mode_fixed == 'immediate' and segment_mb:
-        immediate = case.run(path_cap(path_now), segment_mb, 'immediate')
+        immediate = case.run(capped(path_now), segment_mb, 'immediate')
         if _better(immediate, now, 0.01):
             fixes['immediate_filemarks'] = {
                 'title': 'Write file marks without waiting (immediate file marks)',
@@ -709,7 +757,7 @@ def evaluate(spec, source, tape=None, drive=None, config=None, memory_total_mb=N
                 'forecast': _brief(immediate),
             }
     if seg_recommended:
-        bigger = case.run(path_cap(path_now), seg_recommended, 'sync', mark_now)
+        bigger = case.run(capped(path_now), seg_recommended, 'sync', mark_now)
         if _better(bigger, now, 0.01):
             fixes['segment_size'] = {
                 'title': 'Write larger segments (%.0f MB or more between file marks)' % seg_recommended,
@@ -738,7 +786,8 @@ def evaluate(spec, source, tape=None, drive=None, config=None, memory_total_mb=N
     # -- streams: from the measured scaling curve
     planned = src['streams']
     n_floor = n_full = None
-    source_limited = path_cap(path_fixed) is None or path_fixed >= need_floor
+    source_limited = (path_cap(path_fixed) is None or path_fixed >= need_floor) and (
+        not link_caps or link_mb_s >= need_floor)
     if not src['inconclusive'] and source_limited:
         factors = {}
         for count in range(1, int(opts['max_streams']) + 1):
@@ -748,7 +797,7 @@ def evaluate(spec, source, tape=None, drive=None, config=None, memory_total_mb=N
             # below the floor on average the forecast cannot be better than shoe-shining
             if factors[count][0] <= 0 or feed_mean * factors[count][0] < need_floor * (1.0 - 1e-6):
                 continue
-            trial = case.run(path_cap(path_fixed), seg_fixed, mode_fixed,
+            trial = case.run(capped(path_fixed), seg_fixed, mode_fixed,
                              costs.get('sync') if mode_fixed == 'sync' else None, factor=factors[count][0])
             if n_floor is None and trial['class'] in (SPEED_MATCHED, STREAMING):
                 n_floor = count
@@ -758,7 +807,7 @@ def evaluate(spec, source, tape=None, drive=None, config=None, memory_total_mb=N
         target = n_full or n_floor
         if cls_fixed != STREAMING and source_limited and target and target > src['streams']:
             planned = target
-            after = case.run(path_cap(path_fixed), seg_fixed, mode_fixed,
+            after = case.run(capped(path_fixed), seg_fixed, mode_fixed,
                              costs.get('sync') if mode_fixed == 'sync' else None, factor=factors[target][0])
             fixes['streams'] = {
                 'title': 'Run %d parallel streams into this drive' % target,
@@ -795,6 +844,16 @@ def evaluate(spec, source, tape=None, drive=None, config=None, memory_total_mb=N
                        fmt_rate(drive_takes),
                        'no number of streams gets past it' if _below(cap, need_floor) else
                        'more streams can at best make the drive speed-match'),
+            'feed_after_mb_s': None,
+        }
+
+    if link_caps and link_mb_s < feed_mean and 'drive_path' not in fixes and not src['inconclusive']:
+        fixes['drive_path'] = {
+            'title': 'Give the drive a faster link than %s' % _link_name(link),
+            'setting': 'HBA, cabling (and expander) to the drive: a link carrying %s or more' % fmt_rate(need_full),
+            'value': None,
+            'why': 'The %s link carries %s; %s needs %s at %.2f:1 and the sources give %s.' % (
+                _link_name(link), fmt_rate(link_mb_s), label, fmt_rate(need_full), ratio, fmt_rate(feed_mean)),
             'feed_after_mb_s': None,
         }
 
@@ -848,6 +907,10 @@ def evaluate(spec, source, tape=None, drive=None, config=None, memory_total_mb=N
             'drive_path_mb_s': _round(path_now),
             'drive_path_basis': path_basis,
             'drive_path_best_mb_s': _round(best_rate),
+            'link_transport': (link or {}).get('transport'),
+            'link_rate': (link or {}).get('rate'),
+            'link_mb_s': _round(link_mb_s),
+            'link_caps': link_caps,
             'block_size_bytes': configured_bs,
             'best_block_size_bytes': best_bs,
             'block_size_limit_bytes': limit,
@@ -874,6 +937,8 @@ def evaluate(spec, source, tape=None, drive=None, config=None, memory_total_mb=N
         'findings': findings,
         'fixes': [dict(fix, id=key) for key, fix in fixes.items()],
     }
+    if what_if and not src['inconclusive']:
+        _apply_host_capacity(verdict, spec, source, memory_total_mb, opts, link_mb_s if link_caps else None)
     apply_memory(verdict, memory_total_mb, other_streams, opts)
     return verdict
 
@@ -919,10 +984,11 @@ def _streams_of(item, config):
     return max(1, int(_num(cfg.get('concurrency')) or 1))
 
 
-def drives_kept_busy(spec, source, options=None):
+def drives_kept_busy(spec, source, options=None, path_mb_s=None):
     """How many drives of ``spec`` the host's sources keep streaming / not shoe-shining at once.
 
-    Each of k drives gets 1/k of the measured feed; the forecast decides.
+    Each of k drives gets 1/k of the measured feed; the forecast decides (with
+    ``path_mb_s``, each drive's path, e.g. its HBA link, capping its feed).
     Returns {'streaming': n, 'not_shoeshining': m} (0 when not even one).
     """
     opts = dict(DEFAULTS)
@@ -933,7 +999,7 @@ def drives_kept_busy(spec, source, options=None):
     if src['inconclusive']:
         return result
     for count in range(1, MAX_DRIVES_COUNTED + 1):
-        trial = _Case(spec, src, ratio, 1.0 / count, None).run()
+        trial = _Case(spec, src, ratio, 1.0 / count, None).run(path=path_mb_s)
         if trial['class'] == STREAMING:
             result['streaming'] = count
         if trial['class'] in (STREAMING, SPEED_MATCHED):
@@ -941,6 +1007,71 @@ def drives_kept_busy(spec, source, options=None):
         else:
             break
     return result
+
+
+def host_capacity(spec, source, memory_total_mb=None, options=None, path_mb_s=None):
+    """How many ``spec`` drives this host keeps busy with its measured sources, and the memory that takes.
+
+    The drive count is ``drives_kept_busy``'s (streaming, else not shoe-shining);
+    at that count the host runs the streams it was measured with, at least one
+    per drive, and the memory rule asks ``memory_base_mb + memory_per_stream_mb
+    x streams``. Returns {'streaming', 'not_shoeshining', 'drives', 'streams',
+    'memory_needed_mb', 'memory_total_mb', 'memory_short_mb'} (memory figures
+    None when no drive is kept busy or the RAM is unknown).
+    """
+    opts = dict(DEFAULTS)
+    opts.update(dict((k, v) for k, v in (options or {}).items() if v is not None))
+    busy = drives_kept_busy(spec, source, opts, path_mb_s)
+    src = source_numbers(source)
+    drives = busy['streaming'] or busy['not_shoeshining']
+    streams = max(drives, src['streams']) if drives else 0
+    need = memory_needed_mb(streams, opts['memory_base_mb'], opts['memory_per_stream_mb']) if drives else None
+    total = _num(memory_total_mb)
+    short = None
+    if need is not None and total is not None:
+        short = max(0, int(math.ceil(need - total)))
+    return dict(busy, drives=drives, streams=streams, memory_needed_mb=need, memory_total_mb=total,
+                memory_short_mb=short)
+
+
+def _apply_host_capacity(verdict, spec, source, memory_total_mb, options, path_mb_s):
+    """The what-if's host section: target drives kept busy at once and the memory at that concurrency."""
+    opts = dict(DEFAULTS)
+    opts.update(dict((k, v) for k, v in (options or {}).items() if v is not None))
+    cap = host_capacity(spec, source, memory_total_mb, opts, path_mb_s)
+    num = verdict['numbers']
+    label = verdict['drive_label']
+    num['drives_streaming_at_once'] = cap['streaming']
+    num['drives_not_shoeshining_at_once'] = cap['not_shoeshining']
+    num['streams_at_once'] = cap['streams']
+    num['memory_needed_at_once_mb'] = cap['memory_needed_mb']
+    held = ' (each held to its %s link)' % fmt_rate(path_mb_s) if path_mb_s else ''
+    if not cap['drives']:
+        verdict['reasons'].append('The host\'s sources keep no %s drive from shoe-shining%s.' % (label, held))
+        return verdict
+    kept = ('%d %s drive%s streaming at once (%d from shoe-shining)' % (
+        cap['streaming'], label, '' if cap['streaming'] == 1 else 's', cap['not_shoeshining'])
+        if cap['streaming'] else
+        'no %s drive streaming at full speed, %d speed-matched at once' % (label, cap['not_shoeshining']))
+    memory = '%d MB base + %d MB x %d stream%s = %d MB' % (
+        opts['memory_base_mb'], opts['memory_per_stream_mb'], cap['streams'], '' if cap['streams'] == 1 else 's',
+        cap['memory_needed_mb'])
+    if cap['memory_total_mb'] is None:
+        have = 'the host\'s RAM is not known'
+    elif cap['memory_short_mb']:
+        have = 'the host has %d MB, %d MB short' % (cap['memory_total_mb'], cap['memory_short_mb'])
+    else:
+        have = 'the host has %d MB' % cap['memory_total_mb']
+    verdict['reasons'].append(
+        'The host\'s sources keep %s%s; at %d drive%s (%d stream%s, at least one per drive) the memory rule asks '
+        '%s; %s.' % (kept, held, cap['drives'], '' if cap['drives'] == 1 else 's', cap['streams'],
+                     '' if cap['streams'] == 1 else 's', memory, have))
+    if cap['memory_short_mb']:
+        verdict['findings'].append({
+            'id': 'memory_at_concurrency', 'severity': 'warning',
+            'text': 'Running %d %s drives at once needs %d MB by the memory rule (%s); the host has %d MB.' % (
+                cap['drives'], label, cap['memory_needed_mb'], memory, cap['memory_total_mb'])})
+    return verdict
 
 
 def evaluate_host(drives, source, config=None, memory_total_mb=None, options=None, what_if=False):
@@ -959,7 +1090,11 @@ def evaluate_host(drives, source, config=None, memory_total_mb=None, options=Non
         cfg.update(item.get('config') or {})
         verdict = evaluate(item['spec'], source, item.get('tape'), item.get('drive'), cfg, None, 0,
                            options, what_if, share=streams[index] / total, drives_sharing=len(drives))
-        busy = drives_kept_busy(item['spec'], source, options)
+        if 'drives_streaming_at_once' in verdict['numbers']:
+            result.append(verdict)
+            continue
+        num = verdict['numbers']
+        busy = drives_kept_busy(item['spec'], source, options, num['link_mb_s'] if num.get('link_caps') else None)
         verdict['numbers']['drives_streaming_at_once'] = busy['streaming']
         verdict['numbers']['drives_not_shoeshining_at_once'] = busy['not_shoeshining']
         verdict['reasons'].append(
