@@ -319,7 +319,7 @@ def migration_estimate(cartridges, drives_kept=DEFAULT_DRIVES_KEPT, fill_fractio
         if why not in rules:
             rules.append(why)
     total_s = sum(per)
-    wall_s = max(total_s / drives_kept, max(per)) if per else 0.0
+    wall_s = max(total_s / drives_kept, *per) if per else 0.0
     data_gb = sum(c['capacity_gb'] for c in cartridges if c.get('capacity_gb') is not None) * fill_fraction
     return {
         'cartridges': len(per),
@@ -328,7 +328,7 @@ def migration_estimate(cartridges, drives_kept=DEFAULT_DRIVES_KEPT, fill_fractio
         'fill_fraction': fill_fraction,
         'hours': round(wall_s / 3600.0, 2),
         'drive_hours': round(total_s / 3600.0, 2),
-        'not_estimated': [b for b in unknown],
+        'not_estimated': list(unknown),
         'assumptions': [
             'every cartridge %d %% full (fill_fraction %s%s)' % (
                 round(fill_fraction * 100), fill_fraction,
@@ -573,12 +573,12 @@ def summarize(libraries, spec, drives_kept=DEFAULT_DRIVES_KEPT, fill_fraction=DE
                                                              ', '.join(str(u['barcode']) for u in unknown[:10]))})
     migration = migration_estimate(all_stranded, drives_kept, fill_fraction, old_drives) if all_stranded else None
     if all_stranded:
-        findings.insert(0, {'severity': 'warning', 'text': '%d cartridge%s the %s cannot read (%s): copying them '
-                                                           'takes about %s h with %d old drive%s kept (%s)' % (
+        text = '%d cartridge%s the %s cannot read (%s): copying them takes about %s h with %d old drive%s kept (%s)' % (
             len(all_stranded), '' if len(all_stranded) == 1 else 's', spec.label,
             ', '.join(sorted(set(c['media'] for c in all_stranded), key=lambda m: _LABEL_DENSITY[m])),
             _fmt(migration['hours']), drives_kept, '' if drives_kept == 1 else 's',
-            '; '.join(migration['assumptions'][:1]))})
+            '; '.join(migration['assumptions'][:1]))
+        findings.insert(0, {'severity': 'warning', 'text': text})
     if totals['counts'][READ]:
         findings.append({'severity': 'info', 'text': '%d cartridge%s the %s reads but cannot write' % (
             totals['counts'][READ], '' if totals['counts'][READ] == 1 else 's', spec.label)})

@@ -933,8 +933,8 @@ def media_markdown(docs):
         if mig:
             lines.append('')
             lines.append('Migration of the stranded cartridges: **%s h** for %d cartridges (%.1f TB native) with %d '
-                         'old drive(s) kept. Assumptions:' % (_fmt_hours(mig['hours']), mig['cartridges'],
-                                                               mig['data_gb'] / 1000.0, mig['drives_kept']))
+                         'old drive(s) kept. Assumptions:' % (
+                             _fmt_hours(mig['hours']), mig['cartridges'], mig['data_gb'] / 1000.0, mig['drives_kept']))
             lines.append('')
             lines.extend('- %s' % a for a in mig['assumptions'])
         lines.append('')

@@ -129,8 +129,8 @@ libraries:
       elements: dict
 summary:
   description:
-    - The classification against O(target_generation) (see docs/reports.md, "media"): C(target),
-      C(libraries) (counts, capacity_gb, by_generation, stranded, read_only, unknown, cleaning,
+    - The classification against O(target_generation), as docs/reports.md describes the C(media) section.
+      C(target), C(libraries) (counts, capacity_gb, by_generation, stranded, read_only, unknown, cleaning,
       keep_old_drive, migration), C(totals), C(migration), C(keep_old_drive_libraries), C(findings),
       C(parameters).
     - None without O(target_generation).

@@ -124,8 +124,8 @@ def test_odd_labels_never_raise(value):
 
 def test_random_bytes_never_raise():
     rng = random.Random(15)
-    for _ in range(500):
-        raw = bytes(rng.randrange(256) for _ in range(rng.randrange(12)))
+    for _round in range(500):
+        raw = bytes(rng.randrange(256) for _byte in range(rng.randrange(12)))
         r = _media.classify_label(raw)
         assert r['kind'] in ('unknown', 'cleaning', 'diagnostic', 'data', 'worm')
 
@@ -185,8 +185,8 @@ def test_standalone_drive_with_a_loaded_tape_is_its_own_library():
 def test_given_media_list():
     (lib,) = _media.inventory_libraries(given=['VAULT1L6', {'barcode': 'OFF001', 'generation': 'LTO-5'},
                                                {'barcode': 'X00001L7', 'generation': 'M8', 'location': 'vault'}])
-    assert [(c['media'], c['basis']) for c in lib['cartridges']] == [('L6', 'label'), ('L5', 'given'),
-                                                                      ('M8', 'given')]
+    expected = [('L6', 'label'), ('L5', 'given'), ('M8', 'given')]
+    assert [(c['media'], c['basis']) for c in lib['cartridges']] == expected
     assert 'label says L7' in lib['cartridges'][2]['note']
     with pytest.raises(_media.MediaInputError, match='not one of 1-10'):
         _media.inventory_libraries(given=[{'barcode': 'A', 'generation': 'DLT'}])
