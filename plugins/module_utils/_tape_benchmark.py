@@ -32,6 +32,7 @@ Order of operations, each tape operation with a deadline:
 from __future__ import annotations
 
 import errno
+import functools
 import os
 import stat
 import time
@@ -336,10 +337,7 @@ class TapeBenchmark:
                 for index, step in steps:
                     views = W.block_views(self._pool_of(pools, (index, step)), step['block_size'])
                     size = self.read_back_block_size or step['block_size']
-
-                    def one(step=step, views=views, size=size, index=index):
-                        return R.read_step(step, views, size, readinto, step_index=index)
-
+                    one = functools.partial(R.read_step, step, views, size, readinto, step_index=index)
                     try:
                         rec = W.call_with_timeout(one, step_timeout, 'Reading back %d-byte blocks' % step['block_size'])
                     except R.ReadBlockTooSmall as exc:

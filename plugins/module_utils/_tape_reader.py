@@ -209,8 +209,8 @@ def read_step(step, views, read_size, readinto, clock=time.monotonic, step_index
                 error = 'ENOMEM: %s' % too_small_words(want_len, read_size)
                 err_no = exc.errno
                 raise ReadBlockTooSmall(want_len, read_size, step_index, index, record()) from None
-            error = '%s: %s (block %d of %d)' % (errno.errorcode.get(exc.errno, exc.errno), exc.strerror,
-                                                  index, expected_blocks)
+            error = '%s: %s (block %d of %d)' % (
+                errno.errorcode.get(exc.errno, exc.errno), exc.strerror, index, expected_blocks)
             err_no = exc.errno
             break
         if not n:

@@ -105,7 +105,7 @@ options:
   read_back:
     description:
       - After the write sweep, read its blocks back from BOT of the same device (the tape this run has just
-        written: never another one), verify each block against the pattern data it was written from (regenerated
+        written, never another one), verify each block against the pattern data it was written from (regenerated
         in memory, compared byte for byte) and measure the read rate, per step and per second.
       - Adds about the sweep's own time. The file-mark runs are not read back.
     type: bool

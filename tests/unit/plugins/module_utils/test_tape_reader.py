@@ -78,7 +78,7 @@ def test_every_block_the_writer_wrote_verifies_against_the_regenerated_pools():
     assert sum(r['blocks'] for r in records) == len(tape.blocks) == sum(s['blocks'] for s in steps)
     assert sum(r['bytes'] for r in records) == sum(s['bytes'] for s in steps)
     # one read per block, each exactly the size the step was written with
-    assert tape.reads == [s['block_size'] for s in steps for _ in range(s['blocks'])]
+    assert tape.reads == [s['block_size'] for s in steps for _block in range(s['blocks'])]
     # the pools regenerate the same bytes: a second generation with the same seeds is equal
     assert W.make_pool('2.5:1', size=4 * W.MIB, seed=1) == pools[1][1]
 
