@@ -32,6 +32,7 @@ import tempfile
 import xml.etree.ElementTree as ET
 
 from ansible_collections.tapeops.qualify.plugins.module_utils import _compare, _report_mechanics, _verdict
+from ansible_collections.tapeops.qualify.plugins.module_utils import _hba_link
 
 SCHEMA = 'tapeops.qualify/host-report/v1'
 HOSTS_DIR = 'hosts'
@@ -268,10 +269,13 @@ def assemble(host, drives_info=None, source=None, write_results=None, drive_sett
                                    interface=(options or {}).get('target_interface'),
                                    overrides=(options or {}).get('target_model'))
         tid = 'what-if %s' % spec.label
+        links = host_links(drives_info, preflight)
+        link = _hba_link.slowest([row['link'] for row in links]) or (links[0]['link'] if links else None)
         entries.append({'id': tid, 'nst': None, 'info': None, 'write_benchmark': None, 'settings': {},
                         'verdict': None, 'error': None, 'label': spec.label, 'what_if': True,
-                        '_item': {'spec': spec, 'drive': None, 'tape': None, 'config': dict(backup or {}),
-                                  'what_if': True}})
+                        'link': link, 'links': links,
+                        '_item': {'spec': spec, 'drive': {'link': link} if link else None, 'tape': None,
+                                  'config': dict(backup or {}), 'what_if': True}})
     items = [e['_item'] for e in entries if '_item' in e]
     error = None
     if items:
@@ -310,6 +314,26 @@ def assemble(host, drives_info=None, source=None, write_results=None, drive_sett
                          preflight, media=media_section(media), mechanics=mech)
 
 
+def host_links(drives_info, preflight):
+    """[{'device', 'link'}] of the host's tape drives: tape_drive_info's link, else the st preflight's.
+
+    The what-if target drive takes the place of one of them, so its link is
+    the slowest known one (the first one when none is known).
+    """
+    out = []
+    seen = set()
+    for entry in list(drives_info or []) + list((preflight or {}).get('drives') or [] if isinstance(preflight, dict)
+                                                else []):
+        if not isinstance(entry, dict) or not isinstance(entry.get('link'), dict):
+            continue
+        device = _device_of(entry)
+        if device in seen:
+            continue
+        seen.add(device)
+        out.append({'device': device, 'link': entry['link']})
+    return out
+
+
 def _with_preflight(info, preflight):
     """The drive entry completed with what the st preflight found (HBA path maximum, kernel MTWEOFI)."""
     if not isinstance(preflight, dict):
@@ -318,6 +342,8 @@ def _with_preflight(info, preflight):
     mine = _match(_device_of(info), preflight.get('drives')) or {}
     if merged.get('hba_max_transfer_bytes') is None and mine.get('hba_max_transfer_bytes'):
         merged['hba_max_transfer_bytes'] = mine['hba_max_transfer_bytes']
+    if not isinstance(merged.get('link'), dict) and isinstance(mine.get('link'), dict):
+        merged['link'] = mine['link']
     if preflight.get('mtweofi_supported') is False or (
             merged.get('mtweofi_supported') is None and preflight.get('mtweofi_supported') is not None):
         merged['mtweofi_supported'] = preflight['mtweofi_supported']
@@ -335,7 +361,8 @@ def _host_verdicts(items, source, memory_total_mb, options):
             out[id(real[index])] = verdict
     for item in items:
         if item.get('what_if'):
-            out[id(item)] = _verdict.evaluate(item['spec'], source, None, None, item['config'], memory_total_mb, 0,
+            out[id(item)] = _verdict.evaluate(item['spec'], source, None, item.get('drive'), item['config'],
+                                              memory_total_mb, 0,
                                               options, what_if=True)
     return [out[id(i)] for i in items]
 
@@ -387,6 +414,31 @@ def restore_words(numbers):
            '%s' % (_n(numbers.get('restore_mb_s')), _n(numbers.get('restore_write_mb_s')),
                    _n(numbers.get('feed_now_mb_s')),
                    'verified' if verified else 'NOT verified' if verified is False else 'verification unknown')
+
+
+def interface_words(numbers):
+    """The drive's HBA link against what it takes, and how many such drives the host keeps busy; or None."""
+    parts = []
+    if 'link_transport' in numbers:
+        name = ' '.join(str(numbers[k]) for k in ('link_transport', 'link_rate') if numbers.get(k))
+        if numbers.get('link_mb_s') is not None:
+            parts.append('%s link, %s MB/s usable: %s (the drive takes %s MB/s)' % (
+                name, _n(numbers['link_mb_s']), 'caps the drive' if numbers.get('link_caps') else 'enough',
+                _n(numbers.get('need_full_mb_s'))))
+        elif numbers.get('link_transport'):
+            parts.append('%s link, usable rate unknown' % name)
+        else:
+            parts.append('not a SAS or FC link')
+    if numbers.get('drives_streaming_at_once') is not None:
+        text = 'the host\'s sources keep %s streaming at once (%s from shoe-shining)' % (
+            numbers['drives_streaming_at_once'], numbers.get('drives_not_shoeshining_at_once'))
+        if numbers.get('memory_needed_at_once_mb') is not None:
+            total = numbers.get('memory_total_mb')
+            text += '; %s streams need %s MB by the memory rule, the host has %s' % (
+                numbers.get('streams_at_once'), numbers['memory_needed_at_once_mb'],
+                '%d MB' % total if total is not None else 'unknown RAM')
+        parts.append(text)
+    return '; '.join(parts) or None
 
 
 # ---------------------------------------------------------------------------
@@ -443,6 +495,9 @@ def fleet_markdown(docs, run=None):
         lines.append('')
         if restore_words(verdict['numbers']):
             lines.append('**Backup and restore:** %s.' % restore_words(verdict['numbers']))
+            lines.append('')
+        if interface_words(verdict['numbers']):
+            lines.append('**Interface and host:** %s.' % interface_words(verdict['numbers']))
             lines.append('')
         for reason in verdict['reasons']:
             lines.append('- %s' % reason)
@@ -801,6 +856,9 @@ def fleet_html(docs, run=None, charts=None):
             esc(row['host']), esc(str(row['drive'])), esc(str(row['label'])), _badge(verdict['class'])))
         if restore_words(verdict['numbers']):
             parts.append('<p class="restore"><b>Backup and restore:</b> %s.</p>' % esc(restore_words(verdict['numbers'])))
+        if interface_words(verdict['numbers']):
+            parts.append('<p class="interface"><b>Interface and host:</b> %s.</p>' % esc(
+                interface_words(verdict['numbers'])))
         parts.append('<p>%s</p><ul>' % esc(verdict['summary']))
         parts.extend('<li>%s</li>' % esc(r) for r in verdict['reasons'])
         parts.extend('<li><b>%s</b>: %s</li>' % (esc(f['severity']), esc(f['text']))
