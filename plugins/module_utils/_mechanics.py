@@ -502,9 +502,8 @@ class MechanicsBenchmark:
         drive = self.identify()
         status = self._mtx_status()
         if status.get('error'):
-            raise MechanicsError('mtx status on %s failed: %s. %s' % (self.changer, status['error'],
-                                                                       status.get('error_hint') or ''),
-                                 'changer_error')
+            raise MechanicsError('mtx status on %s failed: %s. %s' % (
+                self.changer, status['error'], status.get('error_hint') or ''), 'changer_error')
         where, element = find_cartridge(status, self.barcode)
         in_drive = drive_entry(status, self.drive_element)
         if in_drive is None:

@@ -190,8 +190,8 @@ def html(docs):
              'the smallest object that reaches 50 % / 90 % of the streaming rate, S = R &times; T &times; f / '
              '(1 &minus; f).</p>']
     for host, mech in items:
-        parts.append('<h3>%s %s (%s)</h3>' % (esc(host), esc(mech.get('device') or '-'),
-                                             esc(mech.get('barcode') or 'no barcode')))
+        parts.append('<h3>%s %s (%s)</h3>' % (
+            esc(host), esc(mech.get('device') or '-'), esc(mech.get('barcode') or 'no barcode')))
         if mech.get('status') != 'ok':
             parts.append('<p>No mechanics: %s</p>' % esc(mech.get('error') or 'failed'))
             continue
