@@ -109,3 +109,18 @@ def test_media_chart_orders_media_and_colours_by_class():
         fixture('mtx', 'mtx_status__TANDBERG-StorageLoader-1drive-7slot-LTO5__1.txt'))}]),
         _drive_model.lookup(6))['libraries'][0]
     assert _report._media_mix(lib) == [('L4', 1, 'read'), ('L5', 6, 'write')]
+
+
+def test_chromium_paints_the_media_chart(tmp_path):
+    from test_report_chromium import chromium   # pylint: disable=import-outside-toplevel
+    run_dir = str(tmp_path / 'run')
+    _report.write_host(run_dir, _doc('ma-tandberg', _inventory_result(
+        'mtx_status__TANDBERG-StorageLoader-1drive-7slot-LTO5__1.txt')))
+    page = _report.write_fleet(run_dir, ['ma-tandberg'], RUN)['paths']['html']
+    proc = chromium(tmp_path, '--dump-dom', 'file://%s' % page)
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    section = proc.stdout.split('<section class="media" id="media">')[1]
+    svg = section.split('<figure class="chart" data-chart="media">')[1].split('</svg>')[0]
+    # matplotlib drew the bars with their media IDs, the title and the legend as text
+    assert 'id="axes_1"' in svg and 'Media by generation per library' in svg
+    assert '>L4<' in svg and '>L5<' in svg and '>stranded<' in svg and '>target writes<' not in svg
