@@ -179,6 +179,37 @@ def _notes(mech):
     return notes
 
 
+def svg_chart(mech, width=560, bar=16):
+    """A small self-contained SVG: per operation a bar to the median and a tick at the p95 (seconds)."""
+    rows = [(op, (mech.get('summary') or {}).get(op) or {}) for op in _mechanics.OPERATIONS]
+    rows = [(op, e) for op, e in rows if e.get('median_s') is not None]
+    if not rows:
+        return ''
+    top = max(max(e.get('p95_s') or 0, e.get('median_s') or 0) for _op, e in rows) or 1.0
+    left, right = 110, 60
+    scale = (width - left - right) / float(top)
+    height = bar * 1.5 * len(rows) + 24
+    out = ['<svg xmlns="http://www.w3.org/2000/svg" data-chart="mechanics" width="%d" height="%d" role="img" '
+           'aria-label="median and p95 seconds per operation">' % (width, height)]
+    for index, (op, entry) in enumerate(rows):
+        y = 8 + index * bar * 1.5
+        median = entry['median_s']
+        p95 = entry.get('p95_s') or median
+        out.append('<text x="%d" y="%.1f" font-size="11" text-anchor="end">%s</text>' % (
+            left - 6, y + bar * 0.75, _html.escape(op)))
+        out.append('<rect x="%d" y="%.1f" width="%.1f" height="%d" fill="#4a7ab5"/>' % (
+            left, y, max(1.0, median * scale), bar))
+        x95 = left + p95 * scale
+        out.append('<line x1="%.1f" x2="%.1f" y1="%.1f" y2="%.1f" stroke="#c0392b" stroke-width="2"/>' % (
+            x95, x95, y - 2, y + bar + 2))
+        out.append('<text x="%.1f" y="%.1f" font-size="10">%s / %s s</text>' % (
+            x95 + 4, y + bar * 0.75, _s(median), _s(p95)))
+    out.append('<text x="%d" y="%.1f" font-size="10">bar: median, red line: p95 (seconds)</text>' % (
+        left, height - 4))
+    out.append('</svg>')
+    return ''.join(out)
+
+
 def html(docs):
     """HTML parts of the mechanics section (empty when no host has one)."""
     items = _docs(docs)
@@ -200,6 +231,7 @@ def html(docs):
             parts.append('<tr><td>%s</td><td>%s</td><td>%s</td><td>%s</td></tr>' % (
                 esc(label), _s(median), _s(p95), count))
         parts.append('</table>')
+        parts.append(svg_chart(mech))
         rows = object_rows(mech)
         if rows:
             parts.append('<table class="mechanics-objects"><tr><th>Drive</th><th>Rate MB/s</th><th>Object ends with'

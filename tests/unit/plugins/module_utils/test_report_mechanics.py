@@ -110,6 +110,9 @@ def test_markdown_and_html_tables():
     html = '\n'.join(_report_mechanics.html([doc]))
     assert '<table class="mechanics">' in html and '<td>0.47</td><td>0.50</td><td>3</td>' in html
     assert 'mechanics-objects' in html and 'S = R &times; T' in html
+    # the chart: one bar per operation, the p95 tick of move_to_drive at its place on the scale
+    assert html.count('<rect ') == 7 and 'data-chart="mechanics"' in html
+    assert '0.47 / 0.50 s' in html
     fleet = _report.fleet_markdown([dict(doc, status='ok', drives=[], source=None, error=None)])
     assert '## Library and drive mechanics' in fleet
 
