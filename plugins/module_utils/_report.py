@@ -31,7 +31,7 @@ import re
 import tempfile
 import xml.etree.ElementTree as ET
 
-from ansible_collections.tapeops.qualify.plugins.module_utils import _compare, _report_mechanics, _verdict
+from ansible_collections.tapeops.qualify.plugins.module_utils import _compare, _fleet, _report_mechanics, _verdict
 from ansible_collections.tapeops.qualify.plugins.module_utils import _hba_link
 
 SCHEMA = 'tapeops.qualify/host-report/v1'
@@ -605,6 +605,28 @@ def comparison_html(comparison):
     return '\n'.join(parts)
 
 
+def settings_html(settings):
+    """The HTML section of the fleet settings table (``_fleet``), one table per drive generation."""
+    esc = html.escape
+    parts = ['<section id="settings"><h2>Settings across the fleet</h2>',
+             '<p>Per drive generation, the drives a settings change helps most first (gain: the forecast backup '
+             'rate with the setting fixes less the rate now).</p>']
+    label = None
+    for row in settings:
+        if row['label'] != label:
+            if label is not None:
+                parts.append('</table>')
+            label = row['label']
+            parts.append('<h3>%s</h3><table class="settings"><tr>%s</tr>' % (
+                esc(label), ''.join('<th>%s</th>' % esc(h) for h in _fleet.HEADER)))
+        values = list(_fleet.cells(row))
+        values[2] = _badge(row['class'])
+        parts.append('<tr>%s</tr>' % ''.join('<td>%s</td>' % (v if i == 2 else esc(str(v)))
+                                             for i, v in enumerate(values)))
+    parts.append('</table></section>')
+    return '\n'.join(parts)
+
+
 def load_comparison(compare_to, docs, tolerance=_compare.DEFAULT_TOLERANCE):
     """Compare ``docs`` with the run in directory ``compare_to`` (its host JSONs)."""
     if not os.path.isdir(compare_to):
@@ -1078,6 +1100,10 @@ def write_fleet(run_dir, expected_hosts=None, run=None, fail_on=DEFAULT_FAIL_ON,
         run = next((d.get('run') for d in docs if d.get('run')), {}) or {}
     comparison = None
     markdown, page = fleet_markdown(docs, run), fleet_html(docs, run)
+    settings = _fleet.settings_rows(docs)
+    if settings:
+        markdown = markdown.rstrip('\n') + '\n\n' + '\n'.join(_fleet.settings_markdown(settings)).rstrip('\n') + '\n'
+        page = page.replace('</body></html>', settings_html(settings) + '\n</body></html>')
     if compare_to:
         if os.path.realpath(compare_to) == os.path.realpath(run_dir):
             raise ReportError('qualify_compare_to is this run\'s own directory (%s): give an earlier run.' % run_dir)

@@ -18,7 +18,7 @@ import xml.etree.ElementTree as ET
 
 import pytest
 
-from ansible_collections.tapeops.qualify.plugins.module_utils import _compare, _report
+from ansible_collections.tapeops.qualify.plugins.module_utils import _compare, _fleet, _report
 
 FIXTURE = os.path.join(os.path.dirname(__file__), '..', '..', 'fixtures', 'lab_runs', '20261123-quick')
 HOSTS = ('lab-ma1', 'lab-ma2', 'lab-ma3')
@@ -143,3 +143,33 @@ def test_compare_to_that_is_not_a_run_is_a_clear_error(tmp_path):
         _report.write_fleet(str(now), list(HOSTS), compare_to=str(tmp_path / 'empty'))
     with pytest.raises(_report.ReportError, match='own directory'):
         _report.write_fleet(str(now), list(HOSTS), compare_to=str(now))
+
+
+def test_fleet_settings_table_groups_by_generation_and_sorts_by_gain(tmp_path):
+    docs = recorded()
+    # a second LTO-6 whose block-size fix gains 10 MB/s: it comes first in its group
+    extra = copy.deepcopy(docs[1])
+    extra['host'] = 'lab-ma2b'
+    numbers = verdict_of([extra], 'lab-ma2b')['numbers']
+    numbers['feed_after_setting_fixes_mb_s'] = numbers['feed_now_mb_s'] + 10.0
+    numbers['block_size_bytes'] = 65536
+    docs.append(extra)
+    rows = _fleet.settings_rows(docs)
+    assert [(r['label'], r['host']) for r in rows] == [
+        ('LTO-5', 'lab-ma1'), ('LTO-6', 'lab-ma2b'), ('LTO-6', 'lab-ma2'), ('LTO-8 FH', 'lab-ma3')]
+    assert rows[1]['gain_mb_s'] == 10.0 and rows[1]['block_size'] == '64 KiB'
+    # the recorded run: file marks synchronous, each costing what the write benchmark measured
+    ma3 = rows[3]
+    assert ma3['filemark_mode'] == 'sync' and ma3['filemark_seconds_sync'] == 4.3045
+    assert _fleet.cells(ma3)[5] == 'sync (sync 4.30 s, immediate 0.41 s)'
+    assert ma3['block_size'] is None and _fleet.cells(ma3)[4] == 'unknown / 64 KiB'
+    lines = _fleet.settings_markdown(rows)
+    assert lines.count('### LTO-6') == 1 and '## Settings across the fleet' in lines
+    assert lines.index('### LTO-6') < next(i for i, line in enumerate(lines) if '| lab-ma2b |' in line) < next(
+        i for i, line in enumerate(lines) if '| lab-ma2 |' in line)
+    run = tmp_path / 'run'
+    write_run(run, docs)
+    _report.write_fleet(str(run), [d['host'] for d in docs])
+    assert '## Settings across the fleet' in (run / 'summary.md').read_text()
+    page = (run / 'report.html').read_text()
+    assert page.count('<table class="settings">') == 3 and page.rstrip().endswith('</body></html>')

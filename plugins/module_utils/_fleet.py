@@ -1,0 +1,120 @@
+# Copyright (c) tapeops.qualify contributors
+# GNU General Public License v3.0+ (see COPYING or https://www.gnu.org/licenses/gpl-3.0.txt)
+# SPDX-License-Identifier: GPL-3.0-or-later
+
+"""Fleet-wide settings tables: segment size, block size and file marks across hosts.
+
+Private to this collection: may change without notice. Pure Python, no
+Ansible imports; ``_report`` calls :func:`settings_rows` on the host documents
+and renders the tables in the Markdown summary and the HTML report.
+
+One row per host x drive with a verdict: the backup software's segment size
+(Data Protector) or Maximum File Size (Bacula/Bareos), the tape block size in
+use and the best one the sweep measured, the file-mark mode and what a mark
+costs (measured by the write benchmark, seconds per mark), the forecast
+backup rate now and with the setting fixes, and the gain. Rows are grouped by
+drive generation (the drive's label) and sorted by gain, largest first, so
+the first rows of each group are the drives a settings change helps most.
+"""
+
+from __future__ import annotations
+
+SETTING_FIXES = ('block_size', 'immediate_filemarks', 'segment_size')
+
+
+def _number(value):
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        return None
+    return float(value)
+
+
+def _kib(value):
+    value = _number(value)
+    if value is None:
+        return None
+    return '%d KiB' % round(value / 1024) if value < 1024 * 1024 else '%g MiB' % round(value / 1048576.0, 2)
+
+
+def settings_rows(docs):
+    """Rows of the fleet settings table, grouped by drive label and sorted by gain (MB/s) within a group."""
+    out = []
+    for doc in docs or []:
+        for item in doc.get('drives') or []:
+            if not isinstance(item, dict):
+                continue
+            verdict = item.get('verdict') or {}
+            numbers = verdict.get('numbers') or {}
+            if not verdict.get('class') or not numbers:
+                continue
+            now = _number(numbers.get('feed_now_mb_s'))
+            after = _number(numbers.get('feed_after_setting_fixes_mb_s'))
+            gain = None if now is None or after is None else round(after - now, 3)
+            fixes = [f.get('title') for f in verdict.get('fixes') or []
+                     if isinstance(f, dict) and f.get('id') in SETTING_FIXES]
+            out.append({
+                'host': doc.get('host'),
+                'drive': str(item.get('id') or item.get('nst') or '-'),
+                'label': verdict.get('drive_label') or item.get('label') or 'unknown drive',
+                'class': verdict['class'],
+                'segment_size_mb': _number(numbers.get('segment_size_mb')),
+                'block_size': _kib(numbers.get('block_size_bytes')),
+                'best_block_size': _kib(numbers.get('best_block_size_bytes')),
+                'filemark_mode': numbers.get('filemark_mode'),
+                'filemark_seconds_sync': _number(numbers.get('filemark_seconds_sync')),
+                'filemark_seconds_immediate': _number(numbers.get('filemark_seconds_immediate')),
+                'feed_now_mb_s': now,
+                'feed_after_setting_fixes_mb_s': after,
+                'gain_mb_s': gain,
+                'setting_fixes': fixes,
+            })
+    out.sort(key=lambda r: (r['label'], -(r['gain_mb_s'] or 0.0), r['host'], r['drive']))
+    return out
+
+
+def _cell(value, fmt='%.1f'):
+    return '-' if value is None else fmt % value
+
+
+def _marks(row):
+    mode = row['filemark_mode'] or 'unknown'
+    costs = []
+    if row['filemark_seconds_sync'] is not None:
+        costs.append('sync %.2f s' % row['filemark_seconds_sync'])
+    if row['filemark_seconds_immediate'] is not None:
+        costs.append('immediate %.2f s' % row['filemark_seconds_immediate'])
+    return '%s (%s)' % (mode, ', '.join(costs)) if costs else mode
+
+
+HEADER = ('Drive', 'Host', 'Class', 'Segment / Max File Size', 'Block in use / best', 'File marks (cost per mark)',
+          'Backup now -> with setting fixes', 'Gain', 'Setting fixes')
+
+
+def cells(row):
+    """The table cells of one row, as text."""
+    return (
+        '%s %s' % (row['label'], row['drive']), row['host'], row['class'],
+        _cell(row['segment_size_mb'], '%g MB'),
+        '%s / %s' % (row['block_size'] or 'unknown', row['best_block_size'] or '-'),
+        _marks(row),
+        '%s -> %s MB/s' % (_cell(row['feed_now_mb_s']), _cell(row['feed_after_setting_fixes_mb_s'])),
+        _cell(row['gain_mb_s'], '%+.1f MB/s'),
+        '; '.join(row['setting_fixes']) or '-',
+    )
+
+
+def settings_markdown(rows):
+    """The Markdown section (a list of lines)."""
+    if not rows:
+        return []
+    lines = ['## Settings across the fleet', '',
+             'Per drive generation, the drives a settings change helps most first (gain: the forecast backup '
+             'rate with the setting fixes less the rate now).', '']
+    label = None
+    for row in rows:
+        if row['label'] != label:
+            label = row['label']
+            lines.extend(['### %s' % label, '', '| %s |' % ' | '.join(HEADER), '|%s' % ('---|' * len(HEADER))])
+        lines.append('| %s |' % ' | '.join(str(c).replace('|', '\\|') for c in cells(row)))
+        if row is rows[-1] or rows[rows.index(row) + 1]['label'] != label:
+            lines.append('')
+    return lines
