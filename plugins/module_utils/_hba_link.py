@@ -36,15 +36,17 @@ model's interface figures cover that side).
 Usable MB/s (10^6 bytes per second, one direction), the line encoding taken off:
 
 - SAS 1.5/3/6/12 Gbit use 8b/10b: usable = Gbit x 100 MB/s (6 Gbit -> 600 MB/s,
-  12 Gbit -> 1200 MB/s: lto-facts §6, IBM's SAS burst figures, TrueNAS's
-  interconnect table; the Oracle SG-SAS6 HBA guide: a 6 Gb narrow port 600 MB/s,
-  a 4-lane wide port 2400 MB/s); 22.5 Gbit (SAS-4) uses 128b/150b:
-  22.5 x 128/150 / 8 = 2400 MB/s ("24G SAS", Synopsys "Decoding SAS 24G").
+  12 Gbit -> 1200 MB/s: IBM's SAS burst figures, source key interface-links in
+  docs/drive-model.md, TrueNAS's interconnect table; the Oracle 6 Gb SAS HBA
+  guide: a narrow port 600 MB/s, a 4-lane wide port 2400 MB/s); 22.5 Gbit
+  (SAS-4) uses 128b/150b: 22.5 x 128/150 / 8 = 2400 MB/s ("24G SAS",
+  Synopsys "Decoding SAS 24G").
 - FC: the throughput the FC speed names carry (InfoStor 2010, "16GFC standard
   doubles Fibre Channel speed", table 1: 1GFC 100, 2GFC 200, 4GFC 400, 8GFC 800
   MB/s at 8b/10b; 10GFC 1200, 16GFC 1600 MB/s at 64b/66b); 32GFC 3200 MB/s
-  (lto-facts §6, IBM's LTO-10 FC burst). Speeds with no cited figure (20, 25,
-  40, 50, 64, 100, 128 Gbit) stay unknown.
+  (IBM's LTO-10 FC burst, interface-links). Speeds with no cited figure (20,
+  25, 40, 50, 64, 100, 128 Gbit) stay unknown. docs/drive-model.md has the
+  table with the addresses.
 
 A SAS hop is one port: its usable rate is the sum of its linked phys (a wide
 port's lanes). Through an expander the drive's path has two hops, the HBA's
