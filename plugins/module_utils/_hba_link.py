@@ -56,6 +56,7 @@ narrow one; the slower caps the drive.
 
 from __future__ import annotations
 
+import math
 import os
 import re
 
@@ -240,6 +241,6 @@ def slowest(links):
 
 def _usable(link):
     value = link.get('usable_mb_s')
-    if isinstance(value, bool) or not isinstance(value, (int, float)) or value != value or value <= 0:
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value) or value <= 0:
         return None
     return float(value)

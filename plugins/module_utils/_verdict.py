@@ -1053,9 +1053,10 @@ def _apply_host_capacity(verdict, spec, source, memory_total_mb, options, path_m
         cap['streaming'], label, '' if cap['streaming'] == 1 else 's', cap['not_shoeshining'])
         if cap['streaming'] else
         'no %s drive streaming at full speed, %d speed-matched at once' % (label, cap['not_shoeshining']))
+    need = int(cap['memory_needed_mb'] or 0)
     memory = '%d MB base + %d MB x %d stream%s = %d MB' % (
         opts['memory_base_mb'], opts['memory_per_stream_mb'], cap['streams'], '' if cap['streams'] == 1 else 's',
-        cap['memory_needed_mb'])
+        need)
     if cap['memory_total_mb'] is None:
         have = 'the host\'s RAM is not known'
     elif cap['memory_short_mb']:
@@ -1070,7 +1071,7 @@ def _apply_host_capacity(verdict, spec, source, memory_total_mb, options, path_m
         verdict['findings'].append({
             'id': 'memory_at_concurrency', 'severity': 'warning',
             'text': 'Running %d %s drives at once needs %d MB by the memory rule (%s); the host has %d MB.' % (
-                cap['drives'], label, cap['memory_needed_mb'], memory, cap['memory_total_mb'])})
+                cap['drives'], label, need, memory, cap['memory_total_mb'])})
     return verdict
 
 

@@ -70,8 +70,8 @@ def test_the_lab_virtual_host_and_no_preflight_at_all():
 
 
 def test_a_real_drive_takes_its_link_from_the_preflight_when_discovery_had_none():
-    merged = _report._with_preflight({'nst': '/dev/nst0'}, {'drives': [{'device': '/dev/nst0',
-                                                                         'link': link('FC', '8 Gbit', 800.0)}]})
+    preflight = {'drives': [{'device': '/dev/nst0', 'link': link('FC', '8 Gbit', 800.0)}]}
+    merged = _report._with_preflight({'nst': '/dev/nst0'}, preflight)
     assert merged['link']['usable_mb_s'] == 800.0
     own = _report._with_preflight({'nst': '/dev/nst0', 'link': link('SAS', '3.0 Gbit', 300.0)},
                                   {'drives': [{'device': '/dev/nst0', 'link': link('FC', '8 Gbit', 800.0)}]})
