@@ -31,7 +31,7 @@ import re
 import tempfile
 import xml.etree.ElementTree as ET
 
-from ansible_collections.tapeops.qualify.plugins.module_utils import _compare, _fleet, _report_mechanics, _verdict
+from ansible_collections.tapeops.qualify.plugins.module_utils import _compare, _fleet, _report_index, _report_mechanics, _verdict
 from ansible_collections.tapeops.qualify.plugins.module_utils import _hba_link
 
 SCHEMA = 'tapeops.qualify/host-report/v1'
@@ -1082,9 +1082,37 @@ def media_html(docs, charts=None):
 # everything at once
 
 
+def host_page_link(host):
+    """A host page's path relative to the run directory (and so to report.html)."""
+    return '%s/%s.html' % (HOSTS_DIR, safe_name(host))
+
+
+def write_host_pages(run_dir, docs, run, charts):
+    """One page per host with a result (``hosts/<host>.html``): its drives with their charts.
+
+    Returns {host: link relative to the run directory}.
+    """
+    links = {}
+    for doc in docs:
+        if doc.get('status') == STATUS_MISSING:
+            continue
+        link = host_page_link(doc['host'])
+        page = fleet_html([doc], run, charts).replace(
+            '<h1>Tape qualification report</h1>',
+            '<p><small><a href="../%s">Fleet report</a></small></p><h1>Tape qualification report: %s</h1>' % (
+                REPORT_HTML, html.escape(str(doc['host']))), 1)
+        atomic_write(os.path.join(run_dir, link), page)
+        links[doc['host']] = link
+    return links
+
+
 def write_fleet(run_dir, expected_hosts=None, run=None, fail_on=DEFAULT_FAIL_ON, compare_to=None,
                 fail_on_regression=False):
-    """Write summary.md, report.html and junit.xml from the run's JSON files.
+    """Write summary.md, report.html, junit.xml and the host pages from the run's JSON files.
+
+    report.html is one page with every drive when the fleet has at most
+    ``_report_index.INLINE_MAX_HOSTS`` hosts, else the index (``_report_index``);
+    hosts/<host>.html has one host's drives with their charts.
 
     compare_to: the directory of an earlier run; the reports then say per host x
     drive what changed (``_compare``), and JUnit marks a regression as a failure
@@ -1099,7 +1127,21 @@ def write_fleet(run_dir, expected_hosts=None, run=None, fail_on=DEFAULT_FAIL_ON,
     if not run:
         run = next((d.get('run') for d in docs if d.get('run')), {}) or {}
     comparison = None
-    markdown, page = fleet_markdown(docs, run), fleet_html(docs, run)
+    try:
+        charts = Charts()
+    except ReportError as exc:
+        charts = exc
+    host_pages = write_host_pages(run_dir, docs, run, charts)
+    markdown = fleet_markdown(docs, run)
+    if len(docs) <= _report_index.INLINE_MAX_HOSTS:
+        # a small fleet: one page with every drive and its charts, linking the host pages
+        page = fleet_html(docs, run, charts).replace('<h1>Tape qualification report</h1>', (
+            '<h1>Tape qualification report</h1><p id="host-pages"><small>Host pages: %s</small></p>' % ', '.join(
+                '<a href="%s">%s</a>' % (html.escape(host_pages[h]), html.escape(h)) for h in sorted(host_pages))
+            if host_pages else '<h1>Tape qualification report</h1>'), 1)
+    else:
+        page = _report_index.index_html(docs, rows(docs), run, _badge, _CSS, _CLASS_COLORS,
+                                        lambda host: host_pages.get(host) or '#', utc_now())
     settings = _fleet.settings_rows(docs)
     if settings:
         markdown = markdown.rstrip('\n') + '\n\n' + '\n'.join(_fleet.settings_markdown(settings)).rstrip('\n') + '\n'
@@ -1116,5 +1158,6 @@ def write_fleet(run_dir, expected_hosts=None, run=None, fail_on=DEFAULT_FAIL_ON,
         'junit': atomic_write(os.path.join(run_dir, JUNIT_XML), junit_xml(docs, fail_on, run, comparison,
                                                                           fail_on_regression)),
         'html': atomic_write(os.path.join(run_dir, REPORT_HTML), page),
+        'host_pages': [os.path.join(run_dir, link) for link in host_pages.values()],
     }
     return {'docs': docs, 'paths': paths, 'failing': failing(docs, fail_on), 'comparison': comparison}

@@ -1,0 +1,121 @@
+# Copyright (c) tapeops.qualify contributors
+# GNU General Public License v3.0+ (see COPYING or https://www.gnu.org/licenses/gpl-3.0.txt)
+# SPDX-License-Identifier: GPL-3.0-or-later
+"""The fleet reports at 100 and 1,000 hosts: rebuild time and file sizes, and the scale ratio.
+
+Generates N host documents from the recorded lab run
+(tests/unit/fixtures/lab_runs/20261123-quick/: lab-ma1 STREAMING, lab-ma2
+SPEED-MATCHED, lab-ma3 SHOE-SHINING), cycling through the three with new host
+names, writes them to a run directory, and times the report-only rebuild
+(``_report.write_fleet``: what ``qualify_report_only=true`` runs), printing
+seconds, the size of report.html (the page a person opens first), of the
+largest host page when there are host pages, and of summary.md.
+
+Targets (issue "Fleet scale"): report.html under 3 MB at 1,000 hosts, and the
+rebuild linear: 1,000 hosts in at most 12 x the time of 100.
+
+    python3 bench/report_scale.py              # 100 and 1000 hosts
+    python3 bench/report_scale.py --hosts 10 100 --keep /tmp/report-bench
+"""
+
+import argparse
+import copy
+import glob
+import json
+import os
+import shutil
+import sys
+import tempfile
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(HERE)
+FIXTURE = os.path.join(ROOT, 'tests', 'unit', 'fixtures', 'lab_runs', '20261123-quick')
+
+
+def _import_collection():
+    parts = ROOT.split(os.sep)
+    if parts[-3:-1] == ['ansible_collections', 'tapeops']:
+        sys.path.insert(0, os.sep.join(parts[:-3]))
+    else:
+        base = tempfile.mkdtemp(prefix='tapeops-bench-')
+        os.makedirs(os.path.join(base, 'ansible_collections', 'tapeops'))
+        os.symlink(ROOT, os.path.join(base, 'ansible_collections', 'tapeops', 'qualify'))
+        sys.path.insert(0, base)
+
+
+_import_collection()
+from ansible_collections.tapeops.qualify.plugins.module_utils import _report  # noqa: E402
+
+
+def recorded():
+    docs = []
+    for path in sorted(glob.glob(os.path.join(FIXTURE, '*.json'))):
+        with open(path, encoding='utf-8') as handle:
+            docs.append(json.load(handle))
+    if not docs:
+        raise SystemExit('no host documents in %s' % FIXTURE)
+    return docs
+
+
+def make_run(run_dir, count, templates):
+    os.makedirs(os.path.join(run_dir, 'hosts'))
+    hosts = []
+    for index in range(count):
+        doc = copy.deepcopy(templates[index % len(templates)])
+        doc['host'] = 'ma%04d.%s' % (index + 1, doc['host'])
+        _report.write_host(run_dir, doc)
+        hosts.append(doc['host'])
+    return hosts
+
+
+def size_mb(path):
+    return os.path.getsize(path) / 1e6 if os.path.exists(path) else None
+
+
+def measure(count, templates, keep=None):
+    run_dir = os.path.join(keep, 'hosts-%d' % count) if keep else tempfile.mkdtemp(prefix='tapeops-report-bench-')
+    if keep and os.path.exists(run_dir):
+        shutil.rmtree(run_dir)
+    try:
+        hosts = make_run(run_dir, count, templates)
+        start = time.monotonic()
+        _report.write_fleet(run_dir, hosts)
+        seconds = time.monotonic() - start
+        pages = glob.glob(os.path.join(run_dir, 'hosts', '*.html'))
+        return {
+            'hosts': count, 'seconds': seconds,
+            'index_mb': size_mb(os.path.join(run_dir, _report.REPORT_HTML)),
+            'largest_host_page_mb': max(size_mb(p) for p in pages) if pages else None,
+            'summary_mb': size_mb(os.path.join(run_dir, _report.SUMMARY_MD)),
+        }
+    finally:
+        if not keep:
+            shutil.rmtree(run_dir, ignore_errors=True)
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.split('\n')[0])
+    parser.add_argument('--hosts', type=int, nargs='+', default=[100, 1000])
+    parser.add_argument('--keep', help='write the runs under this directory and keep them')
+    args = parser.parse_args()
+    templates = recorded()
+    results = []
+    for count in args.hosts:
+        result = measure(count, templates, args.keep)
+        results.append(result)
+        print('%5d hosts: rebuild %.1f s, report.html %.2f MB, largest host page %s, summary.md %.2f MB' % (
+            result['hosts'], result['seconds'], result['index_mb'],
+            '%.2f MB' % result['largest_host_page_mb'] if result['largest_host_page_mb'] else '- (no host pages)',
+            result['summary_mb']))
+    if len(results) >= 2:
+        small, large = results[0], results[-1]
+        ratio = large['seconds'] / small['seconds']
+        print('scale: %d / %d hosts = %.1fx the hosts, %.1fx the time (target <= %.1fx); report.html at %d hosts '
+              '%.2f MB (target < 3 MB)' % (large['hosts'], small['hosts'], large['hosts'] / float(small['hosts']),
+                                          ratio, 1.2 * large['hosts'] / small['hosts'], large['hosts'],
+                                          large['index_mb']))
+
+
+if __name__ == '__main__':
+    main()
