@@ -73,6 +73,10 @@ def size_mb(path):
     return os.path.getsize(path) / 1e6 if os.path.exists(path) else None
 
 
+def mb(value):
+    return '-' if value is None else '%.2f' % value
+
+
 def measure(count, templates, keep=None):
     run_dir = os.path.join(keep, 'hosts-%d' % count) if keep else tempfile.mkdtemp(prefix='tapeops-report-bench-')
     if keep and os.path.exists(run_dir):
@@ -95,7 +99,7 @@ def measure(count, templates, keep=None):
 
 
 def main():
-    parser = argparse.ArgumentParser(description=__doc__.split('\n')[0])
+    parser = argparse.ArgumentParser(description=__doc__.split('\n', maxsplit=1)[0])
     parser.add_argument('--hosts', type=int, nargs='+', default=[100, 1000])
     parser.add_argument('--keep', help='write the runs under this directory and keep them')
     args = parser.parse_args()
@@ -104,17 +108,17 @@ def main():
     for count in args.hosts:
         result = measure(count, templates, args.keep)
         results.append(result)
-        print('%5d hosts: rebuild %.1f s, report.html %.2f MB, largest host page %s, summary.md %.2f MB' % (
-            result['hosts'], result['seconds'], result['index_mb'],
-            '%.2f MB' % result['largest_host_page_mb'] if result['largest_host_page_mb'] else '- (no host pages)',
-            result['summary_mb']))
+        largest = result['largest_host_page_mb']
+        print('%5d hosts: rebuild %.1f s, report.html %s MB, largest host page %s, summary.md %s MB' % (
+            result['hosts'], result['seconds'], mb(result['index_mb']),
+            '%s MB' % mb(largest) if largest else '- (no host pages)', mb(result['summary_mb'])))
     if len(results) >= 2:
         small, large = results[0], results[-1]
         ratio = large['seconds'] / small['seconds']
+        hosts_ratio = large['hosts'] / float(small['hosts'])
         print('scale: %d / %d hosts = %.1fx the hosts, %.1fx the time (target <= %.1fx); report.html at %d hosts '
-              '%.2f MB (target < 3 MB)' % (large['hosts'], small['hosts'], large['hosts'] / float(small['hosts']),
-                                          ratio, 1.2 * large['hosts'] / small['hosts'], large['hosts'],
-                                          large['index_mb']))
+              '%s MB (target < 3 MB)' % (large['hosts'], small['hosts'], hosts_ratio, ratio, 1.2 * hosts_ratio,
+                                         large['hosts'], mb(large['index_mb'])))
 
 
 if __name__ == '__main__':

@@ -587,8 +587,8 @@ def comparison_html(comparison):
     """The HTML section of a comparison with an earlier run."""
     esc = html.escape
     earlier = comparison['earlier']
-    parts = ['<section id="compare"><h2>Changes since %s</h2>' % esc(str(earlier.get('id') or earlier.get('dir')
-                                                                           or 'the earlier run')),
+    title = str(earlier.get('id') or earlier.get('dir') or 'the earlier run')
+    parts = ['<section id="compare"><h2>Changes since %s</h2>' % esc(title),
              '<p>%d regression(s), %d improvement(s) (a rate counts when it moved by more than %d %%).</p>' % (
                  comparison['regressions'], comparison['improvements'], round(100 * comparison['tolerance'])),
              '<table><tr><th>Host</th><th>Drive</th><th>Change</th><th>Class before &rarr; now</th>'

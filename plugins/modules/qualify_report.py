@@ -58,8 +58,8 @@ options:
   compare_to:
     description:
       - The directory of an earlier run (it holds C(hosts/<host>.json)). The reports then say per host x drive
-        what changed since (class, the forecast backup rate, the measured drive path) and mark regressions: a
-        class that fell, a rate more than 10 % lower, a drive that had a verdict and has none now.
+        what changed since (class, the forecast backup rate, the measured drive path) and mark regressions (a
+        class that fell, a rate more than 10 % lower, a drive that had a verdict and has none now).
       - This is the run admins make after any change (HBA, block size, kernel, streams).
     type: path
   fail_on_regression:
