@@ -573,11 +573,11 @@ def summarize(libraries, spec, drives_kept=DEFAULT_DRIVES_KEPT, fill_fraction=DE
                                                              ', '.join(str(u['barcode']) for u in unknown[:10]))})
     migration = migration_estimate(all_stranded, drives_kept, fill_fraction, old_drives) if all_stranded else None
     if all_stranded:
-        text = '%d cartridge%s the %s cannot read (%s): copying them takes about %s h with %d old drive%s kept (%s)' % (
-            len(all_stranded), '' if len(all_stranded) == 1 else 's', spec.label,
-            ', '.join(sorted(set(c['media'] for c in all_stranded), key=lambda m: _LABEL_DENSITY[m])),
-            _fmt(migration['hours']), drives_kept, '' if drives_kept == 1 else 's',
-            '; '.join(migration['assumptions'][:1]))
+        media_ids = ', '.join(sorted(set(c['media'] for c in all_stranded), key=lambda m: _LABEL_DENSITY[m]))
+        text = ('%d cartridge%s the %s cannot read (%s): copying them takes about %s h with %d old drive%s kept; '
+                'assumed: %s' % (len(all_stranded), '' if len(all_stranded) == 1 else 's', spec.label, media_ids,
+                                 _fmt(migration['hours']), drives_kept, '' if drives_kept == 1 else 's',
+                                 migration['assumptions'][0]))
         findings.insert(0, {'severity': 'warning', 'text': text})
     if totals['counts'][READ]:
         findings.append({'severity': 'info', 'text': '%d cartridge%s the %s reads but cannot write' % (

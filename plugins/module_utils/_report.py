@@ -999,6 +999,10 @@ def media_markdown(docs):
         lines.append('### %s: media against the %s' % (host, media['target']['label']))
         lines.append('')
         for lib in media['libraries']:
+            if not lib['stranded'] and not lib['read_only'] and not lib['error']:
+                lines.append('- %s: %d cartridge%s, nothing stranded or read-only: the %s writes every one of '
+                             'known generation' % (lib['id'], lib['cartridges'], '' if lib['cartridges'] == 1 else 's',
+                                                   media['target']['label']))
             if lib['stranded']:
                 lines.append('- %s, stranded: %s' % (lib['id'], ', '.join(
                     '%s (%s, %s)' % (r['barcode'] or 'no barcode', r['media'], r['where']) for r in lib['stranded'])))
@@ -1053,6 +1057,11 @@ def media_html(docs, charts=None):
             continue
         parts.append('<h3>%s: media against the %s</h3><ul>' % (esc(host), esc(media['target']['label'])))
         for lib in media['libraries']:
+            if not lib['stranded'] and not lib['read_only'] and not lib['error']:
+                parts.append('<li>%s: %d cartridge%s, nothing stranded or read-only: the %s writes every one of '
+                             'known generation</li>' % (esc(lib['id']), lib['cartridges'],
+                                                        '' if lib['cartridges'] == 1 else 's',
+                                                        esc(media['target']['label'])))
             if lib['stranded']:
                 parts.append('<li class="stranded">%s, stranded: %s</li>' % (esc(lib['id']), esc(', '.join(
                     '%s (%s, %s)' % (r['barcode'] or 'no barcode', r['media'], r['where']) for r in lib['stranded']))))

@@ -78,6 +78,7 @@ def test_markdown_and_html_show_counts_stranded_slots_migration_and_cleaning_fla
     assert '| ma-lto9 | /dev/sch0 | 23 | 0 | 0 | 0 | 1 | 0.0 | - | no |' in md
     assert '000711L4 (L4, slot 1)' in md and 'A00008L5 (L5, slot 2)' in md
     assert 'CLN670L1 (slot 2): CLN...L1' in md
+    assert '- /dev/sch0: 24 cartridges, nothing stranded or read-only: the LTO-9 FH writes every one' in md
     assert 'every cartridge 100 % full' in md and '2 old drives kept' in md
     media_md = md.split('## Media against the target drive')[1].split('\n## ')[0]
     assert 'ma-tandberg' in media_md and 'ma-nomedia' not in media_md
