@@ -371,16 +371,27 @@ def _host_verdicts(items, source, memory_total_mb, options):
 # fleet rows
 
 
+def measured_before(doc):
+    """What a host without a verdict measured before it was lost (its source read), in words, or None."""
+    aggregate = (doc.get('source') or {}).get('aggregate') if isinstance(doc.get('source'), dict) else None
+    if not isinstance(aggregate, dict) or aggregate.get('mean_mb_s') is None:
+        return None
+    return 'Measured before: the sources delivered %s on average, %s sustained (%s per-second samples).' % (
+        _verdict.fmt_rate(aggregate.get('mean_mb_s')), _verdict.fmt_rate(aggregate.get('p5_mb_s')),
+        aggregate.get('samples', '?'))
+
+
 def rows(docs):
     """One row per host x drive (and one per host without drives/verdicts)."""
     out = []
     for doc in docs:
         drives = doc.get('drives') or []
         if doc.get('status') != STATUS_OK or not drives:
+            error = doc.get('error') or 'No tape drive found on this host.'
+            if doc.get('status') != STATUS_OK and measured_before(doc):
+                error = '%s %s' % (error, measured_before(doc))
             out.append({'host': doc['host'], 'drive': None, 'label': None, 'verdict': None,
-                        'status': doc.get('status'),
-                        'error': doc.get('error') or 'No tape drive found on this host.', 'doc': doc,
-                        'item': None})
+                        'status': doc.get('status'), 'error': error, 'doc': doc, 'item': None})
             continue
         for item in drives:
             verdict = item.get('verdict')

@@ -44,6 +44,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import xml.etree.ElementTree as ET
 
 import pytest
@@ -195,6 +196,31 @@ def test_report_only_rerun_fails_on_shoe_shining(qualified):
     assert os.path.getmtime(os.path.join(run_dir, 'summary.md')) >= before
     # the re-run measured nothing: the host documents are the first run's
     assert _verdict(run_dir, 'lab-ma3')['class'] == 'SHOE-SHINING'
+
+
+def test_report_only_compared_with_an_earlier_run_marks_a_regression(qualified, tmp_path):
+    lab, run_dir = qualified['lab'], qualified['run_dir']
+    now_dir, earlier_dir = tmp_path / 'now', tmp_path / 'earlier'
+    shutil.copytree(run_dir, str(now_dir))
+    shutil.copytree(os.path.join(run_dir, 'hosts'), str(earlier_dir / 'hosts'))
+    # the earlier run had twice lab-ma2's drive path: measured now, it is a regression
+    earlier_doc = earlier_dir / 'hosts' / 'lab-ma2.json'
+    doc = json.loads(earlier_doc.read_text())
+    numbers = doc['drives'][0]['verdict']['numbers']
+    numbers['drive_path_best_mb_s'] = 2 * numbers['drive_path_best_mb_s']
+    earlier_doc.write_text(json.dumps(doc))
+    result = lab.playbook('tapeops.qualify.qualify', extra_vars={
+        'qualify_run_dir': str(now_dir), 'qualify_report_only': True, 'qualify_compare_to': str(earlier_dir),
+        'qualify_fail_on_regression': True, 'qualify_fail_on_missing': False}, timeout=300)
+    assert result.rc == 2, result.stdout[-3000:]
+    assert '1 drive(s) regressed since' in result.stdout and 'lab-ma2 /dev/nst0: drive path' in result.stdout
+    summary = (now_dir / 'summary.md').read_text()
+    assert '| lab-ma2 | /dev/nst0 | **REGRESSED** |' in summary
+    for host in ('lab-ma1', 'lab-ma3'):
+        assert '| %s | /dev/nst0 | unchanged |' % host in summary, summary[-2000:]
+    suite = ET.parse(str(now_dir / 'junit.xml')).getroot().find("testsuite[@name='tapeops.qualify.compare']")
+    assert suite.get('failures') == '1'
+    assert [c.get('classname') for c in suite.findall('testcase') if c.find('failure') is not None] == ['lab-ma2']
 
 
 def _write_counters(lab):

@@ -111,3 +111,22 @@ def test_chromium_filters_the_index_by_class_and_text(big_run, tmp_path):
     rows = re.findall(r'<tr data-class="[A-Z -]+"( hidden="")?><td data-v="([^"]+)">', proc.stdout)
     assert sorted(host for hidden, host in rows if not hidden) == ['ma%03d-lab-ma%d' % (i, (i - 1) % 3 + 1)
                                                                    for i in range(1, 8)]
+
+
+def test_a_host_lost_after_its_source_read_keeps_it_in_the_reports(tmp_path):
+    """The qualify play writes the source read as soon as it is done (status failed, 'the run stopped
+    after the source read test'); a host lost later in its run shows it, not a bare failure."""
+    recorded = fleet(2)
+    lost = _report.host_document(recorded[1]['host'], _report.STATUS_FAILED, source=recorded[1]['source'],
+                                 error='The run stopped after the source read test: the host was lost.')
+    _report.write_host(str(tmp_path), recorded[0])
+    _report.write_host(str(tmp_path), lost)
+    out = _report.write_fleet(str(tmp_path), [d['host'] for d in recorded])
+    row = [r for r in _report.rows(out['docs']) if r['host'] == lost['host']][0]
+    assert row['status'] == 'failed'
+    aggregate = recorded[1]['source']['aggregate']
+    assert 'Measured before: the sources delivered %.1f MB/s on average' % aggregate['mean_mb_s'] in row['error']
+    assert 'Measured before' in (tmp_path / 'summary.md').read_text()
+    # a failure with nothing measured says only what failed
+    bare = _report.host_document('ma9', _report.STATUS_FAILED, error='boom')
+    assert _report.rows([bare])[0]['error'] == 'boom'
