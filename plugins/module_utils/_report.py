@@ -445,8 +445,9 @@ def interface_words(numbers):
             numbers['drives_streaming_at_once'], numbers.get('drives_not_shoeshining_at_once'))
         if numbers.get('memory_needed_at_once_mb') is not None:
             total = numbers.get('memory_total_mb')
-            text += '; %s streams need %s MB by the memory rule, the host has %s' % (
-                numbers.get('streams_at_once'), numbers['memory_needed_at_once_mb'],
+            streams = numbers.get('streams_at_once')
+            text += '; %s stream%s need%s %s MB by the memory rule, the host has %s' % (
+                streams, '' if streams == 1 else 's', 's' if streams == 1 else '', numbers['memory_needed_at_once_mb'],
                 '%d MB' % total if total is not None else 'unknown RAM')
         parts.append(text)
     return '; '.join(parts) or None
