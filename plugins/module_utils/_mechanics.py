@@ -183,7 +183,8 @@ def scale_times(medians, current, target):
     """The target drive's time per operation, from the measured medians.
 
     An operation with a drive-model figure (``MODEL_FIELD``) is scaled by
-    target/current when BOTH drives have a published (not estimated) figure;
+    target/current when BOTH drives have a published (not estimated) figure,
+    or one the inventory set (the basis says which);
     otherwise (an estimate on either side, the changer's moves, the file mark)
     it is taken as measured. Returns ``{op: {measured_s, target_s, basis}}``.
     """
@@ -199,7 +200,8 @@ def scale_times(medians, current, target):
             tgt, tgt_est = _spec_value(target, field)
             if cur and tgt and not cur_est and not tgt_est:
                 target_s = measured * tgt / cur
-                basis = 'scaled by the published %s: target %.0f s / current %.0f s' % (field, tgt, cur)
+                basis = 'scaled by %s: target %s s (%s) / current %s s (%s)' % (
+                    field, _g(tgt), _origin(target, field), _g(cur), _origin(current, field))
             elif cur and tgt:
                 which = ' and '.join(name for name, est in (('current', cur_est), ('target', tgt_est)) if est)
                 basis = 'as measured (%s for the %s drive is an estimate in the drive model)' % (field, which)
@@ -207,6 +209,18 @@ def scale_times(medians, current, target):
                 basis = 'as measured (no %s in the drive model)' % field
         out[op] = {'measured_s': round(measured, 4), 'target_s': round(target_s, 4), 'basis': basis}
     return out
+
+
+def _g(value):
+    return '%.3g' % value
+
+
+def _origin(spec, field):
+    """'inventory' when the drive's entry set ``field`` (the spec's notes say so), else 'published'."""
+    notes = spec.get('notes') if isinstance(spec, dict) else getattr(spec, 'notes', ())
+    if any(str(note).startswith('%s set per drive (inventory)' % field) for note in notes or ()):
+        return 'inventory'
+    return 'published'
 
 
 def forecast(summary, current=None, target=None, rate_mb_s=None, filemark_s=None, rate_basis=None):

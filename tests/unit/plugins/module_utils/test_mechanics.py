@@ -80,10 +80,23 @@ def test_scaling_uses_published_figures_only():
                                'move_to_drive': 9.0}, current, target)
     assert scaled['load_ready']['target_s'] == pytest.approx(2.0 * 17 / 12, abs=1e-4)      # 2.8333
     assert scaled['unload']['target_s'] == pytest.approx(3.4 * 30 / 17, abs=1e-4)          # 6.0
-    assert 'scaled by the published load_s' in scaled['load_ready']['basis']
+    assert scaled['load_ready']['basis'] == 'scaled by load_s: target 17 s (published) / current 12 s (published)'
     assert scaled['rewind']['target_s'] == 10.0 and 'estimate' in scaled['rewind']['basis']
     assert scaled['locate']['target_s'] == 8.0 and 'current' in scaled['locate']['basis']
     assert scaled['move_to_drive']['target_s'] == 9.0 and 'robot' in scaled['move_to_drive']['basis']
+
+
+def test_scaling_says_when_the_current_figure_is_the_inventorys():
+    # the lab's inventory gives its drive's scaled times (tapeops_drives[].model): load 12 / 50 = 0.24 s;
+    # a measured 0.49 s scales to the real LTO-9 FH: 0.49 * 17 / 0.24 = 34.7 s, and the basis says where each came from
+    current = dm.lookup('LTO-5 FH', vendor='IBM', overrides={'load_s': 0.24, 'rewind_s': 1.1})
+    target = dm.lookup('LTO-9 FH', vendor='IBM')
+    scaled = mech.scale_times({'load_ready': 0.49, 'rewind': 0.1}, current, target)
+    assert scaled['load_ready']['target_s'] == pytest.approx(0.49 * 17 / 0.24, abs=1e-3)
+    assert scaled['load_ready']['basis'] == 'scaled by load_s: target 17 s (published) / current 0.24 s (inventory)'
+    # an inventory value is not an estimate any more: the rewind is scaled too (55 / 1.1 = 50x)
+    assert scaled['rewind']['target_s'] == pytest.approx(5.0)
+    assert 'current 1.1 s (inventory)' in scaled['rewind']['basis']
 
 
 def test_scaling_half_height_locate():

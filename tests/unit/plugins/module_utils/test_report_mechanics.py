@@ -106,7 +106,8 @@ def test_markdown_and_html_tables():
     assert '| LTO-5 (current) | 7.00 | filemark | 0.50 | 3.5 MB | 32 MB |' in text
     assert '| LTO-9 FH (target) | 400 | mount |' in text
     assert 'Bacula Maximum File Size' in text                                         # 10M = 10.49 MB < 31.5 MB
-    assert 'Target rewind: as measured' in text and 'Target unload: scaled by the published unload_s' in text
+    assert 'Target rewind: as measured' in text
+    assert 'Target unload: scaled by unload_s: target 30 s (published) / current 17 s (published)' in text
     html = '\n'.join(_report_mechanics.html([doc]))
     assert '<table class="mechanics">' in html and '<td>0.47</td><td>0.50</td><td>3</td>' in html
     assert 'mechanics-objects' in html and 'S = R &times; T' in html
