@@ -211,6 +211,15 @@ from ansible_collections.tapeops.qualify.plugins.module_utils._tape_safety impor
 from ansible_collections.tapeops.qualify.plugins.module_utils._tape_writer import TapeTimeout
 
 
+def _partial(module, result):
+    """What was measured before a failure, for fail_json; its warnings (not put back, ...) via module.warn."""
+    result = dict(result or {})
+    for warning in result.pop('warnings', None) or []:
+        module.warn(warning)
+    result.pop('changed', None)
+    return result
+
+
 def main():
     module = AnsibleModule(
         argument_spec=dict(
@@ -260,31 +269,39 @@ def main():
         if not module.check_mode:
             current = None
             gen = (result.get('drive') or {}).get('generation') or {}
-            if gen.get('generation'):
-                current = _mechanics.drive_spec(gen['generation'], gen.get('form_factor'), gen.get('vendor'),
-                                                model=p['drive_model'])
+            try:
+                if gen.get('generation'):
+                    current = _mechanics.drive_spec(gen['generation'], gen.get('form_factor'), gen.get('vendor'),
+                                                    model=p['drive_model'])
+            except ValueError as exc:
+                # the times are measured and the cartridge is back: a bad drive_model costs the model, not the run
+                result['warnings'].append('drive_model: %s; the current drive is forecast without it' % exc)
+                current = _mechanics.drive_spec(gen['generation'], gen.get('form_factor'), gen.get('vendor'))
             _mechanics.analyse(result, current=current, target=target, rate_mb_s=p['rate_mb_s'], backup=p['backup'])
     except ValueError as exc:
         module.fail_json(msg=str(exc), reason='bad_input')
     except TapeSafetyError as exc:
         module.fail_json(msg=exc.msg, reason=exc.reason)
     except (_mechanics.MechanicsError, BenchmarkError) as exc:
-        partial = dict((k, v) for k, v in (exc.partial or {}).items() if k != 'changed')
+        partial = _partial(module, exc.partial)
         if bench is not None and 'summary' not in partial:
             partial['summary'] = _mechanics.summarize(bench.samples)
         module.fail_json(msg=exc.msg, reason=exc.reason, **partial)
     except TapeTimeout as exc:
-        partial = dict((k, v) for k, v in (getattr(bench, 'result', None) or {}).items() if k != 'changed')
+        partial = _partial(module, getattr(bench, 'result', None))
         module.fail_json(msg='%s Check the drive (dmesg, sg_logs) and the changer, then retry.' % exc,
                          reason='timeout', **partial)
     except _cli.CliError as exc:
-        module.fail_json(**exc.as_fail_kwargs())
+        kwargs = _partial(module, getattr(bench, 'result', None))
+        kwargs.update(exc.as_fail_kwargs())
+        module.fail_json(reason='command_failed', **kwargs)
     except Exception as exc:  # pylint: disable=broad-except
-        partial = dict((k, v) for k, v in (getattr(bench, 'result', None) or {}).items() if k != 'changed')
+        partial = _partial(module, getattr(bench, 'result', None))
         module.fail_json(msg='The mechanics benchmark stopped on an unexpected error: %s. What was measured before '
                              'it is attached; please report this with the traceback.' % exc,
                          exception=traceback.format_exc(), reason='internal_error', **partial)
-    for warning in result.get('warnings') or []:
+    # warnings go through module.warn (passing them to exit_json is deprecated in ansible-core 2.19)
+    for warning in result.pop('warnings', None) or []:
         module.warn(warning)
     module.exit_json(**result)
 
