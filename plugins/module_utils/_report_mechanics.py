@@ -179,7 +179,7 @@ def _notes(mech):
     return notes
 
 
-def svg_chart(mech, width=560, bar=16):
+def svg_chart(mech, width=560, bar_px=16):
     """A small self-contained SVG: per operation a bar to the median and a tick at the p95 (seconds)."""
     rows = [(op, (mech.get('summary') or {}).get(op) or {}) for op in _mechanics.OPERATIONS]
     rows = [(op, e) for op, e in rows if e.get('median_s') is not None]
@@ -188,22 +188,22 @@ def svg_chart(mech, width=560, bar=16):
     top = max(max(e.get('p95_s') or 0, e.get('median_s') or 0) for _op, e in rows) or 1.0
     left, right = 110, 60
     scale = (width - left - right) / float(top)
-    height = bar * 1.5 * len(rows) + 24
+    height = bar_px * 1.5 * len(rows) + 24
     out = ['<svg xmlns="http://www.w3.org/2000/svg" data-chart="mechanics" width="%d" height="%d" role="img" '
            'aria-label="median and p95 seconds per operation">' % (width, height)]
     for index, (op, entry) in enumerate(rows):
-        y = 8 + index * bar * 1.5
+        y = 8 + index * bar_px * 1.5
         median = entry['median_s']
         p95 = entry.get('p95_s') or median
         out.append('<text x="%d" y="%.1f" font-size="11" text-anchor="end">%s</text>' % (
-            left - 6, y + bar * 0.75, _html.escape(op)))
+            left - 6, y + bar_px * 0.75, _html.escape(op)))
         out.append('<rect x="%d" y="%.1f" width="%.1f" height="%d" fill="#4a7ab5"/>' % (
-            left, y, max(1.0, median * scale), bar))
+            left, y, max(1.0, median * scale), bar_px))
         x95 = left + p95 * scale
         out.append('<line x1="%.1f" x2="%.1f" y1="%.1f" y2="%.1f" stroke="#c0392b" stroke-width="2"/>' % (
-            x95, x95, y - 2, y + bar + 2))
+            x95, x95, y - 2, y + bar_px + 2))
         out.append('<text x="%.1f" y="%.1f" font-size="10">%s / %s s</text>' % (
-            x95 + 4, y + bar * 0.75, _s(median), _s(p95)))
+            x95 + 4, y + bar_px * 0.75, _s(median), _s(p95)))
     out.append('<text x="%d" y="%.1f" font-size="10">bar: median, red line: p95 (seconds)</text>' % (
         left, height - 4))
     out.append('</svg>')
