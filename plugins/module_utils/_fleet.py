@@ -110,11 +110,11 @@ def settings_markdown(rows):
              'Per drive generation, the drives a settings change helps most first (gain: the forecast backup '
              'rate with the setting fixes less the rate now).', '']
     label = None
-    for row in rows:
+    for index, row in enumerate(rows):
         if row['label'] != label:
             label = row['label']
             lines.extend(['### %s' % label, '', '| %s |' % ' | '.join(HEADER), '|%s' % ('---|' * len(HEADER))])
         lines.append('| %s |' % ' | '.join(str(c).replace('|', '\\|') for c in cells(row)))
-        if row is rows[-1] or rows[rows.index(row) + 1]['label'] != label:
+        if index == len(rows) - 1 or rows[index + 1]['label'] != label:
             lines.append('')
     return lines
