@@ -24,27 +24,14 @@ import glob
 import json
 import os
 import shutil
-import sys
 import tempfile
 import time
 
-HERE = os.path.dirname(os.path.abspath(__file__))
-ROOT = os.path.dirname(HERE)
+from _collection import ROOT, import_collection
+
 FIXTURE = os.path.join(ROOT, 'tests', 'unit', 'fixtures', 'lab_runs', '20261123-quick')
 
-
-def _import_collection():
-    parts = ROOT.split(os.sep)
-    if parts[-3:-1] == ['ansible_collections', 'tapeops']:
-        sys.path.insert(0, os.sep.join(parts[:-3]))
-    else:
-        base = tempfile.mkdtemp(prefix='tapeops-bench-')
-        os.makedirs(os.path.join(base, 'ansible_collections', 'tapeops'))
-        os.symlink(ROOT, os.path.join(base, 'ansible_collections', 'tapeops', 'qualify'))
-        sys.path.insert(0, base)
-
-
-_import_collection()
+import_collection()
 from ansible_collections.tapeops.qualify.plugins.module_utils import _report  # noqa: E402
 
 
