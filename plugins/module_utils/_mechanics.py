@@ -445,6 +445,10 @@ class MechanicsBenchmark:
     def _mt_status(self):
         from ansible_collections.tapeops.qualify.plugins.module_utils import _mt
         result = self.runner([self.mt, '-f', self.device, 'status'], self.op_timeout)
+        if result.rc != 0 and 'busy' in ((result.stderr or '') + (result.stdout or '')).lower():
+            raise MechanicsError('%s is busy: another process has the drive open (st allows one open at a time). '
+                                 'Wait for the backup or tool using it to finish, then retry.' % self.device, 'busy',
+                                 partial=self.result)
         return _mt.parse_mt_status(result.stdout if result.rc == 0 else '')
 
     def _timed(self, op, cmd):

@@ -196,3 +196,32 @@ def test_data_cartridge_is_moved_and_located_but_never_written(lab, loaded):
     finally:
         lab.run(HOST, 'mtx -f %s load 1 0' % changer(lab))
     assert where(lab, loaded) == ('drive', 0)
+
+
+def test_a_failure_in_a_cycle_still_puts_the_cartridge_back(lab, loaded):
+    # Another process holds the drive open (st allows one open): the cartridge reaches the drive, then mt
+    # cannot open it. The benchmark stops with reason busy, keeps the move it timed, and puts the cartridge
+    # back in its slot through the changer (the library pulls it from the drive).
+    scratch = [b for b in lab.hostvars[HOST]['tapeops_allowed_barcodes'] if b != loaded][0]
+    kind, slot = where(lab, scratch)
+    assert kind == 'slot'
+    holder = ('setsid python3 -c "import os,time; fd=os.open(\'/dev/nst0\', os.O_RDONLY|os.O_NONBLOCK); '
+              'time.sleep(120)" >/dev/null 2>&1 & echo $!')
+    lab.run(HOST, 'mt -f /dev/nst0 offline && mtx -f %s unload 1 0' % changer(lab), check=True)
+    pid = lab.run(HOST, holder, check=True).stdout.strip()
+    try:
+        before = st_writes(lab, HOST)
+        result = run_module(lab, HOST, 'tape_mechanics_benchmark', {
+            'device': '/dev/nst0', 'barcode': scratch, 'repeats': 2, 'op_timeout': 60,
+            'allowed_barcodes': lab.hostvars[HOST]['tapeops_allowed_barcodes']})
+        assert result['_rc'] != 0 and result['reason'] == 'busy', result.get('msg')
+        assert 'another process has the drive open' in result['msg']
+        assert result['summary']['move_to_drive']['n'] == 1          # what was measured before is kept
+        assert result['restored'] is True
+        assert result['final_location'] == {'where': 'slot', 'element': slot}
+        assert where(lab, scratch) == ('slot', slot)
+        assert st_writes(lab, HOST) == before
+    finally:
+        lab.run(HOST, 'kill %s' % pid)
+        lab.run(HOST, 'mtx -f %s load 1 0' % changer(lab))
+    assert where(lab, loaded) == ('drive', 0)
