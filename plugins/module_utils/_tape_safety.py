@@ -169,10 +169,12 @@ def media_verdict(probe, overwrite=False, allowed_barcodes=None, barcode=None):
     content = probe.get('content')
     if content == 'blank':
         return 'blank media'
+    # the probe's detail already says where it read ("... at BOT"); the bare content does not
+    seen = probe.get('detail') or '%s at BOT' % content
     if tag and tag in allowed:
-        return 'barcode %s is in allowed_barcodes (%s at BOT)' % (barcode, probe.get('detail') or content)
+        return 'barcode %s is in allowed_barcodes (%s)' % (barcode, seen)
     if overwrite:
-        return 'overwrite=true (%s at BOT)' % (probe.get('detail') or content)
+        return 'overwrite=true (%s)' % seen
     what = 'holds data' if content == 'data' else 'could not be proven blank'
     raise TapeSafetyError(
         'The cartridge%s %s (%s). Refusing to overwrite it. If it is scratch, add its barcode to '

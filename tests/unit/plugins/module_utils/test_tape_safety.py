@@ -153,3 +153,12 @@ def test_unknown_write_protection_is_not_writable():
     with pytest.raises(S.TapeSafetyError) as info:
         S.media_verdict(probe, overwrite=True)
     assert info.value.reason == 'write_protect_unknown' and 'mt status' in str(info.value)
+
+
+def test_the_media_decision_says_where_it_read_once():
+    # the probe's own words, as the lab run recorded them (tests/unit/fixtures/lab_runs/20261123-quick)
+    probe = {'write_protected': False, 'worm': False, 'content': 'data',
+             'detail': 'read a 262144-byte block at BOT'}
+    decision = S.media_verdict(probe, allowed_barcodes=['MA1001L5'], barcode='MA1001L5')
+    assert decision == 'barcode MA1001L5 is in allowed_barcodes (read a 262144-byte block at BOT)'
+    assert S.media_verdict(dict(probe, detail=None), overwrite=True) == 'overwrite=true (data at BOT)'
