@@ -157,7 +157,7 @@ def test_unknown_write_protection_is_not_writable():
 
 def test_the_media_decision_says_where_it_read_once():
     # the probe's own words, as the lab run recorded them (tests/unit/fixtures/lab_runs/20261123-quick)
-    probe = {'write_protected': False, 'worm': False, 'content': 'data',
+    probe = {'online': True, 'write_protected': False, 'worm': False, 'content': 'data',
              'detail': 'read a 262144-byte block at BOT'}
     decision = S.media_verdict(probe, allowed_barcodes=['MA1001L5'], barcode='MA1001L5')
     assert decision == 'barcode MA1001L5 is in allowed_barcodes (read a 262144-byte block at BOT)'
