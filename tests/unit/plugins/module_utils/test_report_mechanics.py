@@ -4,7 +4,7 @@
 """The mechanics section: host JSON, the verdict's size warning, Markdown and HTML.
 
 The times are shaped like the lab's (lab-ma1, IBM LTO-5 FH at 1/50 of the mechanics: robot 0.2 s, load
-0.24 s, unload 0.34 s; see tests/integration/test_mechanics.py); the result is built by the same pure
+0.24 s, unload 0.34 s; see tests/integration/test_lab_mechanics.py); the result is built by the same pure
 functions the module uses, so only the report path is under test here.
 """
 
