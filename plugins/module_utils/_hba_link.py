@@ -60,6 +60,8 @@ import math
 import os
 import re
 
+from ansible_collections.tapeops.qualify.plugins.module_utils._st_sysfs import read_attr as _read
+
 SYS_ROOT = '/sys'
 
 # negotiated_linkrate text -> (usable MB/s, encoding); sas_linkspeed_names in scsi_transport_sas.c
@@ -89,15 +91,6 @@ _PORT = re.compile(r'^port-\d+(?::\d+)+$')
 _PHY = re.compile(r'^phy-\d+(?::\d+)+$')
 _SAS_NODE = re.compile(r'^(?:port|end_device|expander)-\d+(?::\d+)+$')
 _RPORT = re.compile(r'^rport-\d+:\d+-\d+$')
-
-
-def _read(path):
-    """A sysfs attribute as text (undecodable bytes become U+FFFD), or None."""
-    try:
-        with open(path, 'rb') as handle:
-            return handle.read(4096).decode('utf-8', 'replace').strip()
-    except (OSError, ValueError):
-        return None
 
 
 def _fmt(value):
