@@ -32,7 +32,7 @@ from _collection import ROOT, import_collection
 FIXTURE = os.path.join(ROOT, 'tests', 'unit', 'fixtures', 'lab_runs', '20261123-quick')
 
 import_collection()
-from ansible_collections.tapeops.qualify.plugins.module_utils import _report  # noqa: E402
+from ansible_collections.tapeops.qualify.plugins.module_utils._reporting import _report  # noqa: E402
 
 
 def recorded():

@@ -235,7 +235,7 @@ def main():
         raise SystemExit('run as root: both readers start from a dropped page cache')
     base = collections_base()
     sys.path.insert(0, base)
-    from ansible_collections.tapeops.qualify.plugins.module_utils import _source_tree
+    from ansible_collections.tapeops.qualify.plugins.module_utils._measure import _source_tree
 
     made = loop = None
     tree = opts.path

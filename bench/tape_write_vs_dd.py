@@ -32,8 +32,8 @@ import time
 from _collection import import_collection
 
 import_collection()
-from ansible_collections.tapeops.qualify.plugins.module_utils import _tape_safety as S  # noqa: E402
-from ansible_collections.tapeops.qualify.plugins.module_utils import _tape_writer as W  # noqa: E402
+from ansible_collections.tapeops.qualify.plugins.module_utils._measure import _tape_safety as S  # noqa: E402
+from ansible_collections.tapeops.qualify.plugins.module_utils._measure import _tape_writer as W  # noqa: E402
 
 
 def human(size):

@@ -108,7 +108,7 @@ MECH_DIVISOR = 50.0
 # Changer robot time per move (seconds, real): smc.py's default (Exabyte
 # autoloader, "less than 10 seconds"), divided like the drive's mechanics.
 CHANGER_MOVE_S = 10.0
-DRIVE_MODEL = os.path.join(ROOT, 'plugins', 'module_utils', '_drive_model.py')
+DRIVE_MODEL = os.path.join(ROOT, "plugins", "module_utils", "_judge", "_drive_model.py")
 # Fields of the drive model the physics uses, with the defaults used when the
 # model lacks one (an IBM LTO-5 full-height drive; see lab/tapedrive/physics.py).
 PROFILE_DEFAULTS = {

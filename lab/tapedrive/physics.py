@@ -2,7 +2,7 @@
 # GNU General Public License v3.0+ (see COPYING or https://www.gnu.org/licenses/gpl-3.0.txt)
 """Streaming physics of the lab's emulated drive: buffer, speed steps, back-hitches.
 
-The collection's forecast (plugins/module_utils/_forecast.py) implements the
+The collection's forecast (plugins/module_utils/_judge/_forecast.py) implements the
 SAME rules independently, so an end-to-end test can compare its prediction
 with what this drive reports. Where vendors publish no number the rule is an
 estimate and says so.
@@ -84,7 +84,7 @@ HIGH_WATER = 0.75      # step up above this fill (rule 3)
 LOW_WATER = 0.25       # step down below this fill (rule 3)
 RESTART_FILL = 0.50    # restart at this fill (rule 4)
 RATE_WINDOW_S = 1.0    # arrival rate window for the (re)start step (rule 4)
-MIN_WINDOW_S = 0.1     # shortest restart window: the forecast's tick (plugins/module_utils/_forecast.py TICK_S)
+MIN_WINDOW_S = 0.1     # shortest restart window: the forecast's tick (plugins/module_utils/_judge/_forecast.py TICK_S)
 _EPS = 1e-9
 _BYTE_EPS = 1e-3
 

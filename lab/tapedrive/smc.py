@@ -35,7 +35,7 @@ the destination, MOVE MEDIUM completes when the drive has loaded it
 (``load_s``, load-to-ready): ``ssc.Drive.load_cartridge`` is called at the
 end of that time and makes the drive ready at once (with its UNIT
 ATTENTION, NOT READY TO READY CHANGE), so the host finds the tape ready when
-``mtx load`` returns. The drive model (plugins/module_utils/_drive_model.py)
+``mtx load`` returns. The drive model (plugins/module_utils/_judge/_drive_model.py)
 supplies load_s/unload_s per generation (IBM nominal times,
 ../shared/reference/lto-facts.md 4a); without them in ``mechanics`` the
 changer uses the drive's own ``profile.load_s`` / ``profile.unload_s``

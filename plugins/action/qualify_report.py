@@ -9,7 +9,7 @@ from __future__ import annotations
 from ansible.errors import AnsibleActionFail
 from ansible.plugins.action import ActionBase
 
-from ansible_collections.tapeops.qualify.plugins.module_utils import _report
+from ansible_collections.tapeops.qualify.plugins.module_utils._reporting import _report
 
 ARGUMENT_SPEC = {
     'report_dir': {'type': 'path', 'required': True},

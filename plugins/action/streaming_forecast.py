@@ -9,8 +9,8 @@ from __future__ import annotations
 from ansible.errors import AnsibleActionFail
 from ansible.plugins.action import ActionBase
 
-from ansible_collections.tapeops.qualify.plugins.module_utils import _drive_model
-from ansible_collections.tapeops.qualify.plugins.module_utils import _forecast
+from ansible_collections.tapeops.qualify.plugins.module_utils._judge import _drive_model
+from ansible_collections.tapeops.qualify.plugins.module_utils._judge import _forecast
 
 ARGUMENT_SPEC = {
     'drive': {'type': 'dict', 'required': True},

@@ -133,15 +133,15 @@ import tempfile
 from ansible.module_utils.basic import AnsibleModule
 from ansible.module_utils.common.text.converters import to_bytes, to_text
 
-from ansible_collections.tapeops.qualify.plugins.module_utils._bacula_conf import (
+from ansible_collections.tapeops.qualify.plugins.module_utils._config._bacula_conf import (
     BaculaConfError,
     check_settings,
     devices as list_devices,
     is_tape_device,
     set_directives,
 )
-from ansible_collections.tapeops.qualify.plugins.module_utils._cli import CliError, find_tool, run
-from ansible_collections.tapeops.qualify.plugins.module_utils._textfile import write_text_atomic
+from ansible_collections.tapeops.qualify.plugins.module_utils._tools._cli import CliError, find_tool, run
+from ansible_collections.tapeops.qualify.plugins.module_utils._config._textfile import write_text_atomic
 
 BLOCK_WARNING = ('The block size changed: volumes written with the old block size must be read back with it '
                  '(the label block and the data blocks were written at the old size). Keep a Device resource '

@@ -126,17 +126,17 @@ import tempfile
 
 from ansible.module_utils.basic import AnsibleModule
 
-from ansible_collections.tapeops.qualify.plugins.module_utils import _tape_writer as W
-from ansible_collections.tapeops.qualify.plugins.module_utils._btape import (
+from ansible_collections.tapeops.qualify.plugins.module_utils._measure import _tape_writer as W
+from ansible_collections.tapeops.qualify.plugins.module_utils._tools._btape import (
     BtapeParseError,
     minimal_config,
     parse_speed,
     speed_command,
     summarize_speed,
 )
-from ansible_collections.tapeops.qualify.plugins.module_utils._cli import CliError, find_tool, run
-from ansible_collections.tapeops.qualify.plugins.module_utils._tape_benchmark import probe_media
-from ansible_collections.tapeops.qualify.plugins.module_utils._tape_safety import (
+from ansible_collections.tapeops.qualify.plugins.module_utils._tools._cli import CliError, find_tool, run
+from ansible_collections.tapeops.qualify.plugins.module_utils._measure._tape_benchmark import probe_media
+from ansible_collections.tapeops.qualify.plugins.module_utils._measure._tape_safety import (
     TapeSafetyError,
     check_tape_device,
     media_verdict,

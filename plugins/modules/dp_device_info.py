@@ -96,13 +96,13 @@ devices:
 
 from ansible.module_utils.basic import AnsibleModule
 
-from ansible_collections.tapeops.qualify.plugins.module_utils._omnirc import OmnircError, recommend_device
+from ansible_collections.tapeops.qualify.plugins.module_utils._config._omnirc import OmnircError, recommend_device
 
 
 def _capacity_from_model(drive):
     # The drive model is the single source of the numbers (written alongside
     # the verdict); import it lazily so a missing model gives a clear message.
-    from ansible_collections.tapeops.qualify.plugins.module_utils import _drive_model
+    from ansible_collections.tapeops.qualify.plugins.module_utils._judge import _drive_model
 
     generation, form_factor = _drive_model.parse_generation(drive['generation'])
     spec = _drive_model.lookup(generation, drive.get('form_factor') or form_factor, drive.get('vendor'))

@@ -91,13 +91,13 @@ import os
 from ansible.module_utils.basic import AnsibleModule
 from ansible.module_utils.common.text.converters import to_bytes, to_text
 
-from ansible_collections.tapeops.qualify.plugins.module_utils._omnirc import (
+from ansible_collections.tapeops.qualify.plugins.module_utils._config._omnirc import (
     OmnircError,
     parse_omnirc,
     update_omnirc,
     validate_keys,
 )
-from ansible_collections.tapeops.qualify.plugins.module_utils._textfile import write_text_atomic
+from ansible_collections.tapeops.qualify.plugins.module_utils._config._textfile import write_text_atomic
 
 
 def main():

@@ -147,8 +147,10 @@ import traceback
 
 from ansible.module_utils.basic import AnsibleModule
 
-from ansible_collections.tapeops.qualify.plugins.module_utils import _cli, _media
-from ansible_collections.tapeops.qualify.plugins.module_utils._tape_discovery import TOOL_TIMEOUT, discover
+from ansible_collections.tapeops.qualify.plugins.module_utils._judge import _media
+
+from ansible_collections.tapeops.qualify.plugins.module_utils._tools import _cli
+from ansible_collections.tapeops.qualify.plugins.module_utils._measure._tape_discovery import TOOL_TIMEOUT, discover
 
 
 def main():

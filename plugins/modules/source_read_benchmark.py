@@ -586,7 +586,7 @@ fio_cmd:
 
 from ansible.module_utils.basic import AnsibleModule
 
-from ansible_collections.tapeops.qualify.plugins.module_utils._source_read import (
+from ansible_collections.tapeops.qualify.plugins.module_utils._measure._source_read import (
     SourceReadBenchmark,
     SourceReadError,
 )

@@ -105,9 +105,9 @@ import re
 
 from ansible.module_utils.basic import AnsibleModule
 
-from ansible_collections.tapeops.qualify.plugins.module_utils._cli import CliError, find_tool, run
-from ansible_collections.tapeops.qualify.plugins.module_utils._st_sysfs import read_attr, read_options
-from ansible_collections.tapeops.qualify.plugins.module_utils._stinit import (
+from ansible_collections.tapeops.qualify.plugins.module_utils._tools._cli import CliError, find_tool, run
+from ansible_collections.tapeops.qualify.plugins.module_utils._tools._st_sysfs import read_attr, read_options
+from ansible_collections.tapeops.qualify.plugins.module_utils._config._stinit import (
     MODE_SUFFIX,
     StinitError,
     compare,

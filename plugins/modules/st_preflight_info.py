@@ -133,9 +133,9 @@ import re
 
 from ansible.module_utils.basic import AnsibleModule
 
-from ansible_collections.tapeops.qualify.plugins.module_utils._hba_link import device_link
-from ansible_collections.tapeops.qualify.plugins.module_utils._stinit import st_driver_params, transfer_limits
-from ansible_collections.tapeops.qualify.plugins.module_utils._tape_discovery import (
+from ansible_collections.tapeops.qualify.plugins.module_utils._tools._hba_link import device_link
+from ansible_collections.tapeops.qualify.plugins.module_utils._config._stinit import st_driver_params, transfer_limits
+from ansible_collections.tapeops.qualify.plugins.module_utils._measure._tape_discovery import (
     hba_max_transfer,
     mtweofi_from_st_driver,
     st_driver_version,

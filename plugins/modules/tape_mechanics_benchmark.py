@@ -204,11 +204,11 @@ import traceback
 
 from ansible.module_utils.basic import AnsibleModule
 
-from ansible_collections.tapeops.qualify.plugins.module_utils import _cli
-from ansible_collections.tapeops.qualify.plugins.module_utils import _mechanics
-from ansible_collections.tapeops.qualify.plugins.module_utils._tape_benchmark import BenchmarkError
-from ansible_collections.tapeops.qualify.plugins.module_utils._tape_safety import TapeSafetyError
-from ansible_collections.tapeops.qualify.plugins.module_utils._tape_writer import TapeTimeout
+from ansible_collections.tapeops.qualify.plugins.module_utils._tools import _cli
+from ansible_collections.tapeops.qualify.plugins.module_utils._measure import _mechanics
+from ansible_collections.tapeops.qualify.plugins.module_utils._measure._tape_benchmark import BenchmarkError
+from ansible_collections.tapeops.qualify.plugins.module_utils._measure._tape_safety import TapeSafetyError
+from ansible_collections.tapeops.qualify.plugins.module_utils._measure._tape_writer import TapeTimeout
 
 
 def _partial(module, result):

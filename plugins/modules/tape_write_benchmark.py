@@ -295,11 +295,11 @@ import traceback
 from ansible.module_utils.basic import AnsibleModule
 from ansible.module_utils.common.text.formatters import human_to_bytes
 
-from ansible_collections.tapeops.qualify.plugins.module_utils import _cli
-from ansible_collections.tapeops.qualify.plugins.module_utils._tape_benchmark import BenchmarkError, TapeBenchmark
-from ansible_collections.tapeops.qualify.plugins.module_utils._tape_discovery import TOOL_TIMEOUT
-from ansible_collections.tapeops.qualify.plugins.module_utils._tape_safety import TapeSafetyError
-from ansible_collections.tapeops.qualify.plugins.module_utils._tape_writer import MB, TapeTimeout
+from ansible_collections.tapeops.qualify.plugins.module_utils._tools import _cli
+from ansible_collections.tapeops.qualify.plugins.module_utils._measure._tape_benchmark import BenchmarkError, TapeBenchmark
+from ansible_collections.tapeops.qualify.plugins.module_utils._measure._tape_discovery import TOOL_TIMEOUT
+from ansible_collections.tapeops.qualify.plugins.module_utils._measure._tape_safety import TapeSafetyError
+from ansible_collections.tapeops.qualify.plugins.module_utils._measure._tape_writer import MB, TapeTimeout
 
 
 def _bytes(module, value, name):

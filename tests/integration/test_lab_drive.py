@@ -40,7 +40,7 @@ sys.path.insert(0, os.path.join(ROOT, 'lab'))
 
 from tapedrive import physics  # noqa: E402  pylint: disable=wrong-import-position
 
-from ansible_collections.tapeops.qualify.plugins.module_utils import _forecast  # noqa: E402
+from ansible_collections.tapeops.qualify.plugins.module_utils._judge import _forecast  # noqa: E402
 
 pytestmark = pytest.mark.lab
 

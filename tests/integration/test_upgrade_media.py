@@ -32,7 +32,7 @@ import time
 
 import pytest
 
-from ansible_collections.tapeops.qualify.plugins.module_utils import _drive_model
+from ansible_collections.tapeops.qualify.plugins.module_utils._judge import _drive_model
 
 pytestmark = pytest.mark.lab
 

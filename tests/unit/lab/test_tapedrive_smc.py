@@ -27,7 +27,7 @@ import sys
 
 import pytest
 
-from ansible_collections.tapeops.qualify.plugins.module_utils._mtx import parse_mtx_status
+from ansible_collections.tapeops.qualify.plugins.module_utils._tools._mtx import parse_mtx_status
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))))
 sys.path.insert(0, os.path.join(ROOT, 'lab'))

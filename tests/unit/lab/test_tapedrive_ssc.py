@@ -18,7 +18,7 @@ import sys
 
 import pytest
 
-from ansible_collections.tapeops.qualify.plugins.module_utils import _scsi_inquiry
+from ansible_collections.tapeops.qualify.plugins.module_utils._tools import _scsi_inquiry
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))))
 sys.path.insert(0, os.path.join(ROOT, 'lab'))

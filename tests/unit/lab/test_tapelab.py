@@ -190,7 +190,7 @@ def test_drive_profile_falls_back_to_stated_defaults_for_missing_fields():
 
 def test_drive_profile_from_the_collections_drive_model():
     model = tapelab.load_drive_model()
-    assert model is not None, 'plugins/module_utils/_drive_model.py must import on its own'
+    assert model is not None, 'plugins/module_utils/_judge/_drive_model.py must import on its own'
     for index in (1, 2, 3):
         spec = tapelab.guest_spec(index, 3, '/r')
         got = tapelab.model_dict(spec['drive'], model)

@@ -6,7 +6,7 @@ import os
 
 import pytest
 
-from ansible_collections.tapeops.qualify.plugins.module_utils._bacula_conf import (
+from ansible_collections.tapeops.qualify.plugins.module_utils._config._bacula_conf import (
     BaculaConfError,
     check_settings,
     devices,

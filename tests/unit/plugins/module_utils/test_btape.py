@@ -8,7 +8,7 @@ import subprocess
 
 import pytest
 
-from ansible_collections.tapeops.qualify.plugins.module_utils._btape import (
+from ansible_collections.tapeops.qualify.plugins.module_utils._tools._btape import (
     BtapeParseError,
     minimal_config,
     parse_fill_rates,

@@ -2,7 +2,7 @@
 
 import pytest
 
-from ansible_collections.tapeops.qualify.plugins.module_utils import _chio
+from ansible_collections.tapeops.qualify.plugins.module_utils._tools import _chio
 
 from _tape_fixtures import fixture, fixtures, header
 

@@ -2,7 +2,7 @@
 
 import pytest
 
-from ansible_collections.tapeops.qualify.plugins.module_utils import _cli
+from ansible_collections.tapeops.qualify.plugins.module_utils._tools import _cli
 
 
 def test_run_forces_c_locale(monkeypatch):

@@ -18,7 +18,7 @@ import xml.etree.ElementTree as ET
 
 import pytest
 
-from ansible_collections.tapeops.qualify.plugins.module_utils import _compare, _fleet, _report
+from ansible_collections.tapeops.qualify.plugins.module_utils._reporting import _compare, _fleet, _report
 
 FIXTURE = os.path.join(os.path.dirname(__file__), '..', '..', 'fixtures', 'lab_runs', '20261123-quick')
 HOSTS = ('lab-ma1', 'lab-ma2', 'lab-ma3')

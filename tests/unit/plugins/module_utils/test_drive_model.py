@@ -16,7 +16,7 @@ import zlib
 
 import pytest
 
-from ansible_collections.tapeops.qualify.plugins.module_utils import _drive_model as dm
+from ansible_collections.tapeops.qualify.plugins.module_utils._judge import _drive_model as dm
 
 FIXTURES = os.path.join(os.path.dirname(__file__), '..', '..', 'fixtures')
 REPO_ROOT = os.path.join(os.path.dirname(__file__), '..', '..', '..', '..')
@@ -662,7 +662,7 @@ def test_no_number_without_a_source():
 
 @pytest.mark.parametrize('name', sorted(LSSCSI_CASES))
 def test_identify_from_parse_lsscsi(name):
-    from ansible_collections.tapeops.qualify.plugins.module_utils._scsi_inquiry import parse_lsscsi
+    from ansible_collections.tapeops.qualify.plugins.module_utils._tools._scsi_inquiry import parse_lsscsi
 
     rows = parse_lsscsi(fixture('lsscsi', name))
     found = []
@@ -682,7 +682,7 @@ def test_identify_from_parse_lsscsi(name):
     ('mt_status_mtst__STK-9840-FC-density0x42__1.txt', 2),
 ])
 def test_density_from_parse_mt_status(name, expected):
-    from ansible_collections.tapeops.qualify.plugins.module_utils._mt import parse_mt_status
+    from ansible_collections.tapeops.qualify.plugins.module_utils._tools._mt import parse_mt_status
 
     status = parse_mt_status(fixture('mt', name))
     result = dm.generation_from_density(status['density_code'])
@@ -690,7 +690,7 @@ def test_density_from_parse_mt_status(name, expected):
 
 
 def test_identify_from_parse_sg_inq_and_tapeinfo():
-    from ansible_collections.tapeops.qualify.plugins.module_utils import _scsi_inquiry as inq
+    from ansible_collections.tapeops.qualify.plugins.module_utils._tools import _scsi_inquiry as inq
 
     sg = inq.parse_sg_inq(fixture('sg_inq', 'sg_inq__IBM-ULT3580-TDA-T3S0-LTO10__1.txt'))
     assert dm.identify_inquiry(sg['vendor'], sg['product'])['generation'] == 10

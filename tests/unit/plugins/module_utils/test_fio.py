@@ -12,7 +12,7 @@ import subprocess
 
 import pytest
 
-from ansible_collections.tapeops.qualify.plugins.module_utils import _fio
+from ansible_collections.tapeops.qualify.plugins.module_utils._tools import _fio
 
 FIXTURES = os.path.join(os.path.dirname(__file__), '..', '..', 'fixtures', 'fio')
 

@@ -16,7 +16,7 @@ import tempfile
 
 import pytest
 
-from ansible_collections.tapeops.qualify.plugins.module_utils import _source_tree
+from ansible_collections.tapeops.qualify.plugins.module_utils._measure import _source_tree
 
 import ansible_collections  # noqa: E402  (a namespace package: where this collection is importable from)
 
@@ -124,7 +124,7 @@ def test_walk_as_unprivileged_user_skips_unreadable_files_and_dirs():
         os.chmod(os.path.join(base, 'open'), 0o755)
         os.chmod(os.path.join(base, 'locked'), 0o700)
         code = ('import json, sys; sys.path.insert(0, %r);'
-                'from ansible_collections.tapeops.qualify.plugins.module_utils import _source_tree as t;'
+                'from ansible_collections.tapeops.qualify.plugins.module_utils._measure import _source_tree as t;'
                 'print(json.dumps(t.walk_tree(%r)))' % (COLLECTIONS_BASE, base))
         proc = subprocess.run(['setpriv', '--reuid=65534', '--regid=65534', '--clear-groups', sys.executable, '-c',
                                code], capture_output=True, text=True, timeout=60, check=False)
@@ -197,7 +197,7 @@ def test_plan_synthetic_bad_input():
 
 
 def test_write_synthetic_then_sample_compressibility_and_remove(tmp_path):
-    from ansible_collections.tapeops.qualify.plugins.module_utils._drive_model import estimate_compressibility
+    from ansible_collections.tapeops.qualify.plugins.module_utils._judge._drive_model import estimate_compressibility
     plan = _source_tree.plan_synthetic(20 * 1000 * 1000, 'office', seed=1)
     target = str(tmp_path / 'set')
     written = _source_tree.write_synthetic(target, plan, compressible_fraction=0.5)

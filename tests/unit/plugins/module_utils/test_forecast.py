@@ -21,8 +21,8 @@ import pytest
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
-from ansible_collections.tapeops.qualify.plugins.module_utils import _drive_model as dm
-from ansible_collections.tapeops.qualify.plugins.module_utils import _forecast as fc
+from ansible_collections.tapeops.qualify.plugins.module_utils._judge import _drive_model as dm
+from ansible_collections.tapeops.qualify.plugins.module_utils._judge import _forecast as fc
 
 LTO9_FH = dm.lookup(9, 'FH', 'IBM')
 LTO9_FH_STEPS = (408.0, 385.0, 366.0, 347.0, 325.0, 305.0, 284.0, 263.0, 244.0, 223.0, 203.0, 177.0)

@@ -18,7 +18,7 @@ import os
 
 import pytest
 
-from ansible_collections.tapeops.qualify.plugins.module_utils import _hba_link
+from ansible_collections.tapeops.qualify.plugins.module_utils._tools import _hba_link
 
 PCI = 'devices/pci0000:00/0000:00:03.0/0000:02:00.0'
 

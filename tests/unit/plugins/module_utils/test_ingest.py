@@ -12,8 +12,8 @@ import subprocess
 
 import pytest
 
-from ansible_collections.tapeops.qualify.plugins.module_utils import _fio
-from ansible_collections.tapeops.qualify.plugins.module_utils import _ingest
+from ansible_collections.tapeops.qualify.plugins.module_utils._tools import _fio
+from ansible_collections.tapeops.qualify.plugins.module_utils._measure import _ingest
 
 
 def test_directory_beside_the_sources_is_accepted(tmp_path):

@@ -2,9 +2,9 @@
 
 import pytest
 
-from ansible_collections.tapeops.qualify.plugins.module_utils import _drive_model as dm
-from ansible_collections.tapeops.qualify.plugins.module_utils import _mechanics as mech
-from ansible_collections.tapeops.qualify.plugins.module_utils import _mtx
+from ansible_collections.tapeops.qualify.plugins.module_utils._judge import _drive_model as dm
+from ansible_collections.tapeops.qualify.plugins.module_utils._measure import _mechanics as mech
+from ansible_collections.tapeops.qualify.plugins.module_utils._tools import _mtx
 
 from _tape_fixtures import fixture
 

@@ -8,7 +8,9 @@ import random
 
 import pytest
 
-from ansible_collections.tapeops.qualify.plugins.module_utils import _drive_model, _media, _mt, _mtx
+from ansible_collections.tapeops.qualify.plugins.module_utils._judge import _drive_model, _media
+
+from ansible_collections.tapeops.qualify.plugins.module_utils._tools import _mt, _mtx
 
 from _tape_fixtures import fixture, fixtures
 

@@ -2,7 +2,7 @@
 
 import pytest
 
-from ansible_collections.tapeops.qualify.plugins.module_utils import _mt
+from ansible_collections.tapeops.qualify.plugins.module_utils._tools import _mt
 
 from _tape_fixtures import fixture, fixtures, header
 

@@ -6,7 +6,7 @@ import os
 
 import pytest
 
-from ansible_collections.tapeops.qualify.plugins.module_utils._omnirc import (
+from ansible_collections.tapeops.qualify.plugins.module_utils._config._omnirc import (
     OmnircError,
     parse_omnirc,
     recommend_device,

@@ -26,15 +26,15 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from ansible_collections.tapeops.qualify.plugins.module_utils import _btape
-from ansible_collections.tapeops.qualify.plugins.module_utils import _chio
-from ansible_collections.tapeops.qualify.plugins.module_utils import _fio
-from ansible_collections.tapeops.qualify.plugins.module_utils import _mt
-from ansible_collections.tapeops.qualify.plugins.module_utils import _mtx
-from ansible_collections.tapeops.qualify.plugins.module_utils import _scsi_inquiry as inq
-from ansible_collections.tapeops.qualify.plugins.module_utils import _sg_logs
-from ansible_collections.tapeops.qualify.plugins.module_utils import _st_sysfs
-from ansible_collections.tapeops.qualify.plugins.module_utils import _tape_discovery as disc
+from ansible_collections.tapeops.qualify.plugins.module_utils._tools import _btape
+from ansible_collections.tapeops.qualify.plugins.module_utils._tools import _chio
+from ansible_collections.tapeops.qualify.plugins.module_utils._tools import _fio
+from ansible_collections.tapeops.qualify.plugins.module_utils._tools import _mt
+from ansible_collections.tapeops.qualify.plugins.module_utils._tools import _mtx
+from ansible_collections.tapeops.qualify.plugins.module_utils._tools import _scsi_inquiry as inq
+from ansible_collections.tapeops.qualify.plugins.module_utils._tools import _sg_logs
+from ansible_collections.tapeops.qualify.plugins.module_utils._tools import _st_sysfs
+from ansible_collections.tapeops.qualify.plugins.module_utils._measure import _tape_discovery as disc
 
 from _tape_fixtures import FIXTURES
 

@@ -11,8 +11,8 @@ import xml.etree.ElementTree as ET
 
 import pytest
 
-from ansible_collections.tapeops.qualify.plugins.module_utils import _report
-from ansible_collections.tapeops.qualify.plugins.module_utils import _verdict
+from ansible_collections.tapeops.qualify.plugins.module_utils._reporting import _report
+from ansible_collections.tapeops.qualify.plugins.module_utils._judge import _verdict
 
 from report_cases import drive, source, write_result
 

@@ -12,7 +12,7 @@ import subprocess
 
 import pytest
 
-from ansible_collections.tapeops.qualify.plugins.module_utils import _report
+from ansible_collections.tapeops.qualify.plugins.module_utils._reporting import _report
 
 from report_cases import drive, source, write_result
 

@@ -18,7 +18,7 @@ import re
 
 import pytest
 
-from ansible_collections.tapeops.qualify.plugins.module_utils import _report, _report_index
+from ansible_collections.tapeops.qualify.plugins.module_utils._reporting import _report, _report_index
 
 from test_report_chromium import chromium
 

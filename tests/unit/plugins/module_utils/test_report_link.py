@@ -5,7 +5,7 @@
 
 from __future__ import annotations
 
-from ansible_collections.tapeops.qualify.plugins.module_utils import _report
+from ansible_collections.tapeops.qualify.plugins.module_utils._reporting import _report
 
 
 def source(rate, streams=1, seconds=60):

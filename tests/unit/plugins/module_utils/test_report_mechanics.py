@@ -14,9 +14,9 @@ import json
 
 import pytest
 
-from ansible_collections.tapeops.qualify.plugins.module_utils import _drive_model as dm
-from ansible_collections.tapeops.qualify.plugins.module_utils import _mechanics as mech
-from ansible_collections.tapeops.qualify.plugins.module_utils import _report, _report_mechanics
+from ansible_collections.tapeops.qualify.plugins.module_utils._judge import _drive_model as dm
+from ansible_collections.tapeops.qualify.plugins.module_utils._measure import _mechanics as mech
+from ansible_collections.tapeops.qualify.plugins.module_utils._reporting import _report, _report_mechanics
 
 from report_cases import drive, source, write_result
 

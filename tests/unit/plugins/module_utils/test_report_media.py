@@ -11,7 +11,11 @@ from __future__ import annotations
 
 import json
 
-from ansible_collections.tapeops.qualify.plugins.module_utils import _drive_model, _media, _mtx, _report
+from ansible_collections.tapeops.qualify.plugins.module_utils._judge import _drive_model, _media
+
+from ansible_collections.tapeops.qualify.plugins.module_utils._reporting import _report
+
+from ansible_collections.tapeops.qualify.plugins.module_utils._tools import _mtx
 
 from _tape_fixtures import fixture
 from report_cases import source

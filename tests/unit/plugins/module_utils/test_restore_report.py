@@ -9,9 +9,9 @@ from __future__ import annotations
 
 import copy
 
-from ansible_collections.tapeops.qualify.plugins.module_utils import _report
-from ansible_collections.tapeops.qualify.plugins.module_utils import _tape_reader as R
-from ansible_collections.tapeops.qualify.plugins.module_utils import _verdict
+from ansible_collections.tapeops.qualify.plugins.module_utils._reporting import _report
+from ansible_collections.tapeops.qualify.plugins.module_utils._measure import _tape_reader as R
+from ansible_collections.tapeops.qualify.plugins.module_utils._judge import _verdict
 
 from report_cases import drive, source, write_result
 

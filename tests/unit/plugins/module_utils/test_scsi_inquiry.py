@@ -2,7 +2,7 @@
 
 import pytest
 
-from ansible_collections.tapeops.qualify.plugins.module_utils import _scsi_inquiry as inq
+from ansible_collections.tapeops.qualify.plugins.module_utils._tools import _scsi_inquiry as inq
 
 from _tape_fixtures import fixture, fixtures
 

@@ -6,7 +6,7 @@ import os
 
 import pytest
 
-from ansible_collections.tapeops.qualify.plugins.module_utils import _sg_logs
+from ansible_collections.tapeops.qualify.plugins.module_utils._tools import _sg_logs
 
 from _tape_fixtures import FIXTURES, fixture
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import pytest
 
-from ansible_collections.tapeops.qualify.plugins.module_utils import _source_scaling as sc
+from ansible_collections.tapeops.qualify.plugins.module_utils._measure import _source_scaling as sc
 
 
 def source(path, sizes, sub=None):

@@ -2,7 +2,7 @@
 
 import pytest
 
-from ansible_collections.tapeops.qualify.plugins.module_utils import _st_sysfs
+from ansible_collections.tapeops.qualify.plugins.module_utils._tools import _st_sysfs
 
 from _tape_fixtures import fixture
 

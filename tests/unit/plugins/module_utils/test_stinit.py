@@ -8,8 +8,8 @@ import subprocess
 
 import pytest
 
-from ansible_collections.tapeops.qualify.plugins.module_utils._st_sysfs import read_options
-from ansible_collections.tapeops.qualify.plugins.module_utils._stinit import (
+from ansible_collections.tapeops.qualify.plugins.module_utils._tools._st_sysfs import read_options
+from ansible_collections.tapeops.qualify.plugins.module_utils._config._stinit import (
     StinitError,
     compare,
     expected_settings,

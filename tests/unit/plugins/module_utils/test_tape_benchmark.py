@@ -7,10 +7,10 @@ import os
 
 import pytest
 
-from ansible_collections.tapeops.qualify.plugins.module_utils import _cli
-from ansible_collections.tapeops.qualify.plugins.module_utils import _tape_benchmark as B
-from ansible_collections.tapeops.qualify.plugins.module_utils import _tape_safety as S
-from ansible_collections.tapeops.qualify.plugins.module_utils import _tape_writer as W
+from ansible_collections.tapeops.qualify.plugins.module_utils._tools import _cli
+from ansible_collections.tapeops.qualify.plugins.module_utils._measure import _tape_benchmark as B
+from ansible_collections.tapeops.qualify.plugins.module_utils._measure import _tape_safety as S
+from ansible_collections.tapeops.qualify.plugins.module_utils._measure import _tape_writer as W
 
 from _tape_fixtures import FIXTURES
 
@@ -28,7 +28,7 @@ def test_plan_bounds_sizes_by_block_limits_granularity_and_hba():
 
 def flags_to_gstat(*names):
     bits = dict((name, bit) for bit, name in __import__(
-        'ansible_collections.tapeops.qualify.plugins.module_utils._mt', fromlist=['GMT_BITS']).GMT_BITS)
+        'ansible_collections.tapeops.qualify.plugins.module_utils._tools._mt', fromlist=['GMT_BITS']).GMT_BITS)
     value = 0
     for name in names:
         value |= bits[name]

@@ -7,8 +7,8 @@ import os
 
 import pytest
 
-from ansible_collections.tapeops.qualify.plugins.module_utils import _cli
-from ansible_collections.tapeops.qualify.plugins.module_utils import _tape_discovery as D
+from ansible_collections.tapeops.qualify.plugins.module_utils._tools import _cli
+from ansible_collections.tapeops.qualify.plugins.module_utils._measure import _tape_discovery as D
 
 from _tape_fixtures import fixture
 

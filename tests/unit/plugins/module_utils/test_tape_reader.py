@@ -18,9 +18,9 @@ import os
 
 import pytest
 
-from ansible_collections.tapeops.qualify.plugins.module_utils import _tape_benchmark as B
-from ansible_collections.tapeops.qualify.plugins.module_utils import _tape_reader as R
-from ansible_collections.tapeops.qualify.plugins.module_utils import _tape_writer as W
+from ansible_collections.tapeops.qualify.plugins.module_utils._measure import _tape_benchmark as B
+from ansible_collections.tapeops.qualify.plugins.module_utils._measure import _tape_reader as R
+from ansible_collections.tapeops.qualify.plugins.module_utils._measure import _tape_writer as W
 
 KIB = 1024
 

@@ -7,7 +7,7 @@ import stat
 
 import pytest
 
-from ansible_collections.tapeops.qualify.plugins.module_utils import _tape_safety as S
+from ansible_collections.tapeops.qualify.plugins.module_utils._measure import _tape_safety as S
 
 
 class FakeStat:

@@ -14,7 +14,7 @@ import zlib
 
 import pytest
 
-from ansible_collections.tapeops.qualify.plugins.module_utils import _tape_writer as W
+from ansible_collections.tapeops.qualify.plugins.module_utils._measure import _tape_writer as W
 
 
 def test_ioctl_numbers_match_linux_mtio_h():

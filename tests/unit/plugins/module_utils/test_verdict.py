@@ -14,8 +14,8 @@ import re
 
 import pytest
 
-from ansible_collections.tapeops.qualify.plugins.module_utils import _drive_model as dm
-from ansible_collections.tapeops.qualify.plugins.module_utils import _verdict as v
+from ansible_collections.tapeops.qualify.plugins.module_utils._judge import _drive_model as dm
+from ansible_collections.tapeops.qualify.plugins.module_utils._judge import _verdict as v
 
 LTO9 = dm.lookup(9, 'FH', 'IBM')        # full speed 400, floor 177 (IBM TS4300 speed matching)
 LTO5 = dm.lookup(5, vendor='IBM')

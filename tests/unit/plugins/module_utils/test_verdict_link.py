@@ -14,8 +14,8 @@ from __future__ import annotations
 
 import pytest
 
-from ansible_collections.tapeops.qualify.plugins.module_utils import _drive_model as dm
-from ansible_collections.tapeops.qualify.plugins.module_utils import _verdict as v
+from ansible_collections.tapeops.qualify.plugins.module_utils._judge import _drive_model as dm
+from ansible_collections.tapeops.qualify.plugins.module_utils._judge import _verdict as v
 
 LTO9_SAS = dm.lookup(9, 'FH', 'IBM', interface='SAS')
 LTO9 = dm.lookup(9, 'FH', 'IBM')

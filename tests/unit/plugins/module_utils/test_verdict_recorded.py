@@ -19,8 +19,8 @@ import os
 
 import pytest
 
-from ansible_collections.tapeops.qualify.plugins.module_utils import _report
-from ansible_collections.tapeops.qualify.plugins.module_utils import _verdict
+from ansible_collections.tapeops.qualify.plugins.module_utils._reporting import _report
+from ansible_collections.tapeops.qualify.plugins.module_utils._judge import _verdict
 
 from _tape_fixtures import FIXTURES
 

@@ -22,7 +22,7 @@ import pytest
 
 import ansible_collections
 
-from ansible_collections.tapeops.qualify.plugins.module_utils import _fio
+from ansible_collections.tapeops.qualify.plugins.module_utils._tools import _fio
 
 COLLECTIONS_BASE = os.path.dirname(list(ansible_collections.__path__)[0])
 MODULE = 'ansible_collections.tapeops.qualify.plugins.modules.source_read_benchmark'
@@ -377,7 +377,7 @@ def test_cache_modes(tmp_path, mode):
 
 
 def test_parse_size_units():
-    from ansible_collections.tapeops.qualify.plugins.module_utils._source_read import SourceReadError, parse_size
+    from ansible_collections.tapeops.qualify.plugins.module_utils._measure._source_read import SourceReadError, parse_size
     assert parse_size('64k') == 65536
     assert parse_size('64K') == 65536
     assert parse_size('1.5M') == 1572864

@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import os
 
-from ansible_collections.tapeops.qualify.plugins.module_utils import _fio
+from ansible_collections.tapeops.qualify.plugins.module_utils._tools import _fio
 
 # Below this many one-second samples the aggregate is marked inconclusive.
 # Estimate, with its rule: the 5th percentile of fewer than 10 samples is the

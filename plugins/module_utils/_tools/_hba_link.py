@@ -60,7 +60,7 @@ import math
 import os
 import re
 
-from ansible_collections.tapeops.qualify.plugins.module_utils._st_sysfs import read_attr as _read
+from ansible_collections.tapeops.qualify.plugins.module_utils._tools._st_sysfs import read_attr as _read
 
 SYS_ROOT = '/sys'
 

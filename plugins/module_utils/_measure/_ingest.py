@@ -28,8 +28,8 @@ import subprocess
 import tempfile
 import time
 
-from ansible_collections.tapeops.qualify.plugins.module_utils import _fio
-from ansible_collections.tapeops.qualify.plugins.module_utils import _source_scaling
+from ansible_collections.tapeops.qualify.plugins.module_utils._tools import _fio
+from ansible_collections.tapeops.qualify.plugins.module_utils._measure import _source_scaling
 
 # fio files of at most this many bytes (a bounded ingest of 4 GiB is four files).
 FILE_BYTES = 1073741824

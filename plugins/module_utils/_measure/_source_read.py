@@ -19,11 +19,11 @@ import shutil
 import tempfile
 import time
 
-from ansible_collections.tapeops.qualify.plugins.module_utils import _fio
-from ansible_collections.tapeops.qualify.plugins.module_utils import _ingest
-from ansible_collections.tapeops.qualify.plugins.module_utils import _source_scaling
-from ansible_collections.tapeops.qualify.plugins.module_utils import _source_tree
-from ansible_collections.tapeops.qualify.plugins.module_utils._cli import CliError, find_tool, run
+from ansible_collections.tapeops.qualify.plugins.module_utils._tools import _fio
+from ansible_collections.tapeops.qualify.plugins.module_utils._measure import _ingest
+from ansible_collections.tapeops.qualify.plugins.module_utils._measure import _source_scaling
+from ansible_collections.tapeops.qualify.plugins.module_utils._measure import _source_tree
+from ansible_collections.tapeops.qualify.plugins.module_utils._tools._cli import CliError, find_tool, run
 
 # O_DIRECT reads must be multiples of the logical block size; 4096 covers
 # 512e and 4Kn disks alike (a 512-byte-sector disk accepts 4 KiB reads too).
@@ -709,7 +709,7 @@ class SourceReadBenchmark:
         if not self.sample_bytes:
             return None
         try:
-            from ansible_collections.tapeops.qualify.plugins.module_utils._drive_model import estimate_compressibility
+            from ansible_collections.tapeops.qualify.plugins.module_utils._judge._drive_model import estimate_compressibility
         except ImportError:
             self.warnings.append('The drive model (estimate_compressibility) is not installed with this collection: '
                                  'no compressibility estimate.')

@@ -18,8 +18,8 @@ from __future__ import annotations
 
 import html as _html
 
-from ansible_collections.tapeops.qualify.plugins.module_utils import _mechanics
-from ansible_collections.tapeops.qualify.plugins.module_utils import _verdict
+from ansible_collections.tapeops.qualify.plugins.module_utils._measure import _mechanics
+from ansible_collections.tapeops.qualify.plugins.module_utils._judge import _verdict
 
 _KEEP = ('summary', 'forecast', 'size_warnings', 'restored', 'final_location', 'locate_error', 'barcode', 'slot')
 

@@ -31,8 +31,10 @@ import re
 import tempfile
 import xml.etree.ElementTree as ET
 
-from ansible_collections.tapeops.qualify.plugins.module_utils import _compare, _fleet, _report_index, _report_mechanics, _verdict
-from ansible_collections.tapeops.qualify.plugins.module_utils import _hba_link
+from ansible_collections.tapeops.qualify.plugins.module_utils._judge import _verdict
+
+from ansible_collections.tapeops.qualify.plugins.module_utils._reporting import _compare, _fleet, _report_index, _report_mechanics
+from ansible_collections.tapeops.qualify.plugins.module_utils._tools import _hba_link
 
 SCHEMA = 'tapeops.qualify/host-report/v1'
 HOSTS_DIR = 'hosts'
@@ -188,7 +190,7 @@ def _match(nst, entries):
 
 def resolve_spec(info, setting):
     """DriveSpec for a drive: inventory setting first, then what tape_drive_info identified, then INQUIRY."""
-    from ansible_collections.tapeops.qualify.plugins.module_utils import _drive_model
+    from ansible_collections.tapeops.qualify.plugins.module_utils._judge import _drive_model
 
     info = info or {}
     setting = setting or {}
@@ -261,7 +263,7 @@ def assemble(host, drives_info=None, source=None, write_results=None, drive_sett
         entry['_item'] = {'spec': spec, 'drive': info, 'tape': tape, 'config': cfg}
         entries.append(entry)
     if target_generation:
-        from ansible_collections.tapeops.qualify.plugins.module_utils import _drive_model
+        from ansible_collections.tapeops.qualify.plugins.module_utils._judge import _drive_model
         generation, form_factor = _drive_model.parse_generation(target_generation)
         target = options.get('target_vendor') if options else None
         spec = _drive_model.lookup(generation, form_factor, target,

@@ -320,7 +320,7 @@ def backup_sizes_mb(backup):
     1000, as ``_bacula_conf.parse_size`` reads it). Anything unreadable is
     left out (never guessed).
     """
-    from ansible_collections.tapeops.qualify.plugins.module_utils import _bacula_conf
+    from ansible_collections.tapeops.qualify.plugins.module_utils._config import _bacula_conf
     out = {}
     backup = backup if isinstance(backup, dict) else {}
     segment = backup.get('segment_size_mb')
@@ -421,7 +421,7 @@ class MechanicsBenchmark:
     # -------------------------------------------------------------- commands
     def _run(self, cmd, what):
         """Run ``cmd`` under the deadline; (result, seconds). A non-zero exit raises MechanicsError."""
-        from ansible_collections.tapeops.qualify.plugins.module_utils import _cli
+        from ansible_collections.tapeops.qualify.plugins.module_utils._tools import _cli
         start = self.clock()
         try:
             result = self.runner(cmd, self.op_timeout)
@@ -438,12 +438,12 @@ class MechanicsBenchmark:
         return result, seconds
 
     def _mtx_status(self):
-        from ansible_collections.tapeops.qualify.plugins.module_utils import _tape_discovery
+        from ansible_collections.tapeops.qualify.plugins.module_utils._measure import _tape_discovery
         result, _seconds = self._run(['mtx', '-f', self.changer, 'status'], 'Reading the changer (mtx status)')
         return _tape_discovery._mtx_status(result)  # pylint: disable=protected-access
 
     def _mt_status(self):
-        from ansible_collections.tapeops.qualify.plugins.module_utils import _mt
+        from ansible_collections.tapeops.qualify.plugins.module_utils._tools import _mt
         result = self.runner([self.mt, '-f', self.device, 'status'], self.op_timeout)
         if result.rc != 0 and 'busy' in ((result.stderr or '') + (result.stdout or '')).lower():
             raise MechanicsError('%s is busy: another process has the drive open (st allows one open at a time). '
@@ -473,8 +473,8 @@ class MechanicsBenchmark:
 
     # -------------------------------------------------------------- plan
     def identify(self):
-        from ansible_collections.tapeops.qualify.plugins.module_utils import _tape_discovery
-        from ansible_collections.tapeops.qualify.plugins.module_utils import _tape_safety
+        from ansible_collections.tapeops.qualify.plugins.module_utils._measure import _tape_discovery
+        from ansible_collections.tapeops.qualify.plugins.module_utils._measure import _tape_safety
         kwargs = {'sys_root': self.sys_root} if self.sys_root else {}
         self.identity = _tape_safety.check_tape_device(self.device, **kwargs)
 
@@ -597,9 +597,9 @@ class MechanicsBenchmark:
 
     def _write_marks(self):
         """File marks for the locate, through the write benchmark's gates and writer; or why not."""
-        from ansible_collections.tapeops.qualify.plugins.module_utils import _tape_benchmark as B
-        from ansible_collections.tapeops.qualify.plugins.module_utils import _tape_safety
-        from ansible_collections.tapeops.qualify.plugins.module_utils import _tape_writer as W
+        from ansible_collections.tapeops.qualify.plugins.module_utils._measure import _tape_benchmark as B
+        from ansible_collections.tapeops.qualify.plugins.module_utils._measure import _tape_safety
+        from ansible_collections.tapeops.qualify.plugins.module_utils._measure import _tape_writer as W
         fd = B._open(self.device, os.O_RDONLY, self.op_timeout, self.identity)  # pylint: disable=protected-access
         try:
             probe = B.probe_media(fd, self.op_timeout)
@@ -675,7 +675,7 @@ class MechanicsBenchmark:
 
 def drive_spec(generation, form_factor=None, vendor=None, interface=None, model=None):
     """``_drive_model.lookup`` for the mechanics forecast; None when the generation is unknown."""
-    from ansible_collections.tapeops.qualify.plugins.module_utils import _drive_model
+    from ansible_collections.tapeops.qualify.plugins.module_utils._judge import _drive_model
     if generation in (None, ''):
         return None
     return _drive_model.lookup(generation, form_factor=form_factor, vendor=vendor, interface=interface,

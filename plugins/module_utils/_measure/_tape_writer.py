@@ -99,7 +99,7 @@ def mtget(fd, timeout=30, ioctl=None):
     if ioctl is None:
         import fcntl
         ioctl = fcntl.ioctl
-    from ansible_collections.tapeops.qualify.plugins.module_utils._mt import gstat_flags
+    from ansible_collections.tapeops.qualify.plugins.module_utils._tools._mt import gstat_flags
     raw = call_with_timeout(lambda: ioctl(fd, MTIOCGET, bytes(_MTGET.size)), timeout, 'MTIOCGET')
     mt_type, resid, dsreg, gstat, erreg, fileno, blkno = _MTGET.unpack(raw)
     gstat &= 0xffffffff

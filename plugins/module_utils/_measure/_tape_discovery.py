@@ -29,13 +29,13 @@ import os
 import re
 import struct
 
-from ansible_collections.tapeops.qualify.plugins.module_utils import _cli
-from ansible_collections.tapeops.qualify.plugins.module_utils import _hba_link
-from ansible_collections.tapeops.qualify.plugins.module_utils import _mt
-from ansible_collections.tapeops.qualify.plugins.module_utils import _mtx
-from ansible_collections.tapeops.qualify.plugins.module_utils import _scsi_inquiry
-from ansible_collections.tapeops.qualify.plugins.module_utils import _sg_logs
-from ansible_collections.tapeops.qualify.plugins.module_utils import _st_sysfs
+from ansible_collections.tapeops.qualify.plugins.module_utils._tools import _cli
+from ansible_collections.tapeops.qualify.plugins.module_utils._tools import _hba_link
+from ansible_collections.tapeops.qualify.plugins.module_utils._tools import _mt
+from ansible_collections.tapeops.qualify.plugins.module_utils._tools import _mtx
+from ansible_collections.tapeops.qualify.plugins.module_utils._tools import _scsi_inquiry
+from ansible_collections.tapeops.qualify.plugins.module_utils._tools import _sg_logs
+from ansible_collections.tapeops.qualify.plugins.module_utils._tools import _st_sysfs
 
 SYS_ROOT = '/sys'
 TOOL_TIMEOUT = 60
@@ -308,7 +308,7 @@ def _sg_of(scsi_dir):
 
 def _generation(vendor, product, density):
     try:
-        from ansible_collections.tapeops.qualify.plugins.module_utils import _drive_model
+        from ansible_collections.tapeops.qualify.plugins.module_utils._judge import _drive_model
     except ImportError:
         return None
     gen = _drive_model.identify_inquiry(vendor, product)

@@ -37,11 +37,11 @@ import os
 import stat
 import time
 
-from ansible_collections.tapeops.qualify.plugins.module_utils import _st_sysfs
-from ansible_collections.tapeops.qualify.plugins.module_utils import _tape_discovery
-from ansible_collections.tapeops.qualify.plugins.module_utils import _tape_reader as R
-from ansible_collections.tapeops.qualify.plugins.module_utils import _tape_safety
-from ansible_collections.tapeops.qualify.plugins.module_utils import _tape_writer as W
+from ansible_collections.tapeops.qualify.plugins.module_utils._tools import _st_sysfs
+from ansible_collections.tapeops.qualify.plugins.module_utils._measure import _tape_discovery
+from ansible_collections.tapeops.qualify.plugins.module_utils._measure import _tape_reader as R
+from ansible_collections.tapeops.qualify.plugins.module_utils._measure import _tape_safety
+from ansible_collections.tapeops.qualify.plugins.module_utils._measure import _tape_writer as W
 
 DEFAULT_BLOCK_SIZES = (65536, 131072, 262144, 524288, 1048576)
 PROBE_READ_BYTES = W.MIB
@@ -395,7 +395,7 @@ class TapeBenchmark:
     def _runner(self):
         if self.runner is not None:
             return self.runner
-        from ansible_collections.tapeops.qualify.plugins.module_utils import _cli
+        from ansible_collections.tapeops.qualify.plugins.module_utils._tools import _cli
 
         def runner(cmd):
             return _cli.run(cmd, timeout=_tape_discovery.TOOL_TIMEOUT)

@@ -37,9 +37,9 @@ from __future__ import annotations
 
 import math
 
-from ansible_collections.tapeops.qualify.plugins.module_utils import _drive_model
-from ansible_collections.tapeops.qualify.plugins.module_utils import _forecast
-from ansible_collections.tapeops.qualify.plugins.module_utils import _sg_logs
+from ansible_collections.tapeops.qualify.plugins.module_utils._judge import _drive_model
+from ansible_collections.tapeops.qualify.plugins.module_utils._judge import _forecast
+from ansible_collections.tapeops.qualify.plugins.module_utils._tools import _sg_logs
 
 STREAMING = _forecast.STREAMING
 SPEED_MATCHED = _forecast.SPEED_MATCHED

@@ -27,7 +27,7 @@ from __future__ import annotations
 
 import re
 
-from ansible_collections.tapeops.qualify.plugins.module_utils import _drive_model
+from ansible_collections.tapeops.qualify.plugins.module_utils._judge import _drive_model
 
 WRITE = 'write'
 READ = 'read'
