@@ -41,6 +41,14 @@ options:
       - Read the drive log pages 0x0C, 0x14, 0x17, 0x2E and HP 0x34 where the drive supports them.
     type: bool
     default: true
+  tool_timeout:
+    description:
+      - Seconds each tool (C(mt), C(mtx), C(sg_logs), ...) gets before it is stopped.
+      - A tool waiting on a drive that does not answer cannot be stopped (it sits in the kernel); it is left
+        behind after a further 5 seconds, the drive is reported in RV(drives[].hung) and nothing more is sent
+        to it, so discovery of a host ends within O(tool_timeout) + 5 seconds per hung device.
+    type: int
+    default: 60
 notes:
   - Rates and sizes follow SCSI and st; block sizes are bytes.
 seealso:
@@ -144,6 +152,13 @@ drives:
     mt_error:
       description: What C(mt status) printed when it failed.
       type: str
+    hung:
+      description: >-
+        Set when a tool sent to this drive did not finish within its timeout and could not be stopped (it waits
+        in the kernel for a drive that does not answer): the error. No further command is sent to the drive in
+        this run, and the qualify playbook does not write to it. Null otherwise.
+      type: str
+      returned: always
     barcode:
       description: Barcode of the loaded cartridge, from the changer this drive sits in.
       type: str
@@ -222,12 +237,15 @@ def main():
         argument_spec=dict(
             devices=dict(type='list', elements='str', default=[]),
             log_pages=dict(type='bool', default=True),
+            tool_timeout=dict(type='int', default=TOOL_TIMEOUT),
         ),
         supports_check_mode=True,
     )
+    if module.params['tool_timeout'] <= 0:
+        module.fail_json(msg='tool_timeout must be a positive number of seconds, got %d.' % module.params['tool_timeout'])
 
     def runner(cmd):
-        return _cli.run(cmd, timeout=TOOL_TIMEOUT)
+        return _cli.run(cmd, timeout=module.params['tool_timeout'])
 
     try:
         found = discover(runner=runner, log_pages=module.params['log_pages'], only=module.params['devices'] or None)
@@ -240,6 +258,8 @@ def main():
     for drive in found['drives']:
         for warning in drive.get('warnings') or []:
             module.warn('%s: %s' % (drive['nst'], warning))
+        if drive.get('hung'):
+            module.warn('%s does not answer: %s' % (drive['nst'], drive['hung']))
     for changer in found['changers']:
         if changer.get('error'):
             hint = (changer.get('status') or {}).get('error_hint') or ''

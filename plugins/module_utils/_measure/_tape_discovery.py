@@ -432,6 +432,9 @@ def discover_changers(runner, sys_root=SYS_ROOT):
             found = _changer_elements(sg, runner)
             changer['elements'] = found['elements']
             changer['warnings'] = list(status.get('warnings') or []) + found['warnings']
+            unanswered = getattr(runner, 'reason', lambda path: None)(sg)
+            if unanswered:
+                changer['error'] = 'The changer does not answer: %s' % unanswered
         changers.append(changer)
     return changers
 
@@ -454,11 +457,56 @@ def _mt_status(runner, nst):
     return status, result, text
 
 
+def _device_key(path, sys_root):
+    """The SCSI device (H:C:T:L) behind a /dev node, so its st, nst and sg nodes count as one device."""
+    try:
+        rdev = os.stat(path).st_rdev
+    except OSError:
+        return path
+    link = os.path.join(sys_root, 'dev', 'char', '%d:%d' % (os.major(rdev), os.minor(rdev)), 'device')
+    return os.path.basename(os.path.realpath(link)) if os.path.exists(link) else path
+
+
+class HungGuard:
+    """A runner that sends nothing more to a device once a tool on it timed out.
+
+    A tool waiting on a hung drive may not even be killable (it sits in the
+    kernel, state D: see _cli.KILL_GRACE_S); every further command to that
+    device would wait out its own timeout the same way. After the first, the
+    device's commands are answered at once with the first one's error, so
+    discovery of a host with a hung drive or changer ends within one tool
+    timeout (plus the kill grace) per device that does not answer.
+    """
+
+    def __init__(self, runner, sys_root=SYS_ROOT):
+        self.runner = runner
+        self.sys_root = sys_root
+        self.hung = {}
+
+    def reason(self, path):
+        return self.hung.get(_device_key(path, self.sys_root)) if path else None
+
+    def __call__(self, cmd):
+        devices = [a for a in cmd if isinstance(a, str) and a.startswith('/dev/')]
+        for dev in devices:
+            said = self.reason(dev)
+            if said:
+                raise _cli.CliError('Not run: %s' % said, cmd=cmd, hung=True)
+        try:
+            return self.runner(cmd)
+        except _cli.CliError as exc:
+            if exc.timed_out:
+                for dev in devices:
+                    self.hung[_device_key(dev, self.sys_root)] = exc.msg
+            raise
+
+
 def discover(runner=None, sys_root=SYS_ROOT, log_pages=True, only=None):
     """``{'drives': [...], 'changers': [...]}`` for this host (see tape_drive_info RETURN)."""
     if runner is None:
         def runner(cmd):
             return _cli.run(cmd, timeout=TOOL_TIMEOUT)
+    runner = HungGuard(runner, sys_root)
     changers = discover_changers(runner, sys_root)
     drives = []
     tape_class = os.path.join(sys_root, 'class', 'scsi_tape')
@@ -529,5 +577,7 @@ def discover(runner=None, sys_root=SYS_ROOT, log_pages=True, only=None):
         drive['log_pages'] = read_log_pages(sg, runner) if log_pages else None
         if drive['log_pages']:
             drive['warnings'].extend(drive['log_pages']['warnings'])
+        # a drive that hung in discovery gets no write test: it would only hang the same way
+        drive['hung'] = runner.reason(nst) or runner.reason(sg)
         drives.append(drive)
     return {'drives': drives, 'changers': changers}

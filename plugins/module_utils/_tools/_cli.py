@@ -24,12 +24,27 @@ import subprocess
 
 C_LOCALE_ENV = {'LC_ALL': 'C', 'LANG': 'C', 'LANGUAGE': 'C'}
 
+# How long a tool killed after its timeout gets to end. A tool waiting on a hung
+# tape drive sits in the kernel (uninterruptible, state D): SIGKILL takes effect
+# only when the device answers, so waiting for it to die would make the timeout
+# unbounded (subprocess.run does exactly that). After this grace it is left
+# behind, named in the error, and ends by itself when the device answers.
+KILL_GRACE_S = 5
+
+# Tools left behind in the kernel (see KILL_GRACE_S): kept referenced so the
+# interpreter does not warn about a child it never waited for.
+ABANDONED = []
+
 
 class CliError(Exception):
     """A tool failed. Carries the evidence and a sentence saying what to do."""
 
-    def __init__(self, msg, cmd=None, rc=None, stdout=None, stderr=None, hint=None):
+    def __init__(self, msg, cmd=None, rc=None, stdout=None, stderr=None, hint=None, hung=False, timed_out=False):
         super().__init__(msg)
+        # True when the tool did not finish within its timeout (it was stopped, or see hung)
+        self.timed_out = timed_out or hung
+        # True when the tool could not be stopped: it waits in the kernel for a device that does not answer
+        self.hung = hung
         self.msg = msg
         self.cmd = cmd
         self.rc = rc
@@ -110,24 +125,49 @@ def run(cmd, module=None, check=False, hint=None, timeout=None, data=None):
         env.update(C_LOCALE_ENV)
         if isinstance(data, str):
             data = data.encode('utf-8')
-        try:
-            proc = subprocess.run(cmd, env=env, capture_output=True, timeout=timeout,
-                                  input=data, check=False)
-        except subprocess.TimeoutExpired as exc:
-            raise CliError(
-                '%s did not finish within %s seconds.' % (cmd[0], timeout), cmd=cmd,
-                stdout=_text(exc.stdout), stderr=_text(exc.stderr),
-                hint=hint or 'Check that the device is not hung (dmesg) and retry.',
-            ) from exc
-        except OSError as exc:
-            raise CliError('Cannot run %s: %s.' % (cmd[0], exc), cmd=cmd,
-                           hint=hint or 'Install the tool or fix its path.') from exc
-        rc, out, err = proc.returncode, proc.stdout, proc.stderr
+        rc, out, err = _run_bounded(cmd, env, timeout, data, hint)
     result = CliResult(cmd, rc, out, err)
     if check and rc != 0:
         raise CliError('%s failed with exit code %d.' % (' '.join(cmd), rc), cmd=cmd, rc=rc,
                        stdout=result.stdout, stderr=result.stderr, hint=hint)
     return result
+
+
+def _run_bounded(cmd, env, timeout, data, hint):
+    """``(rc, stdout, stderr)`` of ``cmd``; never waits longer than ``timeout`` + KILL_GRACE_S."""
+    try:
+        proc = subprocess.Popen(cmd, env=env, stdin=subprocess.PIPE if data is not None else subprocess.DEVNULL,
+                                stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    except OSError as exc:
+        raise CliError('Cannot run %s: %s.' % (cmd[0], exc), cmd=cmd,
+                       hint=hint or 'Install the tool or fix its path.') from exc
+    try:
+        out, err = proc.communicate(input=data, timeout=timeout)
+    except subprocess.TimeoutExpired as exc:
+        proc.kill()
+        out, err = exc.stdout, exc.stderr
+        try:
+            more_out, more_err = proc.communicate(timeout=KILL_GRACE_S)
+            out, err = (out or b'') + (more_out or b''), (err or b'') + (more_err or b'')
+        except subprocess.TimeoutExpired:
+            # the tool is dead but a child of it holds its output open, or the tool cannot die (state D)
+            for pipe in (proc.stdout, proc.stderr):
+                if pipe is not None:
+                    pipe.close()
+        if proc.poll() is not None:
+            raise CliError('%s did not finish within %s seconds.' % (cmd[0], timeout), cmd=cmd,
+                           stdout=_text(out), stderr=_text(err),
+                           hint=hint or 'Check that the device is not hung (dmesg) and retry.',
+                           timed_out=True) from exc
+        ABANDONED.append(proc)
+        raise CliError(
+            '%s did not finish within %s seconds and does not end when killed: process %d waits in the kernel '
+            'for its device, which does not answer (the device or its path is hung).' % (cmd[0], timeout, proc.pid),
+            cmd=cmd, stdout=_text(out), stderr=_text(err),
+            hint='Check the drive and its path (dmesg, the drive\'s panel, the HBA); the process ends by itself '
+                 'when the device answers or is reset.',
+            hung=True) from exc
+    return proc.returncode, out, err
 
 
 def _text(value):

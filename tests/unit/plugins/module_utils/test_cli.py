@@ -1,5 +1,7 @@
 """Tests for the tool runner: locale, evidence on failure, timeouts."""
 
+import time
+
 import pytest
 
 from ansible_collections.tapeops.qualify.plugins.module_utils._tools import _cli
@@ -47,3 +49,17 @@ def test_failure_with_non_utf8_stderr_keeps_evidence():
     with pytest.raises(_cli.CliError) as info:
         _cli.run(['sh', '-c', 'printf "\\376err" >&2; exit 2'], check=True)
     assert info.value.stderr == '\ufffderr'
+
+
+def test_timeout_is_bounded_when_a_child_of_the_tool_keeps_its_output_open():
+    # subprocess.run would read the pipe until the grandchild (sleep 9) closes it; the runner
+    # kills the tool, gives it KILL_GRACE_S and returns with what the tool printed.
+    start = time.monotonic()
+    with pytest.raises(_cli.CliError) as err:
+        _cli.run(['sh', '-c', 'echo started; sleep 9 & wait'], timeout=0.5)
+    took = time.monotonic() - start
+    assert took < 0.5 + _cli.KILL_GRACE_S + 2
+    assert 'did not finish within 0.5 seconds' in err.value.msg
+    assert err.value.timed_out and not err.value.hung
+    assert err.value.stdout == 'started\n'
+    assert not _cli.ABANDONED

@@ -233,3 +233,55 @@ def test_log_pages_odd_answers_are_warnings_not_exceptions(answer):
     if answer.startswith(' 00'):
         assert out['pages']['0x34']['complete'] is False
         assert any('0x34' in w and '4-byte header' in w for w in out['warnings'])
+
+
+def test_a_drive_that_hangs_is_asked_once_and_named(tmp_path):
+    # The drive does not answer: the first tool on it cannot be stopped (_cli raises hung=True, as it
+    # does for a tool left in state D, shown on the lab in tests/integration/test_hang.py); discovery
+    # sends nothing more to it and says so, instead of waiting out every tool's timeout.
+    scsi = tmp_path / 'bus' / 'scsi' / 'devices' / '3:0:0:0'
+    scsi.mkdir(parents=True)
+    for name, value in (('vendor', 'IBM\n'), ('model', 'ULTRIUM-HH8\n'), ('rev', 'MA21\n'), ('type', '1\n')):
+        (scsi / name).write_text(value)
+    tape = tmp_path / 'class' / 'scsi_tape' / 'nst0'
+    tape.mkdir(parents=True)
+    (tape / 'device').symlink_to(scsi)
+    st_version(tmp_path, '[20160209]\n')
+    sent = []
+
+    def runner(cmd):
+        sent.append(cmd)
+        raise _cli.CliError('mt did not finish within 60 seconds and does not end when killed', cmd=cmd, hung=True)
+    found = D.discover(runner=runner, sys_root=str(tmp_path))
+    drive = found['drives'][0]
+    assert sent == [['mt', '-f', '/dev/nst0', 'status']]
+    assert drive['hung'] == 'mt did not finish within 60 seconds and does not end when killed'
+    assert drive['mt_status'] is None and drive['media_loaded'] is None
+    assert drive['mt_error'] == drive['hung']
+
+
+def test_a_drive_that_answers_is_not_hung(tmp_path):
+    scsi = tmp_path / 'bus' / 'scsi' / 'devices' / '3:0:0:0'
+    scsi.mkdir(parents=True)
+    for name, value in (('vendor', 'IBM\n'), ('model', 'ULTRIUM-HH8\n'), ('rev', 'MA21\n'), ('type', '1\n')):
+        (scsi / name).write_text(value)
+    tape = tmp_path / 'class' / 'scsi_tape' / 'nst0'
+    tape.mkdir(parents=True)
+    (tape / 'device').symlink_to(scsi)
+    st_version(tmp_path, '[20160209]\n')
+
+    def runner(cmd):
+        raise _cli.CliError('mt: no such device', cmd=cmd, rc=1)   # a failure, not a timeout
+    drive = D.discover(runner=runner, sys_root=str(tmp_path))['drives'][0]
+    assert drive['hung'] is None
+
+
+def test_a_tool_that_times_out_but_dies_also_ends_the_device_s_commands(tmp_path):
+    guard = D.HungGuard(lambda cmd: (_ for _ in ()).throw(
+        _cli.CliError('sg_logs did not finish within 10 seconds.', cmd=cmd, timed_out=True)), str(tmp_path))
+    with pytest.raises(_cli.CliError):
+        guard(['sg_logs', '-p', '0x00', '/dev/sg9'])
+    with pytest.raises(_cli.CliError, match='^Not run: sg_logs did not finish within 10 seconds'):
+        guard(['sg_logs', '-p', '0x0c', '/dev/sg9'])
+    assert guard.reason('/dev/sg9') == 'sg_logs did not finish within 10 seconds.'
+    assert guard.reason('/dev/sg8') is None
