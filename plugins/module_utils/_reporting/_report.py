@@ -250,6 +250,12 @@ def assemble(host, drives_info=None, source=None, write_results=None, drive_sett
                               'the st driver and the path.' % nst)
             entries.append(entry)
             continue
+        if info.get('hung'):
+            entry['error'] = ('%s does not answer: %s No test was written to it and it has no verdict. Check the drive '
+                              'and its path (dmesg, the drive\'s panel, the HBA), then re-run this host.'
+                              % (nst, info['hung'].rstrip('.') + '.'))
+            entries.append(entry)
+            continue
         try:
             spec = resolve_spec(info, setting)
         except (ReportError, ValueError) as exc:

@@ -75,6 +75,22 @@ def test_inventory_drive_not_discovered_is_reported():
     assert 'discovery did not find it' in doc['drives'][0]['error']
 
 
+def test_a_hung_drive_has_an_error_and_the_other_drive_its_verdict():
+    hung = dict(drive('/dev/nst1', 'IBM', 'ULT3580-TD5', 'h'),
+                hung='sg_read_block_limits did not finish within 10 seconds.')
+    doc = _report.assemble('h', [drive('/dev/nst0', 'IBM', 'ULT3580-TD5', 's'), hung], source(60.0, 55.0))
+    alone = _report.assemble('h', [drive('/dev/nst0', 'IBM', 'ULT3580-TD5', 's')], source(60.0, 55.0))
+    assert doc['status'] == 'ok'
+    # the hung drive takes no share of the sources' feed: the other drive is judged as if alone
+    assert doc['drives'][0]['verdict']['class'] == alone['drives'][0]['verdict']['class'] == _verdict.SHOE_SHINING
+    assert doc['drives'][0]['verdict']['forecast'] == alone['drives'][0]['verdict']['forecast']
+    assert doc['drives'][1]['verdict'] is None
+    assert doc['drives'][1]['error'] == (
+        '/dev/nst1 does not answer: sg_read_block_limits did not finish within 10 seconds. No test was written to '
+        'it and it has no verdict. Check the drive and its path (dmesg, the drive\'s panel, the HBA), then re-run '
+        'this host.')
+
+
 def test_no_source_result_is_an_error_per_drive():
     doc = _report.assemble('h', [drive('/dev/nst0', 'IBM', 'ULT3580-TD5', 's')], None)
     assert doc['status'] == 'failed'
