@@ -16,11 +16,13 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 
 def import_collection():
+    """Put the collection on sys.path; return the directory holding ansible_collections/ (for ANSIBLE_COLLECTIONS_PATH)."""
     parts = ROOT.split(os.sep)
     if parts[-3:-1] == ['ansible_collections', 'tapeops']:
-        sys.path.insert(0, os.sep.join(parts[:-3]))
+        base = os.sep.join(parts[:-3])
     else:
         base = tempfile.mkdtemp(prefix='tapeops-bench-')
         os.makedirs(os.path.join(base, 'ansible_collections', 'tapeops'))
         os.symlink(ROOT, os.path.join(base, 'ansible_collections', 'tapeops', 'qualify'))
-        sys.path.insert(0, base)
+    sys.path.insert(0, base)
+    return base

@@ -53,7 +53,9 @@ SHIM_SOURCE = os.path.join(HERE, 'ptrace-xsave-shim.c')
 GUEST_INIT = os.path.join(HERE, 'guest-init')
 BASE_PORT = 2220
 SOURCE_IMAGE_MB = 512
-MAX_GUESTS = 3
+# Guests 4..8 repeat the three identities and the spread (lab-ma4 is lab-ma1's kind, with its own
+# serial numbers and barcodes): enough for the parallelism bench (bench/parallel.py).
+MAX_GUESTS = 8
 
 # Packages the lab needs on this machine (Debian 12). The guests boot on this
 # machine's root filesystem, so the guest-side tools come from here too.
@@ -132,15 +134,20 @@ def guest_name(index):
     return 'lab-ma%d' % index
 
 
+def _kind(index):
+    """The identity and spread row (1..3) guest ``index`` repeats."""
+    return (index - 1) % len(IDENTITIES) + 1
+
+
 def barcodes(index, count):
     """Barcodes of guest ``index``'s scratch cartridges: MA1001L5, MA1002L5, ..."""
-    suffix = IDENTITIES[index - 1]['suffix']
+    suffix = IDENTITIES[_kind(index) - 1]['suffix']
     return ['MA%d%03d%s' % (index, n, suffix) for n in range(1, count + 1)]
 
 
 def data_barcode(index):
     """Barcode of guest ``index``'s data cartridge (holds a tar archive; never allowed for writes)."""
-    return 'MA%d099%s' % (index, IDENTITIES[index - 1]['suffix'])
+    return 'MA%d099%s' % (index, IDENTITIES[_kind(index) - 1]['suffix'])
 
 
 def guest_spec(index, carts, run_dir, port_base=BASE_PORT, drive_mode='emulated'):
@@ -151,9 +158,11 @@ def guest_spec(index, carts, run_dir, port_base=BASE_PORT, drive_mode='emulated'
         raise LabError('cartridges per guest must be 1..20, got %d' % carts)
     if drive_mode not in DRIVE_MODES:
         raise LabError('drive mode must be one of %s, got %r' % (', '.join(DRIVE_MODES), drive_mode))
-    ident = IDENTITIES[index - 1]
+    ident = dict(IDENTITIES[_kind(index) - 1])
+    if index != _kind(index):
+        ident['serial'] = ident['serial'][:-1] + str(index)
     name = guest_name(index)
-    spread = SPREAD[index]
+    spread = SPREAD[_kind(index)]
     return {
         'index': index,
         'name': name,

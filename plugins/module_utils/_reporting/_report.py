@@ -222,6 +222,18 @@ def resolve_spec(info, setting):
 _SETTING_KEYS = ('block_size_bytes', 'segment_size_mb', 'immediate_filemarks', 'concurrency')
 
 
+def _write_hung(tape):
+    """Why the write test says the drive hung (a tape operation past its deadline), or None."""
+    if not isinstance(tape, dict) or not tape.get('failed'):
+        return None
+    if tape.get('msg') == 'Timeout exceeded':   # async_wrapper's words when the job outlived its time limit
+        return ('the write test did not end within its time limit (qualify_write_timeout): a tape operation waits '
+                'on the drive.')
+    if tape.get('reason') == 'timeout':
+        return str(tape.get('msg') or 'a tape operation did not finish within its deadline (op_timeout).')
+    return None
+
+
 def assemble(host, drives_info=None, source=None, write_results=None, drive_settings=None, backup=None,
              memory_total_mb=None, options=None, target_generation=None, run=None, preflight=None,
              host_facts=None, media=None, mechanics=None):
@@ -240,6 +252,7 @@ def assemble(host, drives_info=None, source=None, write_results=None, drive_sett
         setting = _match(nst, settings) or {}
         tape = None if what_if_only else _match(nst, write_results)
         write_note = None
+        hung = info.get('hung') or _write_hung(tape)
         if tape is not None and (tape.get('skipped') or tape.get('failed') or not tape.get('sweep')):
             write_note = tape.get('msg') or tape.get('skip_reason') or tape.get('reason') or 'no sweep was written'
             tape = None
@@ -250,10 +263,9 @@ def assemble(host, drives_info=None, source=None, write_results=None, drive_sett
                               'the st driver and the path.' % nst)
             entries.append(entry)
             continue
-        if info.get('hung'):
-            entry['error'] = ('%s does not answer: %s No test was written to it and it has no verdict. Check the drive '
-                              'and its path (dmesg, the drive\'s panel, the HBA), then re-run this host.'
-                              % (nst, info['hung'].rstrip('.') + '.'))
+        if hung:
+            entry['error'] = ('%s does not answer: %s It has no verdict. Check the drive and its path (dmesg, the '
+                              'drive\'s panel, the HBA), then re-run this host.' % (nst, hung.rstrip('.') + '.'))
             entries.append(entry)
             continue
         try:

@@ -43,11 +43,21 @@ def test_guest_spec_identities(index, vendor, product, generation, port):
     assert len(vendor) <= 8 and len(product) <= 16
 
 
+def test_guests_past_three_repeat_the_spread_with_their_own_identity():
+    first, fourth = tapelab.guest_spec(1, 3, '/r'), tapelab.guest_spec(4, 3, '/r')
+    assert (fourth['name'], fourth['port']) == ('lab-ma4', tapelab.BASE_PORT + 4)
+    assert fourth['drive']['product'] == first['drive']['product'] == 'ULT3580-TD5'
+    assert (fourth['scale'], fourth['source_rbps'], fourth['expect']) == (0.05, None, 'streaming')
+    assert fourth['drive']['serial'] == '1068001004' != first['drive']['serial']
+    assert fourth['scratch'] == ['MA4001L5', 'MA4002L5', 'MA4003L5'] and fourth['data'] == ['MA4099L5']
+    assert tapelab.guest_spec(6, 1, '/r')['expect'] == 'shoe-shining'
+
+
 def test_guest_spec_port_base():
     assert tapelab.guest_spec(2, 3, '/r', port_base=2240)['port'] == 2242
 
 
-@pytest.mark.parametrize('index, carts', [(0, 3), (4, 3), (1, 0), (1, 21)])
+@pytest.mark.parametrize('index, carts', [(0, 3), (9, 3), (1, 0), (1, 21)])
 def test_guest_spec_rejects_out_of_range(index, carts):
     with pytest.raises(tapelab.LabError, match='must be|out of range'):
         tapelab.guest_spec(index, carts, '/r')

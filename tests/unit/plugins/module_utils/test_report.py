@@ -86,9 +86,20 @@ def test_a_hung_drive_has_an_error_and_the_other_drive_its_verdict():
     assert doc['drives'][0]['verdict']['forecast'] == alone['drives'][0]['verdict']['forecast']
     assert doc['drives'][1]['verdict'] is None
     assert doc['drives'][1]['error'] == (
-        '/dev/nst1 does not answer: sg_read_block_limits did not finish within 10 seconds. No test was written to '
-        'it and it has no verdict. Check the drive and its path (dmesg, the drive\'s panel, the HBA), then re-run '
-        'this host.')
+        '/dev/nst1 does not answer: sg_read_block_limits did not finish within 10 seconds. It has no verdict. '
+        'Check the drive and its path (dmesg, the drive\'s panel, the HBA), then re-run this host.')
+
+
+def test_a_write_test_past_its_time_limit_is_a_hung_drive_not_a_source_only_verdict():
+    # what async_status returns when async_wrapper's watchdog ended the job (ansible-core 2.19)
+    timed_out = {'failed': True, 'finished': 1, 'msg': 'Timeout exceeded', 'child_pid': 1234,
+                 'ansible_job_id': 'j1', 'item': {'item': {'nst': '/dev/nst0'}}}
+    doc = _report.assemble('h', [drive('/dev/nst0', 'IBM', 'ULT3580-TD5', 's')], source(60.0, 55.0), [timed_out])
+    assert doc['status'] == 'failed' and doc['drives'][0]['verdict'] is None
+    assert doc['drives'][0]['error'] == (
+        '/dev/nst0 does not answer: the write test did not end within its time limit (qualify_write_timeout): a '
+        'tape operation waits on the drive. It has no verdict. Check the drive and its path (dmesg, the drive\'s '
+        'panel, the HBA), then re-run this host.')
 
 
 def test_no_source_result_is_an_error_per_drive():
