@@ -172,7 +172,8 @@ def test_gnu_mt_then_mt_st_gives_the_status_bits():
     assert status['format'] == 'gnu' and status['media_loaded'] is None and status['write_protected'] is None
 
 
-def test_discovery_with_gnu_mt_reports_unknown_not_false(tmp_path):
+def one_drive_tree(tmp_path):
+    """A sysfs tree with one IBM LTO-8 drive at nst0 (no sg, no SCSI host) and st driver 20160209."""
     scsi = tmp_path / 'bus' / 'scsi' / 'devices' / '3:0:0:0'
     scsi.mkdir(parents=True)
     for name, value in (('vendor', 'IBM\n'), ('model', 'ULTRIUM-HH8\n'), ('rev', 'MA21\n'), ('type', '1\n')):
@@ -181,6 +182,10 @@ def test_discovery_with_gnu_mt_reports_unknown_not_false(tmp_path):
     tape.mkdir(parents=True)
     (tape / 'device').symlink_to(scsi)
     st_version(tmp_path, '[20160209]\n')
+
+
+def test_discovery_with_gnu_mt_reports_unknown_not_false(tmp_path):
+    one_drive_tree(tmp_path)
     gnu = fixture('mt', 'mt_status_gnu__IBM-ULTRIUM-HH8-MA21-BDT-FlexStorII__1.txt')
 
     def runner(cmd):
@@ -237,16 +242,9 @@ def test_log_pages_odd_answers_are_warnings_not_exceptions(answer):
 
 def test_a_drive_that_hangs_is_asked_once_and_named(tmp_path):
     # The drive does not answer: the first tool on it cannot be stopped (_cli raises hung=True, as it
-    # does for a tool left in state D, shown on the lab in tests/integration/test_hang.py); discovery
+    # does for a tool left in state D, shown on the lab in tests/integration/test_faults.py); discovery
     # sends nothing more to it and says so, instead of waiting out every tool's timeout.
-    scsi = tmp_path / 'bus' / 'scsi' / 'devices' / '3:0:0:0'
-    scsi.mkdir(parents=True)
-    for name, value in (('vendor', 'IBM\n'), ('model', 'ULTRIUM-HH8\n'), ('rev', 'MA21\n'), ('type', '1\n')):
-        (scsi / name).write_text(value)
-    tape = tmp_path / 'class' / 'scsi_tape' / 'nst0'
-    tape.mkdir(parents=True)
-    (tape / 'device').symlink_to(scsi)
-    st_version(tmp_path, '[20160209]\n')
+    one_drive_tree(tmp_path)
     sent = []
 
     def runner(cmd):
@@ -261,14 +259,7 @@ def test_a_drive_that_hangs_is_asked_once_and_named(tmp_path):
 
 
 def test_a_drive_that_answers_is_not_hung(tmp_path):
-    scsi = tmp_path / 'bus' / 'scsi' / 'devices' / '3:0:0:0'
-    scsi.mkdir(parents=True)
-    for name, value in (('vendor', 'IBM\n'), ('model', 'ULTRIUM-HH8\n'), ('rev', 'MA21\n'), ('type', '1\n')):
-        (scsi / name).write_text(value)
-    tape = tmp_path / 'class' / 'scsi_tape' / 'nst0'
-    tape.mkdir(parents=True)
-    (tape / 'device').symlink_to(scsi)
-    st_version(tmp_path, '[20160209]\n')
+    one_drive_tree(tmp_path)
 
     def runner(cmd):
         raise _cli.CliError('mt: no such device', cmd=cmd, rc=1)   # a failure, not a timeout
