@@ -40,8 +40,23 @@ options:
       vendor:
         description: Drive vendor (C(IBM), C(HPE), C(Quantum) ...), when the model needs it.
         type: str
+      interface:
+        description: The drive's interface (C(SAS), C(FC), C(SCSI)), as in C(tapeops_drives).
+        type: str
+      model:
+        description: Drive model fields set per drive, as C(tapeops_drives[].model) (for example C(native_capacity_gb)).
+        type: dict
+      discovered:
+        description:
+          - This drive's entry from M(tapeops.qualify.tape_drive_info) (RV(tapeops.qualify.tape_drive_info#module:drives[])).
+            Its INQUIRY strings and loaded cartridge identify the drive through the collection's drive resolver, as for
+            the verdict; C(generation), C(form_factor), C(vendor), C(interface) and C(model) given here are the
+            inventory's word and are applied on top. Its C(hba_max_transfer_bytes) is used when the drive gives none.
+        type: dict
       native_capacity_gb:
-        description: Native capacity in decimal GB; overrides the drive model lookup.
+        description:
+          - Native capacity in decimal GB; overrides the drive model's (the same as C(model.native_capacity_gb)).
+          - Enough on its own when the drive's generation is not known.
         type: float
       hba_max_transfer_bytes:
         description: Largest transfer the HBA path carries (from the st_tuning preflight facts).
@@ -62,6 +77,20 @@ EXAMPLES = r'''
       - name: /dev/nst0
         generation: LTO-6
         hba_max_transfer_bytes: 1048576
+  register: dp_devices
+
+- name: Discover the drives, then size each one as the verdict identifies it
+  tapeops.qualify.tape_drive_info:
+    log_pages: false
+  register: tape
+
+- name: Recommend DP device settings for the first discovered drive, with the capacity set in the inventory
+  tapeops.qualify.dp_device_info:
+    drives:
+      - name: "{{ tape.drives[0].nst }}"
+        discovered: "{{ tape.drives[0] }}"
+        model:
+          native_capacity_gb: 2400
   register: dp_devices
 '''
 
@@ -90,23 +119,48 @@ devices:
     block_size_limited_by:
       description: C(dp) (Data Protector's maximum) or C(hba) (the HBA path's maximum transfer).
       type: str
+    drive_label:
+      description: The drive model's label (V(LTO-6), V(LTO-9 HH)); null when only C(native_capacity_gb) was given.
+      type: str
+    identity:
+      description: >-
+        The drive's identity from the collection's drive resolver, as
+        RV(tapeops.qualify.tape_drive_info#module:drives[].generation) (C(source), C(inventory), C(medium) ...).
+      type: dict
   sample: [{"name": "/dev/nst0", "native_capacity_gb": 2500, "segment_size_mb": 50000,
-            "catalog_segment_limit_mb": 12, "block_size_kb": 1024, "block_size_limited_by": "dp"}]
+            "catalog_segment_limit_mb": 12, "block_size_kb": 1024, "block_size_limited_by": "dp",
+            "drive_label": "LTO-6", "identity": {"generation": 6, "source": "inventory", "medium": null}}]
 '''
 
 from ansible.module_utils.basic import AnsibleModule
 
 from ansible_collections.tapeops.qualify.plugins.module_utils._config._omnirc import OmnircError, recommend_device
+from ansible_collections.tapeops.qualify.plugins.module_utils._judge import _resolve
+
+_SETTING = ('generation', 'form_factor', 'vendor', 'interface')
 
 
-def _capacity_from_model(drive):
-    # The drive model is the single source of the numbers (written alongside
-    # the verdict); import it lazily so a missing model gives a clear message.
-    from ansible_collections.tapeops.qualify.plugins.module_utils._judge import _drive_model
+def capacity_of(drive):
+    """``(native capacity GB, drive label or None, identity record)`` of one ``drives[]`` entry.
 
-    generation, form_factor = _drive_model.parse_generation(drive['generation'])
-    spec = _drive_model.lookup(generation, drive.get('form_factor') or form_factor, drive.get('vendor'))
-    return spec.native_capacity_gb
+    The drive is identified by the collection's resolver (INQUIRY and loaded
+    cartridge of ``discovered``, the inventory's keys on top). Raises
+    ``ResolveError`` with what to give when neither a generation nor a
+    capacity is known.
+    """
+    setting = dict((k, drive[k]) for k in _SETTING if drive.get(k))
+    model = dict(drive.get('model') or {})
+    if drive.get('native_capacity_gb') is not None:
+        model['native_capacity_gb'] = drive['native_capacity_gb']
+    if model:
+        setting['model'] = model
+    identity, spec = _resolve.resolve(drive.get('discovered') or {}, setting)
+    if spec is not None:
+        return spec.native_capacity_gb, spec.label, identity.to_dict()
+    if drive.get('native_capacity_gb') is not None:
+        return drive['native_capacity_gb'], None, identity.to_dict()
+    raise _resolve.ResolveError('give its generation (for example LTO-6), its tape_drive_info entry as discovered, '
+                                'or native_capacity_gb (%s).' % identity.reason)
 
 
 def main():
@@ -117,6 +171,9 @@ def main():
                 generation=dict(type='str'),
                 form_factor=dict(type='str'),
                 vendor=dict(type='str'),
+                interface=dict(type='str'),
+                model=dict(type='dict'),
+                discovered=dict(type='dict'),
                 native_capacity_gb=dict(type='float'),
                 hba_max_transfer_bytes=dict(type='int'),
             )),
@@ -127,25 +184,18 @@ def main():
     )
     devices = []
     for drive in module.params['drives']:
-        capacity = drive['native_capacity_gb']
-        if capacity is None:
-            if not drive['generation']:
-                module.fail_json(msg='Drive %s: give its generation (for example LTO-6) or native_capacity_gb.'
-                                 % drive['name'])
-            try:
-                capacity = _capacity_from_model(drive)
-            except (ImportError, AttributeError) as exc:
-                module.fail_json(msg='Drive %s: the drive model is not available (%s); give native_capacity_gb.'
-                                 % (drive['name'], exc))
-            except (KeyError, ValueError, LookupError) as exc:
-                module.fail_json(msg='Drive %s: unknown generation %r (%s); give native_capacity_gb.'
-                                 % (drive['name'], drive['generation'], exc))
         try:
-            hba = drive['hba_max_transfer_bytes'] or module.params['hba_max_transfer_bytes']
+            capacity, label, identity = capacity_of(drive)
+        except _resolve.ResolveError as exc:
+            module.fail_json(msg='Drive %s: %s' % (drive['name'], exc))
+        discovered = drive['discovered'] or {}
+        try:
+            hba = drive['hba_max_transfer_bytes'] or discovered.get('hba_max_transfer_bytes') or \
+                module.params['hba_max_transfer_bytes']
             rec = recommend_device(capacity, hba, module.params['max_block_kb'])
         except OmnircError as exc:
             module.fail_json(msg='Drive %s: %s' % (drive['name'], exc))
-        rec['name'] = drive['name']
+        rec.update(name=drive['name'], drive_label=label, identity=identity)
         devices.append(rec)
     module.exit_json(changed=False, devices=devices)
 

@@ -49,6 +49,16 @@ options:
         to it, so discovery of a host ends within O(tool_timeout) + 5 seconds per hung device.
     type: int
     default: 60
+  drive_settings:
+    description:
+      - The inventory's C(tapeops_drives). The entry of a drive (matched by C(nst)) is applied by the collection's
+        drive resolver, as the verdict and the report apply it - C(generation), C(form_factor) and C(vendor) name the
+        drive, C(interface), C(speed_floor_mb_s) and C(model) (drive model fields) go to its drive model; other keys
+        are ignored here. RV(drives[].generation) says what came from where.
+      - An entry the resolver cannot read costs the drive its inventory entry, with a warning; discovery goes on.
+    type: list
+    elements: dict
+    default: []
 notes:
   - Rates and sizes follow SCSI and st; block sizes are bytes.
 seealso:
@@ -58,6 +68,11 @@ seealso:
 EXAMPLES = r'''
 - name: Discover tape drives and changers
   tapeops.qualify.tape_drive_info:
+  register: tape
+
+- name: Discover with the inventory's drive settings applied, as the verdict applies them
+  tapeops.qualify.tape_drive_info:
+    drive_settings: "{{ tapeops_drives | default([]) }}"
   register: tape
 
 - name: Show each drive with its generation and loaded barcode
@@ -106,9 +121,34 @@ drives:
       description: The serial's raw bytes in hex, set only when they are not all printable ASCII.
       type: str
     generation:
+      description:
+        - >-
+          The drive's identity from the collection's one drive resolver: INQUIRY -> mechanism
+          (C(mechanism), as C(_drive_model.identify_inquiry) reads the product ID) -> C(generation),
+          C(form_factor), C(vendor) (the mechanism's maker), with the drive's C(tapeops_drives) entry applied
+          (C(inventory): the keys used; C(interface)).
+        - >-
+          C(source) says where the generation came from - V(inventory), V(inquiry), or V(density) when the product ID
+          names no LTO drive the model knows and the loaded cartridge's density code was used (the drive may then
+          be a generation newer: C(notes) says so); null when unknown (C(reason) says what to set).
+        - >-
+          C(medium) is the loaded cartridge (C(code), C(generation) of its format, C(media), C(capacity_gb)), or null
+          with no cartridge or density 0x00: an LTO-6 drive with an LTO-5 tape is C(generation=6) with
+          C(medium.generation=5).
+      type: dict
+      sample: {"generation": 6, "form_factor": null, "vendor": "HPE", "source": "inquiry",
+               "reason": "HP product ID ULTRIUM 6-SCSI = LTO-6; the ID does not tell the form factor",
+               "interface": null, "inquiry": {"vendor": "HP", "product": "Ultrium 6-SCSI", "revision": "338D"},
+               "mechanism": {"generation": 6, "form_factor": null, "vendor": "HPE", "inquiry_vendor": "HP",
+                             "product": "ULTRIUM 6-SCSI", "reason": "HP product ID ULTRIUM 6-SCSI = LTO-6"},
+               "medium": {"code": "0x58", "generation": 5, "media": "LTO-5", "capacity_gb": 1500, "note": null},
+               "inventory": {},
+               "notes": ["the loaded cartridge is LTO-5 (density 0x58), not LTO-6: recorded as the medium, not the drive"]}
+    drive_model:
       description: >-
-        Drive generation from the drive model (C(_drive_model.identify_inquiry)), or from the density
-        code of the loaded media when the product string is unknown; C(source) says which. Null if neither.
+        The drive model the verdict uses for this drive (C(_drive_model.DriveSpec) as a dict: native rate, speed steps,
+        buffer, capacity, sources, C(estimated) ...), with the C(tapeops_drives) fields applied. Null when the
+        generation is unknown.
       type: dict
     block_limits:
       description: READ BLOCK LIMITS, decoded from its bytes (C(granularity) is a power of two).
@@ -238,6 +278,7 @@ def main():
             devices=dict(type='list', elements='str', default=[]),
             log_pages=dict(type='bool', default=True),
             tool_timeout=dict(type='int', default=TOOL_TIMEOUT),
+            drive_settings=dict(type='list', elements='dict', default=[]),
         ),
         supports_check_mode=True,
     )
@@ -248,7 +289,8 @@ def main():
         return _cli.run(cmd, timeout=module.params['tool_timeout'])
 
     try:
-        found = discover(runner=runner, log_pages=module.params['log_pages'], only=module.params['devices'] or None)
+        found = discover(runner=runner, log_pages=module.params['log_pages'], only=module.params['devices'] or None,
+                         settings=module.params['drive_settings'])
     except _cli.CliError as exc:
         module.fail_json(**exc.as_fail_kwargs())
     except Exception as exc:  # pylint: disable=broad-except

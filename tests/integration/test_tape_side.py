@@ -110,6 +110,8 @@ def test_discovery_finds_the_drive_and_its_changer(lab, host):
     assert drive['sg'] == expected['sg'] and drive['st'] == '/dev/st0'
     assert drive['generation']['generation'] == expected['lto_generation']
     assert drive['generation']['source'] == 'inquiry'
+    assert drive['generation']['inquiry'] == {'vendor': expected['vendor'], 'product': expected['product'],
+                                              'revision': expected['revision']}
     assert drive['hba_max_transfer_bytes'] >= 1048576
     assert drive['mtweofi_supported'] is True
     assert drive['st_options']['value'].startswith('0x')
@@ -120,6 +122,9 @@ def test_discovery_finds_the_drive_and_its_changer(lab, host):
         assert drive['block_limits'] == {'min': 1, 'max': 1048576, 'granularity': 0}
         # the block descriptor carries the loaded cartridge's density: the drive's own generation
         assert drive['density_code'] == LTO_DENSITY[expected['lto_generation']]
+        # ... recorded as the medium, apart from the drive
+        assert (drive['generation']['medium']['code'], drive['generation']['medium']['generation']) == (
+            LTO_DENSITY[expected['lto_generation']], expected['lto_generation'])
         assert logs['supported'] == EMULATED_LOG_PAGES and logs['unsupported_reason'] is None
         assert logs['errors'] == {} and logs['warnings'] == [], logs
         assert set(logs['pages']) == DECODED_LOG_PAGES
@@ -136,6 +141,7 @@ def test_discovery_finds_the_drive_and_its_changer(lab, host):
         # tgt's READ BLOCK LIMITS: granularity in byte 0 must not leak into the maximum.
         assert drive['block_limits'] == {'min': 4, 'max': 1048576, 'granularity': 9}
         assert drive['density_code'] == '0x00'  # tgt hard-codes density 0
+        assert drive['generation']['medium'] is None
         assert logs['supported'] == []
         assert 'Invalid opcode' in logs['unsupported_reason']
     # The drive sits in the lab changer's drive element 0, matched by serial.
@@ -150,6 +156,23 @@ def test_discovery_finds_the_drive_and_its_changer(lab, host):
     if not drive['busy']:
         assert drive['media_loaded'] is True
         assert drive['barcode'] == loaded_barcode(lab, host)
+
+
+def test_discovery_applies_the_inventory_entry_through_the_resolver(lab):
+    """The guest's tapeops_drives entry (the drive as the lab scales it) reaches discovery's drive model."""
+    settings = lab.hostvars[HOST].get('tapeops_drives')
+    if not settings:
+        pytest.skip('%s has no tapeops_drives (tgt drive)' % HOST)
+    result = run_module(lab, HOST, 'tape_drive_info', {'log_pages': False, 'drive_settings': settings})
+    assert result['_rc'] == 0, result
+    drive = [d for d in result['drives'] if d['nst'] == settings[0]['nst']][0]
+    ident, model = drive['generation'], drive['drive_model']
+    assert ident['source'] == 'inventory' and ident['inventory']['model'] == settings[0]['model']
+    assert ident['generation'] == lab.hostvars[HOST]['tapeops_lab_drives'][0]['lto_generation']
+    for field, value in settings[0]['model'].items():
+        expected = [float(v) for v in value] if isinstance(value, list) else float(value)
+        assert model[field] == expected, field
+    assert model['notes'].count('buffer_mb set per drive (inventory): %s' % settings[0]['model']['buffer_mb']) == 1
 
 
 def test_check_mode_writes_nothing_and_reports_the_plan(lab):

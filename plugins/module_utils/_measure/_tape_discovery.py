@@ -29,6 +29,7 @@ import os
 import re
 import struct
 
+from ansible_collections.tapeops.qualify.plugins.module_utils._judge import _resolve
 from ansible_collections.tapeops.qualify.plugins.module_utils._tools import _cli
 from ansible_collections.tapeops.qualify.plugins.module_utils._tools import _hba_link
 from ansible_collections.tapeops.qualify.plugins.module_utils._tools import _mt
@@ -306,20 +307,19 @@ def _sg_of(scsi_dir):
     return '/dev/%s' % names[0] if names else None
 
 
-def _generation(vendor, product, density):
+def _identify(drive, settings):
+    """The drive's identity and drive model through the one resolver, with its tapeops_drives entry.
+
+    A tapeops_drives entry the resolver cannot read costs the drive model (a
+    warning says why), never the discovery.
+    """
+    setting = _resolve.setting_for(drive['nst'], settings)
     try:
-        from ansible_collections.tapeops.qualify.plugins.module_utils._judge import _drive_model
-    except ImportError:
-        return None
-    gen = _drive_model.identify_inquiry(vendor, product)
-    if gen:
-        gen = dict(gen, source='inquiry')
-        return gen
-    if density:
-        by_density = _drive_model.generation_from_density(density)
-        if by_density:
-            return dict(by_density, source='density')
-    return None
+        identity, spec = _resolve.resolve(drive, setting)
+    except _resolve.ResolveError as exc:
+        drive['warnings'].append('%s; the drive is identified without its tapeops_drives entry' % exc)
+        identity, spec = _resolve.resolve(drive, None)
+    return identity.to_dict(), (spec.as_dict() if spec is not None else None)
 
 
 def _run(runner, cmd):
@@ -501,8 +501,12 @@ class HungGuard:
             raise
 
 
-def discover(runner=None, sys_root=SYS_ROOT, log_pages=True, only=None):
-    """``{'drives': [...], 'changers': [...]}`` for this host (see tape_drive_info RETURN)."""
+def discover(runner=None, sys_root=SYS_ROOT, log_pages=True, only=None, settings=None):
+    """``{'drives': [...], 'changers': [...]}`` for this host (see tape_drive_info RETURN).
+
+    ``settings``: the inventory's tapeops_drives; a drive's entry (matched by
+    nst) reaches the resolver with its INQUIRY and loaded cartridge.
+    """
     if runner is None:
         def runner(cmd):
             return _cli.run(cmd, timeout=TOOL_TIMEOUT)
@@ -557,7 +561,7 @@ def discover(runner=None, sys_root=SYS_ROOT, log_pages=True, only=None):
         # None = mt did not say (GNU/Solaris/FreeBSD mt print no status bits), never "no".
         drive['media_loaded'] = status['media_loaded'] if result.rc == 0 else None
         drive['write_protected'] = status['write_protected'] if result.rc == 0 else None
-        drive['generation'] = _generation(drive['vendor'], drive['product'], status['density_code'])
+        drive['generation'], drive['drive_model'] = _identify(drive, settings)
         drive['mtweofi_supported'] = weofi
         drive['mtweofi_basis'] = weofi_basis
         drive['st_options'] = _st_sysfs.read_options(name, sys_root)

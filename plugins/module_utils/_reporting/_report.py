@@ -189,34 +189,24 @@ def _match(nst, entries):
 
 
 def resolve_spec(info, setting):
-    """DriveSpec for a drive: inventory setting first, then what tape_drive_info identified, then INQUIRY."""
-    from ansible_collections.tapeops.qualify.plugins.module_utils._judge import _drive_model
+    """DriveSpec for a drive, from the collection's one drive resolver (``_judge._resolve``).
 
-    info = info or {}
-    setting = setting or {}
-    generation = form_factor = vendor = None
-    if setting.get('generation') not in (None, ''):
-        generation, form_factor = _drive_model.parse_generation(setting['generation'])
-    ident = info.get('generation') if isinstance(info.get('generation'), dict) else None
-    if generation is None and ident and ident.get('generation'):
-        generation, form_factor, vendor = ident.get('generation'), ident.get('form_factor'), ident.get('vendor')
-    if generation is None and (info.get('vendor') or info.get('product')):
-        ident = _drive_model.identify_inquiry(info.get('vendor'), info.get('product'))
-        if ident:
-            generation, form_factor, vendor = ident.get('generation'), ident.get('form_factor'), ident.get('vendor')
-    if generation is None:
+    ``info``: the tape_drive_info entry; ``setting``: its tapeops_drives entry.
+    The identity the spec rests on (with the inventory applied) and the spec
+    replace ``info['generation']`` and ``info['drive_model']``, so the host
+    document records the drive the verdict used.
+    """
+    from ansible_collections.tapeops.qualify.plugins.module_utils._judge import _resolve
+
+    info = info if isinstance(info, dict) else {}
+    identity, spec = _resolve.resolve(info, setting or None)
+    info['generation'] = identity.to_dict()
+    info['drive_model'] = spec.as_dict() if spec is not None else None
+    if spec is None:
         raise ReportError(
-            'Cannot tell the LTO generation of %s (INQUIRY %r %r): set generation (e.g. "LTO-7") for it in '
-            'tapeops_drives in the inventory.' % (
-                _device_of(info) or _device_of(setting) or 'the drive', info.get('vendor'), info.get('product')))
-    form_factor = setting.get('form_factor') or form_factor
-    vendor = setting.get('vendor') or vendor
-    model = setting.get('model') or {}
-    if not isinstance(model, dict):
-        raise ReportError('tapeops_drives[].model must be a mapping of drive model fields (e.g. {backhitch_s: 2.5}), '
-                          'got %r.' % (model,))
-    return _drive_model.lookup(generation, form_factor, vendor, setting.get('speed_floor_mb_s'),
-                               interface=setting.get('interface'), overrides=model)
+            'Cannot tell the LTO generation of %s: %s; set generation (e.g. "LTO-7") for it in tapeops_drives in '
+            'the inventory.' % (_device_of(info) or _device_of(setting) or 'the drive', identity.reason))
+    return spec
 
 
 _SETTING_KEYS = ('block_size_bytes', 'segment_size_mb', 'immediate_filemarks', 'concurrency')
