@@ -7,7 +7,7 @@ Generates N host documents from the recorded lab run
 (tests/unit/fixtures/lab_runs/20261123-quick/: lab-ma1 STREAMING, lab-ma2
 SPEED-MATCHED, lab-ma3 SHOE-SHINING), cycling through the three with new host
 names, writes them to a run directory, and times the report-only rebuild
-(``_report.write_fleet``: what ``qualify_report_only=true`` runs), printing
+(``_render.write_fleet``: what ``qualify_report_only=true`` runs), printing
 seconds, the size of report.html (the page a person opens first), of the
 largest host page when there are host pages, and of summary.md.
 
@@ -32,7 +32,7 @@ from _collection import ROOT, import_collection
 FIXTURE = os.path.join(ROOT, 'tests', 'unit', 'fixtures', 'lab_runs', '20261123-quick')
 
 import_collection()
-from ansible_collections.tapeops.qualify.plugins.module_utils._reporting import _report  # noqa: E402
+from ansible_collections.tapeops.qualify.plugins.module_utils._reporting import _render, _report  # noqa: E402
 
 
 def recorded():
@@ -71,7 +71,7 @@ def measure(count, templates, keep=None):
     try:
         hosts = make_run(run_dir, count, templates)
         start = time.monotonic()
-        _report.write_fleet(run_dir, hosts)
+        _render.write_fleet(run_dir, hosts)
         seconds = time.monotonic() - start
         pages = glob.glob(os.path.join(run_dir, 'hosts', '*.html'))
         return {

@@ -9,7 +9,7 @@ from __future__ import annotations
 from ansible.errors import AnsibleActionFail
 from ansible.plugins.action import ActionBase
 
-from ansible_collections.tapeops.qualify.plugins.module_utils._reporting import _report
+from ansible_collections.tapeops.qualify.plugins.module_utils._reporting import _render, _report
 
 ARGUMENT_SPEC = {
     'report_dir': {'type': 'path', 'required': True},
@@ -41,7 +41,7 @@ class ActionModule(ActionBase):
                               args['report_dir']))
             return result
         try:
-            out = _report.write_fleet(args['report_dir'], args['expected_hosts'], args['run'],
+            out = _render.write_fleet(args['report_dir'], args['expected_hosts'], args['run'],
                                       tuple(args['fail_on']), compare_to=args['compare_to'],
                                       fail_on_regression=args['fail_on_regression'])
         except _report.ReportError as exc:

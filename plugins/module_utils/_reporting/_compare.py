@@ -5,8 +5,8 @@
 """What changed since an earlier run: per host x drive, with regressions marked.
 
 Private to this collection: may change without notice. Pure Python, no
-Ansible imports; the report writer (``_report``) loads both runs and calls
-:func:`compare`.
+Ansible imports; the report writer (``_render``) loads both runs and calls
+:func:`compare`; the Markdown is templates/compare.md.j2.
 
 Admins re-run the qualify playbook after any change (a new HBA, a new block
 size, a kernel update, more streams) and want to know, per drive, whether it
@@ -25,6 +25,8 @@ about a change); it is listed as such.
 """
 
 from __future__ import annotations
+
+from ansible_collections.tapeops.qualify.plugins.module_utils._reporting import _templates
 
 DEFAULT_TOLERANCE = 0.10
 
@@ -137,30 +139,6 @@ def compare(earlier_docs, docs, tolerance=DEFAULT_TOLERANCE, earlier_run=None):
     }
 
 
-def _class(side):
-    return side['class'] if side else '-'
-
-
-def _rate(side, name):
-    value = (side or {}).get(name)
-    return '-' if value is None else '%.1f' % value
-
-
 def markdown(result):
-    """The Markdown section (a list of lines) of a comparison."""
-    earlier = result['earlier']
-    lines = ['## Changes since %s' % (earlier.get('id') or earlier.get('dir') or 'the earlier run'), '',
-             '%d regression(s), %d improvement(s) (a rate counts when it moved by more than %d %%).' % (
-                 result['regressions'], result['improvements'], round(100 * result['tolerance'])), '',
-             '| Host | Drive | Change | Class before -> now | Backup rate before -> now | Drive path before -> now | Why |',
-             '|---|---|---|---|---|---|---|']
-    for change in result['changes']:
-        before, after = change['before'], change['after']
-        status = change['status']
-        lines.append('| %s | %s | %s | %s -> %s | %s -> %s | %s -> %s | %s |' % (
-            change['host'], change['drive'], '**REGRESSED**' if status == 'regressed' else status,
-            _class(before), _class(after), _rate(before, 'feed_now_mb_s'), _rate(after, 'feed_now_mb_s'),
-            _rate(before, 'drive_path_best_mb_s'), _rate(after, 'drive_path_best_mb_s'),
-            '; '.join(change['reasons']).replace('|', '\\|') or '-'))
-    lines.append('')
-    return lines
+    """The Markdown section (a list of lines) of a comparison (templates/compare.md.j2)."""
+    return _templates.lines(_templates.render('compare.md.j2', result=result, percent=round(100 * result['tolerance'])))

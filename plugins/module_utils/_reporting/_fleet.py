@@ -6,7 +6,7 @@
 
 Private to this collection: may change without notice. Pure Python, no
 Ansible imports; ``_report`` calls :func:`settings_rows` on the host documents
-and renders the tables in the Markdown summary and the HTML report.
+and the templates settings.md.j2 / settings.html.j2 render the tables.
 
 One row per host x drive with a verdict: the backup software's segment size
 (Data Protector) or Maximum File Size (Bacula/Bareos), the tape block size in
@@ -18,6 +18,8 @@ the first rows of each group are the drives a settings change helps most.
 """
 
 from __future__ import annotations
+
+from ansible_collections.tapeops.qualify.plugins.module_utils._reporting import _templates
 
 SETTING_FIXES = ('block_size', 'immediate_filemarks', 'segment_size')
 
@@ -102,19 +104,18 @@ def cells(row):
     )
 
 
+def groups(rows, with_rows=False):
+    """[(label, [cells of each row])] in the rows' order (they come sorted by label); with_rows: (row, cells)."""
+    out = []
+    for row in rows:
+        if not out or out[-1][0] != row['label']:
+            out.append((row['label'], []))
+        out[-1][1].append((row, cells(row)) if with_rows else cells(row))
+    return out
+
+
 def settings_markdown(rows):
-    """The Markdown section (a list of lines)."""
+    """The Markdown section (a list of lines; templates/settings.md.j2)."""
     if not rows:
         return []
-    lines = ['## Settings across the fleet', '',
-             'Per drive generation, the drives a settings change helps most first (gain: the forecast backup '
-             'rate with the setting fixes less the rate now).', '']
-    label = None
-    for index, row in enumerate(rows):
-        if row['label'] != label:
-            label = row['label']
-            lines.extend(['### %s' % label, '', '| %s |' % ' | '.join(HEADER), '|%s' % ('---|' * len(HEADER))])
-        lines.append('| %s |' % ' | '.join(str(c).replace('|', '\\|') for c in cells(row)))
-        if index == len(rows) - 1 or rows[index + 1]['label'] != label:
-            lines.append('')
-    return lines
+    return _templates.lines(_templates.render('settings.md.j2', groups=groups(rows), header=HEADER))

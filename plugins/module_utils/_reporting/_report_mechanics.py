@@ -11,15 +11,14 @@ returned that a report needs (the per-operation percentiles, the object-size
 forecast for the current and the target drive, the size warnings, whether the
 cartridge went back); ``attach_findings`` puts the size warnings into the
 matching verdicts through ``_verdict.mechanics_findings``; ``markdown`` and
-``html`` render one table of times per drive and one table of object sizes.
+``html`` fill templates/mechanics.*.j2: one table of times per drive and one table of object sizes.
 """
 
 from __future__ import annotations
 
-import html as _html
-
 from ansible_collections.tapeops.qualify.plugins.module_utils._measure import _mechanics
 from ansible_collections.tapeops.qualify.plugins.module_utils._judge import _verdict
+from ansible_collections.tapeops.qualify.plugins.module_utils._reporting import _templates
 
 _KEEP = ('summary', 'forecast', 'size_warnings', 'restored', 'final_location', 'locate_error', 'barcode', 'slot')
 
@@ -124,42 +123,25 @@ def object_rows(mech):
     return rows
 
 
-def _md(text):
-    return str(text).replace('|', '\\|').replace('\n', ' ')
+def _entries(docs, html=False):
+    """What the templates show per host x drive: the times, the object sizes, the notes (and the chart)."""
+    out = []
+    for host, mech in _docs(docs):
+        entry = {'host': host, 'mech': mech, 'times': [], 'objects': [], 'notes': [], 'chart': None}
+        if mech.get('status') == 'ok':
+            entry.update(times=time_rows(mech), objects=object_rows(mech), notes=_notes(mech))
+            if html:
+                entry['chart'] = chart_bars(mech)
+        out.append(entry)
+    return out
 
 
 def markdown(docs):
     """Lines of the Markdown mechanics section (empty when no host has one)."""
-    items = _docs(docs)
-    if not items:
+    entries = _entries(docs)
+    if not entries:
         return []
-    lines = ['## Library and drive mechanics', '',
-             'Timed around the real commands (mtx, mt); median and 95th percentile of n cycles. Object sizes: '
-             'the smallest object that reaches 50 % / 90 % of the streaming rate, S = R * T * f / (1 - f).', '']
-    for host, mech in items:
-        lines.append('### %s %s (%s)' % (host, mech.get('device') or '-', mech.get('barcode') or 'no barcode'))
-        lines.append('')
-        if mech.get('status') != 'ok':
-            lines.append('No mechanics: %s' % _md(mech.get('error') or 'failed'))
-            lines.append('')
-            continue
-        lines.append('| Operation | Median s | p95 s | n |')
-        lines.append('|---|---|---|---|')
-        for label, median, p95, count in time_rows(mech):
-            lines.append('| %s | %s | %s | %s |' % (_md(label), _s(median), _s(p95), count))
-        lines.append('')
-        rows = object_rows(mech)
-        if rows:
-            lines.append('| Drive | Rate MB/s | Object ends with | Overhead s | 50 % at | 90 % at |')
-            lines.append('|---|---|---|---|---|---|')
-            for label, rate, obj, over, s50, s90 in rows:
-                lines.append('| %s | %s | %s | %s | %s | %s |' % (_md(label), _s(rate), obj, _s(over), _mb(s50),
-                                                                  _mb(s90)))
-            lines.append('')
-        for text in _notes(mech):
-            lines.append('- %s' % _md(text))
-        lines.append('')
-    return lines
+    return _templates.lines(_templates.render('mechanics.md.j2', entries=entries, s=_s, mb=_mb))
 
 
 def _notes(mech):
@@ -179,68 +161,28 @@ def _notes(mech):
     return notes
 
 
-def svg_chart(mech, width=560, bar_px=16):
-    """A small self-contained SVG: per operation a bar to the median and a tick at the p95 (seconds)."""
+def chart_bars(mech, width=560, bar_px=16):
+    """The geometry of the mechanics chart (templates/mechanics.svg.j2), or None when nothing was timed."""
     rows = [(op, (mech.get('summary') or {}).get(op) or {}) for op in _mechanics.OPERATIONS]
     rows = [(op, e) for op, e in rows if e.get('median_s') is not None]
     if not rows:
-        return ''
+        return None
     top = max(max(e.get('p95_s') or 0, e.get('median_s') or 0) for _op, e in rows) or 1.0
     left, right = 110, 60
     scale = (width - left - right) / float(top)
-    height = bar_px * 1.5 * len(rows) + 24
-    out = ['<svg xmlns="http://www.w3.org/2000/svg" data-chart="mechanics" width="%d" height="%d" role="img" '
-           'aria-label="median and p95 seconds per operation">' % (width, height)]
+    bars = []
     for index, (op, entry) in enumerate(rows):
         y = 8 + index * bar_px * 1.5
         median = entry['median_s']
         p95 = entry.get('p95_s') or median
-        out.append('<text x="%d" y="%.1f" font-size="11" text-anchor="end">%s</text>' % (
-            left - 6, y + bar_px * 0.75, _html.escape(op)))
-        out.append('<rect x="%d" y="%.1f" width="%.1f" height="%d" fill="#4a7ab5"/>' % (
-            left, y, max(1.0, median * scale), bar_px))
-        x95 = left + p95 * scale
-        out.append('<line x1="%.1f" x2="%.1f" y1="%.1f" y2="%.1f" stroke="#c0392b" stroke-width="2"/>' % (
-            x95, x95, y - 2, y + bar_px + 2))
-        out.append('<text x="%.1f" y="%.1f" font-size="10">%s / %s s</text>' % (
-            x95 + 4, y + bar_px * 0.75, _s(median), _s(p95)))
-    out.append('<text x="%d" y="%.1f" font-size="10">bar: median, red line: p95 (seconds)</text>' % (
-        left, height - 4))
-    out.append('</svg>')
-    return ''.join(out)
+        bars.append({'op': op, 'y': y, 'text_y': y + bar_px * 0.75, 'width': max(1.0, median * scale),
+                     'x95': left + p95 * scale, 'median': median, 'p95': p95})
+    return {'width': width, 'height': bar_px * 1.5 * len(rows) + 24, 'left': left, 'bar_px': bar_px, 'bars': bars}
 
 
 def html(docs):
     """HTML parts of the mechanics section (empty when no host has one)."""
-    items = _docs(docs)
-    if not items:
+    entries = _entries(docs, html=True)
+    if not entries:
         return []
-    esc = _html.escape
-    parts = ['<h2>Library and drive mechanics</h2>',
-             '<p>Timed around the real commands (mtx, mt); median and 95th percentile of n cycles. Object sizes: '
-             'the smallest object that reaches 50 % / 90 % of the streaming rate, S = R &times; T &times; f / '
-             '(1 &minus; f).</p>']
-    for host, mech in items:
-        parts.append('<h3>%s %s (%s)</h3>' % (
-            esc(host), esc(mech.get('device') or '-'), esc(mech.get('barcode') or 'no barcode')))
-        if mech.get('status') != 'ok':
-            parts.append('<p>No mechanics: %s</p>' % esc(mech.get('error') or 'failed'))
-            continue
-        parts.append('<table class="mechanics"><tr><th>Operation</th><th>Median s</th><th>p95 s</th><th>n</th></tr>')
-        for label, median, p95, count in time_rows(mech):
-            parts.append('<tr><td>%s</td><td>%s</td><td>%s</td><td>%s</td></tr>' % (
-                esc(label), _s(median), _s(p95), count))
-        parts.append('</table>')
-        parts.append(svg_chart(mech))
-        rows = object_rows(mech)
-        if rows:
-            parts.append('<table class="mechanics-objects"><tr><th>Drive</th><th>Rate MB/s</th><th>Object ends with'
-                         '</th><th>Overhead s</th><th>50 % at</th><th>90 % at</th></tr>')
-            for label, rate, obj, over, s50, s90 in rows:
-                parts.append('<tr><td>%s</td><td>%s</td><td>%s</td><td>%s</td><td>%s</td><td>%s</td></tr>' % (
-                    esc(label), _s(rate), esc(obj), _s(over), esc(_mb(s50)), esc(_mb(s90))))
-            parts.append('</table>')
-        notes = _notes(mech)
-        if notes:
-            parts.append('<ul>%s</ul>' % ''.join('<li>%s</li>' % esc(n) for n in notes))
-    return parts
+    return [_templates.render('mechanics.html.j2', entries=entries, s=_s, mb=_mb).rstrip('\n')]

@@ -18,7 +18,7 @@ import xml.etree.ElementTree as ET
 
 import pytest
 
-from ansible_collections.tapeops.qualify.plugins.module_utils._reporting import _compare, _fleet, _report
+from ansible_collections.tapeops.qualify.plugins.module_utils._reporting import _compare, _fleet, _render, _report
 
 FIXTURE = os.path.join(os.path.dirname(__file__), '..', '..', 'fixtures', 'lab_runs', '20261123-quick')
 HOSTS = ('lab-ma1', 'lab-ma2', 'lab-ma3')
@@ -115,7 +115,7 @@ def test_reports_carry_the_comparison_and_junit_fails_a_regression_when_asked(tm
     later = recorded()
     verdict_of(later, 'lab-ma2')['class'] = 'SHOE-SHINING'
     write_run(now, later)
-    out = _report.write_fleet(str(now), list(HOSTS), compare_to=str(earlier), fail_on_regression=True)
+    out = _render.write_fleet(str(now), list(HOSTS), compare_to=str(earlier), fail_on_regression=True)
     assert out['comparison']['regressions'] == 1
     summary = (now / 'summary.md').read_text()
     assert '## Changes since' in summary and '| lab-ma2 | /dev/nst0 | **REGRESSED** |' in summary
@@ -128,7 +128,7 @@ def test_reports_carry_the_comparison_and_junit_fails_a_regression_when_asked(tm
     assert failure.get('type') == 'REGRESSION' and 'SPEED-MATCHED -> SHOE-SHINING' in failure.get('message')
     assert int(suites.get('tests')) == 6
     # not asked: the regression is reported, not a JUnit failure
-    _report.write_fleet(str(now), list(HOSTS), compare_to=str(earlier))
+    _render.write_fleet(str(now), list(HOSTS), compare_to=str(earlier))
     suites = ET.parse(str(now / 'junit.xml')).getroot()
     assert suites.find("testsuite[@name='tapeops.qualify.compare']").get('failures') == '0'
 
@@ -137,12 +137,12 @@ def test_compare_to_that_is_not_a_run_is_a_clear_error(tmp_path):
     now = tmp_path / 'now'
     write_run(now, recorded())
     with pytest.raises(_report.ReportError, match='not a run directory'):
-        _report.write_fleet(str(now), list(HOSTS), compare_to=str(tmp_path / 'nope'))
+        _render.write_fleet(str(now), list(HOSTS), compare_to=str(tmp_path / 'nope'))
     (tmp_path / 'empty').mkdir()
     with pytest.raises(_report.ReportError, match='holds no host results'):
-        _report.write_fleet(str(now), list(HOSTS), compare_to=str(tmp_path / 'empty'))
+        _render.write_fleet(str(now), list(HOSTS), compare_to=str(tmp_path / 'empty'))
     with pytest.raises(_report.ReportError, match='own directory'):
-        _report.write_fleet(str(now), list(HOSTS), compare_to=str(now))
+        _render.write_fleet(str(now), list(HOSTS), compare_to=str(now))
 
 
 def test_fleet_settings_table_groups_by_generation_and_sorts_by_gain(tmp_path):
@@ -169,7 +169,7 @@ def test_fleet_settings_table_groups_by_generation_and_sorts_by_gain(tmp_path):
         i for i, line in enumerate(lines) if '| lab-ma2 |' in line)
     run = tmp_path / 'run'
     write_run(run, docs)
-    _report.write_fleet(str(run), [d['host'] for d in docs])
+    _render.write_fleet(str(run), [d['host'] for d in docs])
     assert '## Settings across the fleet' in (run / 'summary.md').read_text()
     page = (run / 'report.html').read_text()
     assert page.count('<table class="settings">') == 3 and page.rstrip().endswith('</body></html>')

@@ -11,7 +11,7 @@ import xml.etree.ElementTree as ET
 
 import pytest
 
-from ansible_collections.tapeops.qualify.plugins.module_utils._reporting import _report
+from ansible_collections.tapeops.qualify.plugins.module_utils._reporting import _render, _report
 from ansible_collections.tapeops.qualify.plugins.module_utils._judge import _verdict
 
 from report_cases import drive, source, write_result
@@ -144,7 +144,7 @@ def test_load_run_marks_missing_and_corrupt(run_dir):
 
 
 def test_write_fleet_all_four_kinds(run_dir):
-    out = _report.write_fleet(run_dir, ['lab-ma1', 'lab-ma2', 'lab-ma3'], RUN)
+    out = _render.write_fleet(run_dir, ['lab-ma1', 'lab-ma2', 'lab-ma3'], RUN)
     paths = out['paths']
     assert len(paths['json']) == 2
     for key in ('markdown', 'html', 'junit'):
@@ -174,19 +174,19 @@ def test_write_fleet_all_four_kinds(run_dir):
 
 
 def test_fail_on_speed_matched_too(run_dir):
-    out = _report.write_fleet(run_dir, fail_on=(_verdict.SHOE_SHINING, _verdict.SPEED_MATCHED,
+    out = _render.write_fleet(run_dir, fail_on=(_verdict.SHOE_SHINING, _verdict.SPEED_MATCHED,
                                                 _verdict.MISCONFIGURED))
     assert sorted(f['host'] for f in out['failing']) == ['lab-ma1', 'lab-ma2']
 
 
 def test_missing_run_dir_is_a_clear_error(tmp_path):
     with pytest.raises(_report.ReportError, match='run the qualify playbook first'):
-        _report.write_fleet(str(tmp_path / 'nope'))
+        _render.write_fleet(str(tmp_path / 'nope'))
 
 
 def test_html_without_matplotlib_still_has_tables(run_dir):
     docs = _report.load_run(run_dir)
-    page = _report.fleet_html(docs, charts=_report.ReportError('matplotlib is not installed'))
+    page = _render.fleet_html(docs, charts=_report.ReportError('matplotlib is not installed'))
     assert '<table id="fleet">' in page and '<svg' not in page
     assert 'No charts: matplotlib is not installed' in page
 
@@ -215,7 +215,7 @@ def test_refused_write_is_a_note_and_the_verdict_rests_on_sources(tmp_path):
     assert entry['verdict']['numbers']['drive_path_mb_s'] is None
     assert 'not measured' in ' '.join(entry['verdict']['reasons'])
     _report.write_host(str(tmp_path), doc)
-    md = _report.fleet_markdown(_report.load_run(str(tmp_path)))
+    md = _render.fleet_markdown(_report.load_run(str(tmp_path)))
     assert '- No write sweep: The loaded cartridge MA1009L5 holds data' in md
 
 
@@ -231,5 +231,5 @@ def test_scaling_curve_file_sizes_and_ingest_reach_the_report(tmp_path):
     assert 'small_file_bound' in [f['id'] for f in verdict['findings']]
     assert any('competing ingest (20 MB/s) the sources gave 41.0 MB/s, against 60.0 MB/s' in r
                for r in verdict['reasons'])
-    page = _report.fleet_html([doc])
+    page = _render.fleet_html([doc])
     assert 'data-chart="scaling"' in page and 'Source rate by number of streams' in page

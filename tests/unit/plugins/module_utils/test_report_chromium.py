@@ -12,7 +12,7 @@ import subprocess
 
 import pytest
 
-from ansible_collections.tapeops.qualify.plugins.module_utils._reporting import _report
+from ansible_collections.tapeops.qualify.plugins.module_utils._reporting import _render, _report
 
 from report_cases import drive, source, write_result
 
@@ -40,7 +40,7 @@ def report(tmp_path_factory):
                                [write_result('/dev/nst0')], [{'nst': '/dev/nst0', 'speed_floor_mb_s': 10.0}],
                                {'software': 'bacula', 'block_size_bytes': 262144})
         _report.write_host(run_dir, doc)
-    return _report.write_fleet(run_dir, ['lab-ma1', 'lab-ma2'])['paths']['html']
+    return _render.write_fleet(run_dir, ['lab-ma1', 'lab-ma2'])['paths']['html']
 
 
 def test_chromium_parses_page_with_all_charts(report, tmp_path):

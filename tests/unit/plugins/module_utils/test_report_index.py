@@ -18,7 +18,7 @@ import re
 
 import pytest
 
-from ansible_collections.tapeops.qualify.plugins.module_utils._reporting import _report, _report_index
+from ansible_collections.tapeops.qualify.plugins.module_utils._reporting import _render, _report, _report_index
 
 from test_report_chromium import chromium
 
@@ -48,7 +48,7 @@ def big_run(tmp_path_factory):
     saved = _report_index.INLINE_MAX_HOSTS
     _report_index.INLINE_MAX_HOSTS = 5
     try:
-        out = _report.write_fleet(str(run_dir), [d['host'] for d in docs] + ['ma999-gone'])
+        out = _render.write_fleet(str(run_dir), [d['host'] for d in docs] + ['ma999-gone'])
     finally:
         _report_index.INLINE_MAX_HOSTS = saved
     return {'dir': run_dir, 'out': out, 'docs': docs}
@@ -91,7 +91,7 @@ def test_a_small_fleet_keeps_one_page_and_links_the_host_pages(tmp_path):
     docs = fleet(3)
     for doc in docs:
         _report.write_host(str(tmp_path), doc)
-    _report.write_fleet(str(tmp_path), [d['host'] for d in docs])
+    _render.write_fleet(str(tmp_path), [d['host'] for d in docs])
     page = (tmp_path / 'report.html').read_text()
     assert page.count('<section class="drive"') == 3
     assert '<p id="host-pages"><small>Host pages: <a href="hosts/ma001-lab-ma1.html">ma001-lab-ma1</a>' in page
@@ -121,7 +121,7 @@ def test_a_host_lost_after_its_source_read_keeps_it_in_the_reports(tmp_path):
                                  error='The run stopped after the source read test: the host was lost.')
     _report.write_host(str(tmp_path), recorded[0])
     _report.write_host(str(tmp_path), lost)
-    out = _report.write_fleet(str(tmp_path), [d['host'] for d in recorded])
+    out = _render.write_fleet(str(tmp_path), [d['host'] for d in recorded])
     row = [r for r in _report.rows(out['docs']) if r['host'] == lost['host']][0]
     assert row['status'] == 'failed'
     aggregate = recorded[1]['source']['aggregate']

@@ -16,7 +16,7 @@ import pytest
 
 from ansible_collections.tapeops.qualify.plugins.module_utils._judge import _drive_model as dm
 from ansible_collections.tapeops.qualify.plugins.module_utils._measure import _mechanics as mech
-from ansible_collections.tapeops.qualify.plugins.module_utils._reporting import _report, _report_mechanics
+from ansible_collections.tapeops.qualify.plugins.module_utils._reporting import _render, _report, _report_mechanics
 
 from report_cases import drive, source, write_result
 
@@ -114,7 +114,7 @@ def test_markdown_and_html_tables():
     # the chart: one bar per operation, the p95 tick of move_to_drive at its place on the scale
     assert html.count('<rect ') == 7 and 'data-chart="mechanics"' in html
     assert '0.47 / 0.50 s' in html
-    fleet = _report.fleet_markdown([dict(doc, status='ok', drives=[], source=None, error=None)])
+    fleet = _render.fleet_markdown([dict(doc, status='ok', drives=[], source=None, error=None)])
     assert '## Library and drive mechanics' in fleet
 
 

@@ -13,7 +13,7 @@ import json
 
 from ansible_collections.tapeops.qualify.plugins.module_utils._judge import _drive_model, _media
 
-from ansible_collections.tapeops.qualify.plugins.module_utils._reporting import _report
+from ansible_collections.tapeops.qualify.plugins.module_utils._reporting import _render, _report
 
 from ansible_collections.tapeops.qualify.plugins.module_utils._tools import _mtx
 
@@ -72,7 +72,7 @@ def test_markdown_and_html_show_counts_stranded_slots_migration_and_cleaning_fla
     _report.write_host(run_dir, _doc('ma-lto9', _inventory_result('mtx_status__pyarchive-1drive-24slot-LTO9-HH9__2.txt',
                                                                   sg='/dev/sch0')))
     _report.write_host(run_dir, _doc('ma-nomedia', None))
-    out = _report.write_fleet(run_dir, ['ma-tandberg', 'ma-lto9', 'ma-nomedia'], RUN)
+    out = _render.write_fleet(run_dir, ['ma-tandberg', 'ma-lto9', 'ma-nomedia'], RUN)
     md = open(out['paths']['markdown']).read()
     assert '## Media against the target drive' in md
     # Tandberg: 0 written, 0 read-only, 7 stranded (1 L4 + 6 L5 = 9.8 TB native), migration with 2 drives
@@ -99,22 +99,22 @@ def test_markdown_and_html_show_counts_stranded_slots_migration_and_cleaning_fla
 
 def test_html_without_matplotlib_keeps_the_media_table(tmp_path):
     doc = _doc('h', _inventory_result('mtx_status__mhVTL-STK-L700-4drive-43slot-LTO4-LTO5__1.txt'))
-    page = _report.fleet_html([doc], RUN, charts=_report.ReportError('matplotlib is not installed'))
+    page = _render.fleet_html([doc], RUN, charts=_report.ReportError('matplotlib is not installed'))
     assert '<table id="media-table">' in page and 'data-chart="media"' not in page
 
 
 def test_no_media_section_when_no_host_read_media(tmp_path):
     doc = _doc('h', None)
     assert doc['media'] is None
-    assert 'Media against' not in _report.fleet_markdown([doc], RUN)
-    assert 'id="media"' not in _report.fleet_html([doc], RUN, charts=_report.ReportError('x'))
+    assert 'Media against' not in _render.fleet_markdown([doc], RUN)
+    assert 'id="media"' not in _render.fleet_html([doc], RUN, charts=_report.ReportError('x'))
 
 
 def test_media_chart_orders_media_and_colours_by_class():
     lib = _media.summarize(_media.inventory_libraries([{'sg': '/dev/sg1', 'status': _mtx.parse_mtx_status(
         fixture('mtx', 'mtx_status__TANDBERG-StorageLoader-1drive-7slot-LTO5__1.txt'))}]),
         _drive_model.lookup(6))['libraries'][0]
-    assert _report._media_mix(lib) == [('L4', 1, 'read'), ('L5', 6, 'write')]
+    assert _render._media_mix(lib) == [('L4', 1, 'read'), ('L5', 6, 'write')]
 
 
 def test_chromium_paints_the_media_chart(tmp_path):
@@ -122,7 +122,7 @@ def test_chromium_paints_the_media_chart(tmp_path):
     run_dir = str(tmp_path / 'run')
     _report.write_host(run_dir, _doc('ma-tandberg', _inventory_result(
         'mtx_status__TANDBERG-StorageLoader-1drive-7slot-LTO5__1.txt')))
-    page = _report.write_fleet(run_dir, ['ma-tandberg'], RUN)['paths']['html']
+    page = _render.write_fleet(run_dir, ['ma-tandberg'], RUN)['paths']['html']
     proc = chromium(tmp_path, '--dump-dom', 'file://%s' % page)
     assert proc.returncode == 0, proc.stderr[-2000:]
     section = proc.stdout.split('<section class="media" id="media">')[1]

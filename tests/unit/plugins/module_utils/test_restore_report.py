@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import copy
 
-from ansible_collections.tapeops.qualify.plugins.module_utils._reporting import _report
+from ansible_collections.tapeops.qualify.plugins.module_utils._reporting import _render, _report, _templates
 from ansible_collections.tapeops.qualify.plugins.module_utils._measure import _tape_reader as R
 from ansible_collections.tapeops.qualify.plugins.module_utils._judge import _verdict
 
@@ -57,10 +57,10 @@ def test_the_restore_rate_reaches_the_numbers_the_reasons_and_both_reports():
     assert reason == ["Read-back (restore) of the sweep's 1255 MB at the block sizes they were written with: "
                       "41.8 MB/s, against 45.1 MB/s writing the same blocks; every block verified against the "
                       "data written."]
-    md = _report.fleet_markdown([doc], run=RUN)
+    md = _render.fleet_markdown([doc], run=RUN)
     assert ('**Backup and restore:** restore (read-back) 41.8 MB/s beside backup 45.1 MB/s writing the same blocks '
-            '(forecast feed now %s MB/s); verified.' % _report._n(num['feed_now_mb_s'])) in md
-    page = _report.fleet_html([doc], charts=_report.ReportError('no charts in this test'))
+            '(forecast feed now %s MB/s); verified.' % _templates.rate(num['feed_now_mb_s'])) in md
+    page = _render.fleet_html([doc], charts=_report.ReportError('no charts in this test'))
     assert '<p class="restore"><b>Backup and restore:</b> restore (read-back) 41.8 MB/s beside backup 45.1 MB/s' \
         in page and 'verified.</p>' in page
 
@@ -71,7 +71,7 @@ def test_a_read_back_that_did_not_verify_is_an_error_finding():
     assert verdict['numbers']['restore_verified'] is False
     (finding,) = [f for f in verdict['findings'] if f['id'] == 'read_back_not_verified']
     assert finding['severity'] == 'error' and '2 block(s) differ' in finding['text']
-    assert 'NOT verified' in _report.fleet_markdown([doc], run=RUN)
+    assert 'NOT verified' in _render.fleet_markdown([doc], run=RUN)
 
 
 def test_no_read_back_no_restore_words():
@@ -79,7 +79,7 @@ def test_no_read_back_no_restore_words():
     num = verdict_of(doc)['numbers']
     assert (num['restore_mb_s'], num['restore_write_mb_s'], num['restore_verified']) == (None, None, None)
     assert not [r for r in verdict_of(doc)['reasons'] if 'Read-back' in r]
-    assert 'Backup and restore' not in _report.fleet_markdown([doc], run=RUN)
+    assert 'Backup and restore' not in _render.fleet_markdown([doc], run=RUN)
     assert _verdict.restore_numbers(None) is None
     assert _verdict.restore_numbers({'read_back': {'bytes': 0, 'error': 'nothing to read back'}}) is None
 

@@ -1,0 +1,344 @@
+# Copyright (c) tapeops.qualify contributors
+# GNU General Public License v3.0+ (see COPYING or https://www.gnu.org/licenses/gpl-3.0.txt)
+# SPDX-License-Identifier: GPL-3.0-or-later
+
+"""The fleet reports of a run directory: summary.md, report.html, junit.xml and the host pages.
+
+Private to this collection: may change without notice. Controller side only
+(the ``qualify_report`` action). ``_report`` loads the host documents and
+builds the fleet's rows; this module turns them into the reports: the
+Markdown and HTML through the Jinja2 templates under ``templates/``
+(``_templates``), the charts through matplotlib (``_charts``), JUnit XML with
+ElementTree. The reports are built only from the JSON files, so a re-run (or a
+run where some hosts failed) reports on what is there.
+"""
+
+from __future__ import annotations
+
+import os
+import xml.etree.ElementTree as ET
+
+from ansible_collections.tapeops.qualify.plugins.module_utils._judge import _verdict
+from ansible_collections.tapeops.qualify.plugins.module_utils._reporting import (
+    _charts, _compare, _fleet, _report, _report_index, _report_mechanics, _templates)
+
+
+def restore_words(numbers):
+    """Restore (read-back) rate beside the backup rate, or None when the run did not read back."""
+    if numbers.get('restore_mb_s') is None:
+        return None
+    verified = numbers.get('restore_verified')
+    rate = _templates.rate
+    return 'restore (read-back) %s MB/s beside backup %s MB/s writing the same blocks (forecast feed now %s MB/s); ' \
+           '%s' % (rate(numbers.get('restore_mb_s')), rate(numbers.get('restore_write_mb_s')),
+                   rate(numbers.get('feed_now_mb_s')),
+                   'verified' if verified else 'NOT verified' if verified is False else 'verification unknown')
+
+
+def interface_words(numbers):
+    """The drive's HBA link against what it takes, and how many such drives the host keeps busy; or None."""
+    rate = _templates.rate
+    parts = []
+    if 'link_transport' in numbers:
+        name = ' '.join(str(numbers[k]) for k in ('link_transport', 'link_rate') if numbers.get(k))
+        if numbers.get('link_mb_s') is not None:
+            parts.append('%s link, %s MB/s usable: %s (the drive takes %s MB/s)' % (
+                name, rate(numbers['link_mb_s']), 'caps the drive' if numbers.get('link_caps') else 'enough',
+                rate(numbers.get('need_full_mb_s'))))
+        elif numbers.get('link_transport'):
+            parts.append('%s link, usable rate unknown' % name)
+        else:
+            parts.append('not a SAS or FC link')
+    if numbers.get('drives_streaming_at_once') is not None:
+        text = 'the host\'s sources keep %s streaming at once (%s from shoe-shining)' % (
+            numbers['drives_streaming_at_once'], numbers.get('drives_not_shoeshining_at_once'))
+        if numbers.get('memory_needed_at_once_mb') is not None:
+            total = numbers.get('memory_total_mb')
+            streams = numbers.get('streams_at_once')
+            text += '; %s stream%s need%s %s MB by the memory rule, the host has %s' % (
+                streams, '' if streams == 1 else 's', 's' if streams == 1 else '', numbers['memory_needed_at_once_mb'],
+                '%d MB' % total if total is not None else 'unknown RAM')
+        parts.append(text)
+    return '; '.join(parts) or None
+
+
+def _page_rows(docs, charts=None):
+    """``_report.rows`` with what the templates show beside a verdict: its words and (HTML) its charts."""
+    out = []
+    for index, row in enumerate(_report.rows(docs)):
+        row = dict(row, restore=None, interface=None, charts=None)
+        if row['verdict']:
+            row['restore'] = restore_words(row['verdict']['numbers'])
+            row['interface'] = interface_words(row['verdict']['numbers'])
+            if charts is not None:
+                row['charts'] = _drive_charts(charts, row, 'd%d' % index)
+        out.append(row)
+    return out
+
+
+def _drive_charts(charts, row, salt):
+    """[(chart name, SVG markup or None for 'no sweep')] of one drive, in page order."""
+    doc, item, verdict = row['doc'], row['item'] or {}, row['verdict']
+    numbers = verdict['numbers']
+    source = doc.get('source') or {}
+    series = [float(x) for x in ((source.get('aggregate') or {}).get('series_mb_s') or []) if x is not None]
+    sweep = ((item.get('write_benchmark') or {}).get('sweep')) or []
+    out = [('feed', charts.feed(numbers, salt)), ('series', charts.series(series, numbers, salt))]
+    curve = sorted((int(r['streams']), float(r['mean_mb_s'])) for r in (source.get('scaling') or [])
+                   if isinstance(r, dict) and r.get('streams') and r.get('mean_mb_s') is not None)
+    if len(curve) >= 2:
+        out.append(('scaling', charts.scaling(curve, numbers, salt)))
+    trace = (verdict.get('forecast') or {}).get('trace') or []
+    if trace:
+        out.append(('trace', charts.drive_trace(trace, numbers, salt)))
+    out.append(('sweep', charts.sweep(sweep, numbers, salt) if sweep else None))
+    return [(name, _templates.safe(svg) if svg else None) for name, svg in out]
+
+
+def _counts(all_rows):
+    counts = {}
+    for row in all_rows:
+        key = (row['verdict'] or {}).get('class') or (row['status'] or 'no result').upper()
+        counts[key] = counts.get(key, 0) + 1
+    return counts
+
+
+# ---------------------------------------------------------------------------
+# Markdown
+
+
+def fleet_markdown(docs, run=None):
+    """summary.md (templates/fleet.md.j2 with the media, mechanics sections)."""
+    all_rows = _page_rows(docs)
+    text = _templates.render(
+        'fleet.md.j2', docs=docs, run=run or {}, generated=_report.utc_now(), rows=all_rows,
+        counts=_counts(all_rows), verdicts=sum(1 for r in all_rows if r['verdict']),
+        media='\n'.join(media_markdown(docs)), mechanics='\n'.join(_report_mechanics.markdown(docs)))
+    return text.rstrip('\n') + '\n'
+
+
+def _media_docs(docs):
+    return [(d['host'], d['media']) for d in docs if isinstance(d.get('media'), dict)]
+
+
+_MEDIA_ORDER = dict((m, i) for i, m in enumerate(['L1', 'L2', 'L3', 'L4', 'L5', 'L6', 'L7', 'M8', 'L8', 'L9', 'LA',
+                                                 'PA', 'unknown']))
+
+
+def _media_mix(lib):
+    """[(media ID, count, class)] of a library, oldest media first."""
+    cls_of = {}
+    for key in ('stranded', 'read_only'):
+        for row in lib.get(key) or []:
+            cls_of[row.get('media')] = 'stranded' if key == 'stranded' else 'read'
+    out = []
+    for media, count in sorted((lib.get('by_generation') or {}).items(), key=lambda kv: _MEDIA_ORDER.get(kv[0], 99)):
+        cls = None if media == 'unknown' else cls_of.get(media, 'write')
+        out.append((None if media == 'unknown' else media, count, cls))
+    return out
+
+
+def media_markdown(docs):
+    """Lines of the Markdown media section (empty when no host has one; templates/media.md.j2)."""
+    items = _media_docs(docs)
+    if not items:
+        return []
+    return _templates.lines(_templates.render('media.md.j2', items=items))
+
+
+def media_html(docs, charts=None):
+    """HTML parts of the media section (empty when no host has one; templates/media.html.j2)."""
+    items = _media_docs(docs)
+    if not items:
+        return []
+    bars = [('%s %s' % (host, lib['id']), _media_mix(lib)) for host, media in items if media.get('status') == 'ok'
+            for lib in media['libraries']]
+    chart = None
+    if charts is not None and not isinstance(charts, _report.ReportError) and bars:
+        chart = _templates.safe(charts.media(bars, 'media'))
+    return [_templates.render('media.html.j2', items=items, chart=chart).rstrip('\n')]
+
+
+# ---------------------------------------------------------------------------
+# JUnit XML
+
+
+def junit_xml(docs, fail_on=_report.DEFAULT_FAIL_ON, run=None, comparison=None, fail_on_regression=False):
+    run = run or {}
+    suite_name = 'tapeops.qualify.%s' % (run.get('mode') or 'qualify')
+    suites = ET.Element('testsuites', name='tapeops.qualify')
+    suite = ET.SubElement(suites, 'testsuite', name=suite_name, timestamp=_report.utc_now())
+    tests = failures = errors = 0
+    for row in _report.rows(docs):
+        tests += 1
+        verdict = row['verdict']
+        name = '%s (%s)' % (row['drive'], row['label']) if row['drive'] else 'qualify'
+        case = ET.SubElement(suite, 'testcase', classname=row['host'], name=name)
+        if not verdict:
+            errors += 1
+            err = ET.SubElement(case, 'error', type=(row['status'] or 'missing').upper(),
+                                message=row['error'] or 'no result')
+            err.text = row['error'] or 'no result'
+            continue
+        body = '\n'.join([verdict['summary'], ''] + verdict['reasons'] + [''] + [
+            '%d. %s: %s. %s' % (f['rank'], f['title'], f['setting'], f['why']) for f in verdict['fixes']])
+        if verdict['class'] in fail_on or (_verdict.SHOE_SHINING in fail_on and verdict.get('would_shoe_shine')):
+            failures += 1
+            fail = ET.SubElement(case, 'failure', type=verdict['class'], message=verdict['summary'])
+            fail.text = body
+        else:
+            out = ET.SubElement(case, 'system-out')
+            out.text = body
+        props = ET.SubElement(case, 'properties')
+        for key in ('source_sustained_mb_s', 'need_floor_mb_s', 'need_full_mb_s', 'feed_now_mb_s'):
+            ET.SubElement(props, 'property', name=key, value=str(verdict['numbers'].get(key)))
+        ET.SubElement(props, 'property', name='class', value=verdict['class'])
+    for element in (suites, suite):
+        element.set('tests', str(tests))
+        element.set('failures', str(failures))
+        element.set('errors', str(errors))
+    suite.set('skipped', '0')
+    if comparison is not None:
+        _junit_comparison(suites, comparison, fail_on_regression)
+    ET.indent(suites)
+    return '<?xml version="1.0" encoding="UTF-8"?>\n' + ET.tostring(suites, encoding='unicode') + '\n'
+
+
+def _junit_comparison(suites, comparison, fail_on_regression):
+    """A test suite 'compare': one case per host x drive, a failure per regression when asked."""
+    suite = ET.SubElement(suites, 'testsuite', name='tapeops.qualify.compare', timestamp=_report.utc_now())
+    failures = 0
+    for change in comparison['changes']:
+        case = ET.SubElement(suite, 'testcase', classname=change['host'], name='%s compared with %s' % (
+            change['drive'], comparison['earlier'].get('id') or 'the earlier run'))
+        text = '%s: %s' % (change['status'], '; '.join(change['reasons']) or 'no change')
+        if change['status'] == 'regressed' and fail_on_regression:
+            failures += 1
+            ET.SubElement(case, 'failure', type='REGRESSION', message=text).text = text
+        else:
+            ET.SubElement(case, 'system-out').text = text
+    suite.set('tests', str(len(comparison['changes'])))
+    suite.set('failures', str(failures))
+    suite.set('errors', '0')
+    suite.set('skipped', '0')
+    suites.set('tests', str(int(suites.get('tests')) + len(comparison['changes'])))
+    suites.set('failures', str(int(suites.get('failures')) + failures))
+
+
+# ---------------------------------------------------------------------------
+# HTML
+
+
+def comparison_html(comparison):
+    """The HTML section of a comparison with an earlier run (templates/compare.html.j2)."""
+    return _templates.render('compare.html.j2', comparison=comparison,
+                             percent=round(100 * comparison['tolerance'])).rstrip('\n')
+
+
+def settings_html(settings):
+    """The HTML section of the fleet settings table (``_fleet``), one table per drive generation."""
+    return _templates.render('settings.html.j2', groups=_fleet.groups(settings, with_rows=True),
+                             header=_fleet.HEADER).rstrip('\n')
+
+
+def fleet_html(docs, run=None, charts=None, host=None, host_pages=None, sections=()):
+    """The self-contained HTML page (templates/fleet.html.j2; no external files, no scripts).
+
+    ``host``: the page of that one host (a link back to the fleet report);
+    ``host_pages``: {host: link} listed under the heading; ``sections``: more
+    HTML sections (settings, comparison) at the end.
+    """
+    if charts is None:
+        try:
+            charts = _charts.Charts()
+        except _report.ReportError as exc:
+            charts = exc
+    charts_error = None
+    if isinstance(charts, _report.ReportError):
+        charts_error = str(charts)
+        charts = None
+    extra = [_templates.safe(p) for p in media_html(docs, charts) + _report_mechanics.html(docs) + list(sections)]
+    return _templates.render(
+        'fleet.html.j2', run=run or {}, generated=_report.utc_now(), rows=_page_rows(docs, charts),
+        charts_error=charts_error, host=host, fleet_link=_report.REPORT_HTML,
+        host_pages=sorted((host_pages or {}).items()), sections=extra)
+
+
+# ---------------------------------------------------------------------------
+# everything at once
+
+
+def host_page_link(host):
+    """A host page's path relative to the run directory (and so to report.html)."""
+    return '%s/%s.html' % (_report.HOSTS_DIR, _report.safe_name(host))
+
+
+def write_host_pages(run_dir, docs, run, charts):
+    """One page per host with a result (``hosts/<host>.html``): its drives with their charts.
+
+    Returns {host: link relative to the run directory}.
+    """
+    links = {}
+    for doc in docs:
+        if doc.get('status') == _report.STATUS_MISSING:
+            continue
+        link = host_page_link(doc['host'])
+        _report.atomic_write(os.path.join(run_dir, link), fleet_html([doc], run, charts, host=str(doc['host'])))
+        links[doc['host']] = link
+    return links
+
+
+def write_fleet(run_dir, expected_hosts=None, run=None, fail_on=_report.DEFAULT_FAIL_ON, compare_to=None,
+                fail_on_regression=False):
+    """Write summary.md, report.html, junit.xml and the host pages from the run's JSON files.
+
+    report.html is one page with every drive when the fleet has at most
+    ``_report_index.INLINE_MAX_HOSTS`` hosts, else the index (``_report_index``);
+    hosts/<host>.html has one host's drives with their charts.
+
+    compare_to: the directory of an earlier run; the reports then say per host x
+    drive what changed (``_compare``), and JUnit marks a regression as a failure
+    when ``fail_on_regression``.
+
+    Returns {'docs', 'paths', 'failing', 'comparison'}.
+    """
+    if not os.path.isdir(run_dir):
+        raise _report.ReportError('Run directory %s does not exist: run the qualify playbook first, or point '
+                                  'qualify_run_dir at an existing run.' % run_dir)
+    docs = _report.load_run(run_dir, expected_hosts)
+    if not run:
+        run = next((d.get('run') for d in docs if d.get('run')), {}) or {}
+    try:
+        charts = _charts.Charts()
+    except _report.ReportError as exc:
+        charts = exc
+    host_pages = write_host_pages(run_dir, docs, run, charts)
+    markdown = fleet_markdown(docs, run)
+    sections = []
+    settings = _fleet.settings_rows(docs)
+    if settings:
+        markdown = markdown.rstrip('\n') + '\n\n' + '\n'.join(_fleet.settings_markdown(settings)).rstrip('\n') + '\n'
+        sections.append(settings_html(settings))
+    comparison = None
+    if compare_to:
+        if os.path.realpath(compare_to) == os.path.realpath(run_dir):
+            raise _report.ReportError('qualify_compare_to is this run\'s own directory (%s): give an earlier run.'
+                                      % run_dir)
+        comparison = _report.load_comparison(compare_to, docs)
+        markdown = markdown.rstrip('\n') + '\n\n' + '\n'.join(_compare.markdown(comparison)).rstrip('\n') + '\n'
+        sections.append(comparison_html(comparison))
+    if len(docs) <= _report_index.INLINE_MAX_HOSTS:
+        # a small fleet: one page with every drive and its charts, linking the host pages
+        page = fleet_html(docs, run, charts, host_pages=host_pages, sections=sections)
+    else:
+        page = _report_index.index_html(docs, _report.rows(docs), run, lambda host: host_pages.get(host) or '#',
+                                        _report.utc_now(), sections)
+    paths = {
+        'json': [_report.host_json_path(run_dir, d['host']) for d in docs if d['status'] != _report.STATUS_MISSING],
+        'markdown': _report.atomic_write(os.path.join(run_dir, _report.SUMMARY_MD), markdown),
+        'junit': _report.atomic_write(os.path.join(run_dir, _report.JUNIT_XML), junit_xml(
+            docs, fail_on, run, comparison, fail_on_regression)),
+        'html': _report.atomic_write(os.path.join(run_dir, _report.REPORT_HTML), page),
+        'host_pages': [os.path.join(run_dir, link) for link in host_pages.values()],
+    }
+    return {'docs': docs, 'paths': paths, 'failing': _report.failing(docs, fail_on), 'comparison': comparison}
