@@ -1,0 +1,145 @@
+# Copyright (c) tapeops.qualify contributors
+# GNU General Public License v3.0+ (see COPYING or https://www.gnu.org/licenses/gpl-3.0.txt)
+# SPDX-License-Identifier: GPL-3.0-or-later
+"""The qualify role's variables on the real playbooks, without the lab: report-only runs.
+
+What is real: ansible-playbook running tapeops.qualify.qualify and tapeops.qualify.upgrade_check
+(the role's three entry points, its argument specs, the fleet report) over the host documents of a
+recorded lab run (tests/unit/fixtures/lab_runs/20261123-quick: lab-ma1 STREAMING, lab-ma2
+SPEED-MATCHED, lab-ma3 SHOE-SHINING). The inventory names the three hosts with a local
+connection; a report-only run connects to none of them (its tasks run on the controller).
+
+Pinned here: the renamed options (qualify_fail_on_failing_drives, qualify_failing_classes) fail the
+run on the classes they name; the deprecated names (qualify_fail_on_shoe_shining, qualify_fail_on)
+still do, and the role says they are deprecated; the new name wins when both are set; the upgrade
+check refuses a profile other than what_if before it names a run; the what-if without a target drive
+fails before anything is measured.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+import xml.etree.ElementTree as ET
+
+import pytest
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+RECORDED = os.path.join(ROOT, 'tests', 'unit', 'fixtures', 'lab_runs', '20261123-quick')
+HOSTS = ('lab-ma1', 'lab-ma2', 'lab-ma3')
+
+
+def _collections_path():
+    for entry in sys.path:
+        if os.path.isdir(os.path.join(entry, 'ansible_collections', 'tapeops', 'qualify')):
+            return entry
+    raise RuntimeError('tests/conftest.py did not make the collection importable')
+
+
+@pytest.fixture
+def run_dir(tmp_path):
+    hosts = tmp_path / 'run' / 'hosts'
+    hosts.mkdir(parents=True)
+    for host in HOSTS:
+        shutil.copy(os.path.join(RECORDED, host + '.json'), str(hosts / (host + '.json')))
+    return tmp_path / 'run'
+
+
+@pytest.fixture
+def play(tmp_path):
+    inventory = tmp_path / 'hosts.yml'
+    inventory.write_text('all:\n  children:\n    media_agents:\n      hosts:\n'
+                         + ''.join('        %s: {ansible_connection: local}\n' % h for h in HOSTS))
+
+    def run(playbook, extra_vars, check=False):
+        cmd = [os.path.join(os.path.dirname(sys.executable), 'ansible-playbook'), '-i', str(inventory),
+               'tapeops.qualify.' + playbook, '-e', json.dumps(extra_vars)]
+        if check:
+            cmd.append('--check')
+        env = dict(os.environ, ANSIBLE_COLLECTIONS_PATH=_collections_path(), ANSIBLE_NOCOLOR='1',
+                   ANSIBLE_RETRY_FILES_ENABLED='false', ANSIBLE_PYTHON_INTERPRETER=sys.executable,
+                   ANSIBLE_LOCALHOST_WARNING='false')
+        proc = subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=600, check=False,
+                              cwd=str(tmp_path), stdin=subprocess.DEVNULL)
+        return proc.returncode, proc.stdout + proc.stderr
+    return run
+
+
+def _failing_junit(run_dir):
+    cases = ET.parse(str(run_dir / 'junit.xml')).getroot().findall('./testsuite/testcase')
+    return sorted((c.get('classname'), c.find('failure').get('type')) for c in cases if c.find('failure') is not None)
+
+
+def test_report_only_fails_on_failing_drives_by_the_new_names(play, run_dir):
+    rc, out = play('qualify', {'qualify_run_dir': str(run_dir), 'qualify_report_only': True,
+                               'qualify_fail_on_failing_drives': True, 'qualify_failing_classes': ['SHOE-SHINING']})
+    assert rc == 2, out[-3000:]
+    assert 'lab-ma3 /dev/nst0' in out and 'SHOE-SHINING' in out
+    assert 'DEPRECATED' not in out
+    assert _failing_junit(run_dir) == [('lab-ma3', 'SHOE-SHINING')]
+
+
+def test_a_failing_class_list_alone_fails_nothing(play, run_dir):
+    rc, out = play('qualify', {'qualify_run_dir': str(run_dir), 'qualify_report_only': True,
+                               'qualify_failing_classes': ['SPEED-MATCHED', 'SHOE-SHINING']})
+    assert rc == 0, out[-3000:]
+    # but the JUnit cases of those classes fail
+    assert _failing_junit(run_dir) == [('lab-ma2', 'SPEED-MATCHED'), ('lab-ma3', 'SHOE-SHINING')]
+
+
+def test_the_deprecated_names_still_fail_the_run_and_say_so(play, run_dir):
+    rc, out = play('qualify', {'qualify_run_dir': str(run_dir), 'qualify_report_only': True,
+                               'qualify_fail_on_shoe_shining': True, 'qualify_fail_on': ['SPEED-MATCHED']})
+    assert rc == 2, out[-3000:]
+    assert 'lab-ma2 /dev/nst0' in out and 'lab-ma3 /dev/nst0' not in out.split('Where the reports are')[-1]
+    assert 'DEPRECATED: qualify_fail_on is set' in out
+    assert 'use qualify_failing_classes instead' in out
+    assert 'DEPRECATED: qualify_fail_on_shoe_shining is set' in out
+    assert 'use qualify_fail_on_failing_drives instead' in out
+    assert _failing_junit(run_dir) == [('lab-ma2', 'SPEED-MATCHED')]
+
+
+def test_the_new_name_wins_over_the_deprecated_one(play, run_dir):
+    rc, out = play('qualify', {'qualify_run_dir': str(run_dir), 'qualify_report_only': True,
+                               'qualify_fail_on_shoe_shining': True, 'qualify_fail_on_failing_drives': False})
+    assert rc == 0, out[-3000:]
+    assert 'DEPRECATED: qualify_fail_on_shoe_shining is set' in out
+    # the default failing classes
+    assert _failing_junit(run_dir) == [('lab-ma3', 'SHOE-SHINING')]
+
+
+def test_a_bad_class_is_refused_by_the_argument_spec(play, run_dir):
+    rc, out = play('qualify', {'qualify_run_dir': str(run_dir), 'qualify_report_only': True,
+                               'qualify_failing_classes': ['SHOESHINING']})
+    assert rc == 2, out[-3000:]
+    assert 'qualify_failing_classes' in out and 'SHOESHINING' in out
+    assert not (run_dir / 'summary.md').exists()
+
+
+def test_upgrade_check_refuses_another_profile_before_naming_a_run(play, tmp_path):
+    rc, out = play('upgrade_check', {'qualify_run_dir': str(tmp_path / 'up'), 'qualify_profile': 'full',
+                                     'qualify_target_generation': 'LTO-9 FH'})
+    assert rc == 2, out[-3000:]
+    assert 'upgrade_check runs the what_if profile, not full' in out
+    assert '"source_seconds": 120' in out
+    assert not (tmp_path / 'up').exists()
+
+
+def test_the_what_if_needs_a_target_drive(play, tmp_path):
+    rc, out = play('upgrade_check', {'qualify_run_dir': str(tmp_path / 'up')})
+    assert rc == 2, out[-3000:]
+    assert "The what_if profile needs the drive to evaluate, for example -e qualify_target_generation='LTO-9 FH'" \
+        in out.replace('\n', ' ')
+    assert not (tmp_path / 'up').exists()
+
+
+def test_upgrade_check_report_only_names_the_run_what_if(play, run_dir):
+    rc, out = play('upgrade_check', {'qualify_run_dir': str(run_dir), 'qualify_report_only': True,
+                                     'target_generation': 'LTO-9 FH'})
+    assert rc == 0, out[-3000:]
+    assert 'DEPRECATED: target_generation is set' in out and 'use qualify_target_generation instead' in out
+    junit = ET.parse(str(run_dir / 'junit.xml')).getroot()
+    assert junit.find('./testsuite').get('name') == 'tapeops.qualify.upgrade_check'
