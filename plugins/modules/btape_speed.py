@@ -13,15 +13,15 @@ description:
   - Runs C(btape)'s C(speed) command (the storage daemon's own writer, with its block structure and block
     size) against a tape drive with a one-device configuration written for the run, and returns the
     write rate of each test and file in decimal MB/s.
-  - B(It writes to the tape.) Before btape runs, the device must be an st non-rewinding node
-    (C(/dev/nstN)) of a sequential-access device, the cartridge must be writable and not WORM, and it must
-    be blank (one read at BOT) unless its barcode is in O(allowed_barcodes) or O(overwrite=true).
-    The tape is rewound afterwards.
+  - B(It writes to the tape.) Before btape runs, the device and the cartridge pass the collection's safety gate
+    (see the notes), the same as for M(tapeops.qualify.tape_write_benchmark); btape is then given the checked
+    node, checked once more right before it starts. The tape is rewound afterwards.
 author:
   - tapeops.qualify contributors (@tapeops)
 extends_documentation_fragment:
   - tapeops.qualify._attributes
   - tapeops.qualify._attributes.benchmark
+  - tapeops.qualify._tape_write_safety
 attributes:
   idempotent:
     details:
@@ -51,26 +51,13 @@ options:
     elements: str
     choices: [zero_block, random_block, zero_raw, random_raw]
     default: [zero_block]
-  overwrite:
-    description: Allow writing over a cartridge that is not blank.
-    type: bool
-    default: false
-  allowed_barcodes:
-    description: Scratch cartridges that may be overwritten.
-    type: list
-    elements: str
-    default: []
   barcode:
-    description: Barcode of the loaded cartridge (from the changer), checked against O(allowed_barcodes).
+    description: Barcode of the loaded cartridge when no changer reports it (standalone drives).
     type: str
   timeout:
     description: Seconds btape may run before it is stopped.
     type: int
     default: 1800
-  op_timeout:
-    description: Seconds each tape operation of the safety probe may take.
-    type: int
-    default: 900
 '''
 
 EXAMPLES = r'''
@@ -112,13 +99,35 @@ write_allowed_because:
   description: Why writing was allowed (blank media, allowed barcode, overwrite).
   returned: when btape ran
   type: str
+device:
+  description: The device as the safety gate cleared it (C(path), C(realpath), C(name), C(major), C(minor), ...).
+  returned: when the device passed the gate
+  type: dict
+barcode:
+  description: Barcode of the loaded cartridge (O(barcode), or the changer's), or null.
+  returned: when the device passed the gate
+  type: str
+media:
+  description: What the read at BOT found (C(online), C(write_protected), C(worm), C(content), C(detail)).
+  returned: when not in check mode and the cartridge was probed
+  type: dict
+rewound:
+  description: Whether the rewind after btape succeeded.
+  returned: when btape ran
+  type: bool
+reason:
+  description: >-
+    Machine-readable reason of a failure - a refusal of the safety gate (C(block_device), C(memory_device),
+    C(media_has_data), C(write_protected), ...), C(bad_input) or C(probe_failed).
+  returned: on failure
+  type: str
+  sample: media_has_data
 stdout:
   description: btape's output.
   returned: when btape ran
   type: str
 '''
 
-import errno
 import os
 import re
 import shutil
@@ -127,6 +136,12 @@ import tempfile
 from ansible.module_utils.basic import AnsibleModule
 
 from ansible_collections.tapeops.qualify.plugins.module_utils._measure import _tape_writer as W
+from ansible_collections.tapeops.qualify.plugins.module_utils._measure._tape_discovery import TOOL_TIMEOUT
+from ansible_collections.tapeops.qualify.plugins.module_utils._measure._tape_safety import (
+    TapeSafetyError,
+    WriteGate,
+    write_safety_argspec,
+)
 from ansible_collections.tapeops.qualify.plugins.module_utils._tools._btape import (
     BtapeParseError,
     minimal_config,
@@ -135,12 +150,6 @@ from ansible_collections.tapeops.qualify.plugins.module_utils._tools._btape impo
     summarize_speed,
 )
 from ansible_collections.tapeops.qualify.plugins.module_utils._tools._cli import CliError, find_tool, run
-from ansible_collections.tapeops.qualify.plugins.module_utils._measure._tape_benchmark import probe_media
-from ansible_collections.tapeops.qualify.plugins.module_utils._measure._tape_safety import (
-    TapeSafetyError,
-    check_tape_device,
-    media_verdict,
-)
 
 
 def _version(btape):
@@ -149,88 +158,45 @@ def _version(btape):
     return match.group(1) if match else None
 
 
-def _probe(device, timeout):
+def _rewind(gate):
+    """Rewind through the gate's checked open (read-only); False when the drive does not answer."""
     try:
-        fd = W.call_with_timeout(lambda: os.open(device, os.O_RDONLY), timeout, 'Opening %s' % device)
-    except OSError as exc:
-        if exc.errno == errno.EBUSY:
-            raise TapeSafetyError('%s is busy: another process has the drive open. Wait for it to finish.' % device,
-                                  'busy')
-        if exc.errno in (errno.ENOMEDIUM, errno.EIO):
-            raise TapeSafetyError('%s: %s. Load a scratch cartridge and retry.' % (device, exc.strerror), 'no_media')
-        raise
-    try:
-        return probe_media(fd, timeout)
-    finally:
-        os.close(fd)
-
-
-def _rewind(device, timeout):
-    try:
-        fd = W.call_with_timeout(lambda: os.open(device, os.O_RDONLY), timeout, 'Opening %s' % device)
-    except OSError:
+        fd = gate.open(os.O_RDONLY)
+    except (OSError, TapeSafetyError, W.TapeTimeout):
         return False
     try:
-        W.mtop(fd, W.MTREW, 1, timeout=timeout)
+        W.mtop(fd, W.MTREW, 1, timeout=gate.op_timeout)
         return True
-    except OSError:
+    except (OSError, W.TapeTimeout):
         return False
     finally:
         os.close(fd)
 
 
-def main():
-    module = AnsibleModule(
-        argument_spec=dict(
-            device=dict(type='path', required=True),
-            block_size=dict(type='int', default=1048576),
-            file_size_gb=dict(type='int', default=1),
-            nb_file=dict(type='int', default=1),
-            tests=dict(type='list', elements='str', default=['zero_block'],
-                       choices=['zero_block', 'random_block', 'zero_raw', 'random_raw']),
-            overwrite=dict(type='bool', default=False),
-            allowed_barcodes=dict(type='list', elements='str', default=[]),
-            barcode=dict(type='str'),
-            timeout=dict(type='int', default=1800),
-            op_timeout=dict(type='int', default=900),
-        ),
-        supports_check_mode=True,
-    )
-    p = module.params
+def _admit(module, gate, result):
+    """The safety gate's probe and media check; the sentence why btape may write, or fail_json."""
     try:
-        command = speed_command(p['file_size_gb'], p['nb_file'], tuple(p['tests']))
-        minimal_config(p['device'], p['block_size'], '/tmp')
-    except ValueError as exc:
-        module.fail_json(msg=str(exc))
-    try:
-        identity = check_tape_device(p['device'])
+        result['media'] = gate.probe()
+        return gate.admit()
     except TapeSafetyError as exc:
-        module.fail_json(msg=str(exc), refused=exc.reason)
-    try:
-        btape = find_tool('btape', module=module, hint='Install bacula-sd (Debian) or bareos-storage-tape (Bareos).')
-    except CliError as exc:
-        module.fail_json(**exc.as_fail_kwargs())
-    result = dict(changed=False, command=command, btape_version=_version(btape), device=identity.as_dict())
-    if module.check_mode:
-        result['msg'] = ('Check mode: would probe the cartridge in %s and, if it may be written, run btape "%s" with '
-                         'Maximum Block Size %d.' % (p['device'], command, p['block_size']))
-        module.exit_json(**result)
-
-    try:
-        probe = _probe(p['device'], p['op_timeout'])
-        result['write_allowed_because'] = media_verdict(probe, overwrite=p['overwrite'],
-                                                        allowed_barcodes=p['allowed_barcodes'], barcode=p['barcode'])
-    except TapeSafetyError as exc:
-        module.fail_json(msg=str(exc), refused=exc.reason, **result)
+        module.fail_json(**dict(result, **exc.refusal()))
     except (OSError, W.TapeTimeout) as exc:
         module.fail_json(msg='Could not probe the cartridge in %s: %s. Check the drive (mt status, dmesg).'
-                             % (p['device'], exc), **result)
+                             % (gate.device, exc), reason='probe_failed', **result)
 
+
+def _speed(module, gate, btape, command, result):
+    """Run btape speed on the node the gate hands over, rewind, parse; exit_json or fail_json."""
+    p = module.params
+    try:
+        device = gate.handover()
+    except TapeSafetyError as exc:
+        module.fail_json(**dict(result, **exc.refusal()))
     work = tempfile.mkdtemp(prefix='tapeops-btape-', dir=module.tmpdir)
     try:
         config = os.path.join(work, 'btape-sd.conf')
         with open(config, 'w') as handle:
-            handle.write(minimal_config(p['device'], p['block_size'], work))
+            handle.write(minimal_config(device, p['block_size'], work))
         try:
             res = run([btape, '-c', config, 'tapeops-btape'], data=command + '\nquit\n', timeout=p['timeout'],
                       hint='btape did not finish; the drive may be hung.')
@@ -238,7 +204,7 @@ def main():
             module.fail_json(**dict(result, **exc.as_fail_kwargs()))
     finally:
         shutil.rmtree(work, ignore_errors=True)
-        result['rewound'] = _rewind(p['device'], p['op_timeout'])
+        result['rewound'] = _rewind(gate)
     result['changed'] = True
     result['stdout'] = res.stdout
     try:
@@ -257,6 +223,53 @@ def main():
     for warning in parsed.get('warnings') or []:
         module.warn(warning)
     module.exit_json(**result)
+
+
+def main():
+    module = AnsibleModule(
+        argument_spec=write_safety_argspec(
+            device=dict(type='path', required=True),
+            block_size=dict(type='int', default=1048576),
+            file_size_gb=dict(type='int', default=1),
+            nb_file=dict(type='int', default=1),
+            tests=dict(type='list', elements='str', default=['zero_block'],
+                       choices=['zero_block', 'random_block', 'zero_raw', 'random_raw']),
+            barcode=dict(type='str'),
+            timeout=dict(type='int', default=1800),
+        ),
+        supports_check_mode=True,
+    )
+    p = module.params
+
+    def runner(cmd):
+        return run(cmd, timeout=TOOL_TIMEOUT)
+
+    gate = WriteGate(p['device'], overwrite=p['overwrite'], allowed_barcodes=p['allowed_barcodes'],
+                     barcode=p['barcode'], op_timeout=p['op_timeout'], runner=runner)
+    try:
+        command = speed_command(p['file_size_gb'], p['nb_file'], tuple(p['tests']))
+        gate.check_device()
+        minimal_config(p['device'], p['block_size'], '/tmp')
+    except ValueError as exc:
+        module.fail_json(msg=str(exc), reason='bad_input')
+    except TapeSafetyError as exc:
+        module.fail_json(**exc.refusal())
+    try:
+        btape = find_tool('btape', module=module, hint='Install bacula-sd (Debian) or bareos-storage-tape (Bareos).')
+        gate.identify()
+    except TapeSafetyError as exc:
+        module.fail_json(**exc.refusal())
+    except CliError as exc:
+        module.fail_json(**exc.as_fail_kwargs())
+    result = dict(changed=False, command=command, btape_version=_version(btape), device=gate.identity.as_dict(),
+                  barcode=gate.barcode)
+    if module.check_mode:
+        result['msg'] = ('Check mode: would probe the cartridge in %s and, if it may be written, run btape "%s" with '
+                         'Maximum Block Size %d.' % (p['device'], command, p['block_size']))
+        module.exit_json(**result)
+
+    result['write_allowed_because'] = _admit(module, gate, result)
+    _speed(module, gate, btape, command, result)
 
 
 if __name__ == '__main__':

@@ -19,17 +19,19 @@ description:
     mount, and the smallest object (file, segment, Bacula volume file, dCache flush) that reaches 50 % and 90 %
     of the streaming rate, for the drive and for a O(target_generation); an object of S MB at R MB/s with T
     seconds of overhead reaches f = (S/R) / (S/R + T), so S = R * T * f / (1 - f).
-  - B(Safety.) The locate needs file marks. They are written once, in the first cycle, and only when the media
-    rule of M(tapeops.qualify.tape_write_benchmark) admits the cartridge (blank, barcode in
-    O(allowed_barcodes), or O(overwrite=true)); a cartridge that holds data is only moved, loaded, spaced over
-    and rewound, none of which writes (RV(filemarks.refused) says why nothing was written). Only the named
-    cartridge is moved; a drive holding another cartridge is refused. The cartridge ends where it started (its
-    slot, or the drive), also when a step fails; RV(restored) says whether the changer confirms it.
+  - B(Safety.) The locate needs file marks. They are written once, in the first cycle, through the collection's
+    safety gate (see the notes), the same as M(tapeops.qualify.tape_write_benchmark), and only when it admits
+    the cartridge (blank, barcode in O(allowed_barcodes), or O(overwrite=true)); a cartridge that holds data is
+    only moved, loaded, spaced over and rewound, none of which writes (RV(filemarks.refused) says why nothing was
+    written). Only the named cartridge is moved; a drive holding another cartridge is refused. The cartridge
+    ends where it started (its slot, or the drive), also when a step fails; RV(restored) says whether the changer
+    confirms it.
 author:
   - tapeops.qualify contributors (@tapeops)
 extends_documentation_fragment:
   - tapeops.qualify._attributes
   - tapeops.qualify._attributes.benchmark
+  - tapeops.qualify._tape_write_safety
 attributes:
   check_mode:
     details:
@@ -67,19 +69,6 @@ options:
     description: Decimal MB per file written for the locate (random data, 256 KiB blocks).
     type: int
     default: 8
-  allowed_barcodes:
-    description: Scratch cartridges the file marks may be written on (same rule as the write benchmark).
-    type: list
-    elements: str
-    default: []
-  overwrite:
-    description: Allow writing the file marks over media that holds data. Write-protected and WORM media are refused.
-    type: bool
-    default: false
-  op_timeout:
-    description: Deadline in seconds for each command (a move, a load, a locate, a rewind).
-    type: int
-    default: 900
   rate_mb_s:
     description: The drive's measured streaming rate (MB/s) for the object sizes; default the drive model's native rate.
     type: float
@@ -164,6 +153,12 @@ filemarks:
     refused:
       description: True when the media rule kept the benchmark from writing (a cartridge with data).
       type: bool
+    reason:
+      description: With C(refused) - the safety gate's reason (C(media_has_data), C(write_protected), C(worm), ...).
+      type: str
+    msg:
+      description: With C(refused) - what was found and what to do.
+      type: str
 restored:
   description: Whether the changer confirms the cartridge is back where it started.
   returned: when not in check mode
@@ -195,9 +190,13 @@ warnings:
   type: list
   elements: str
 reason:
-  description: Machine-readable refusal reason on failure (C(no_changer), C(drive_full), C(no_cartridge), C(timeout), ...).
+  description: >-
+    Machine-readable reason of a failure - a refusal of the safety gate (C(block_device), C(sg_node), C(busy),
+    ...), of the changer (C(no_changer), C(drive_full), C(no_cartridge)), C(bad_input), C(timeout), ... The
+    collection's one refusal key; a cartridge the media rule does not admit is not a failure (RV(filemarks.reason)).
   returned: on failure
   type: str
+  sample: no_cartridge
 '''
 
 import traceback
@@ -207,7 +206,10 @@ from ansible.module_utils.basic import AnsibleModule
 from ansible_collections.tapeops.qualify.plugins.module_utils._tools import _cli
 from ansible_collections.tapeops.qualify.plugins.module_utils._measure import _mechanics
 from ansible_collections.tapeops.qualify.plugins.module_utils._measure._tape_benchmark import BenchmarkError
-from ansible_collections.tapeops.qualify.plugins.module_utils._measure._tape_safety import TapeSafetyError
+from ansible_collections.tapeops.qualify.plugins.module_utils._measure._tape_safety import (
+    TapeSafetyError,
+    write_safety_argspec,
+)
 from ansible_collections.tapeops.qualify.plugins.module_utils._measure._tape_writer import TapeTimeout
 
 
@@ -220,29 +222,43 @@ def _partial(module, result):
     return result
 
 
-def main():
-    module = AnsibleModule(
-        argument_spec=dict(
-            device=dict(type='path', required=True),
-            barcode=dict(type='str', required=True),
-            changer=dict(type='path'),
-            drive_element=dict(type='int'),
-            repeats=dict(type='int', default=3),
-            locate_files=dict(type='int', default=4),
-            file_mb=dict(type='int', default=8),
-            allowed_barcodes=dict(type='list', elements='str', default=[]),
-            overwrite=dict(type='bool', default=False),
-            op_timeout=dict(type='int', default=900),
-            rate_mb_s=dict(type='float'),
-            drive_model=dict(type='dict', default={}),
-            target_generation=dict(type='str'),
-            target_vendor=dict(type='str'),
-            target_interface=dict(type='str'),
-            target_model=dict(type='dict', default={}),
-            backup=dict(type='dict', default={}),
-        ),
-        supports_check_mode=True,
+def _analyse(result, p, target):
+    """The forecast of the measured times for the current drive (and ``target``), into ``result``."""
+    current = None
+    gen = (result.get('drive') or {}).get('generation') or {}
+    try:
+        if gen.get('generation'):
+            current = _mechanics.drive_spec(gen['generation'], gen.get('form_factor'), gen.get('vendor'),
+                                            model=p['drive_model'])
+    except ValueError as exc:
+        # the times are measured and the cartridge is back: a bad drive_model costs the model, not the run
+        result['warnings'].append('drive_model: %s; the current drive is forecast without it' % exc)
+        current = _mechanics.drive_spec(gen['generation'], gen.get('form_factor'), gen.get('vendor'))
+    _mechanics.analyse(result, current=current, target=target, rate_mb_s=p['rate_mb_s'], backup=p['backup'])
+
+
+def _argument_spec():
+    """The safety gate's options (shared) and this module's own."""
+    return write_safety_argspec(
+        device=dict(type='path', required=True),
+        barcode=dict(type='str', required=True),
+        changer=dict(type='path'),
+        drive_element=dict(type='int'),
+        repeats=dict(type='int', default=3),
+        locate_files=dict(type='int', default=4),
+        file_mb=dict(type='int', default=8),
+        rate_mb_s=dict(type='float'),
+        drive_model=dict(type='dict', default={}),
+        target_generation=dict(type='str'),
+        target_vendor=dict(type='str'),
+        target_interface=dict(type='str'),
+        target_model=dict(type='dict', default={}),
+        backup=dict(type='dict', default={}),
     )
+
+
+def main():
+    module = AnsibleModule(argument_spec=_argument_spec(), supports_check_mode=True)
     p = module.params
     if p['rate_mb_s'] is not None and p['rate_mb_s'] <= 0:
         module.fail_json(msg='rate_mb_s must be a positive rate in MB/s, got %s.' % p['rate_mb_s'], reason='bad_input')
@@ -267,21 +283,11 @@ def main():
             runner=runner, mt=mt)
         result = bench.run(check_mode=module.check_mode)
         if not module.check_mode:
-            current = None
-            gen = (result.get('drive') or {}).get('generation') or {}
-            try:
-                if gen.get('generation'):
-                    current = _mechanics.drive_spec(gen['generation'], gen.get('form_factor'), gen.get('vendor'),
-                                                    model=p['drive_model'])
-            except ValueError as exc:
-                # the times are measured and the cartridge is back: a bad drive_model costs the model, not the run
-                result['warnings'].append('drive_model: %s; the current drive is forecast without it' % exc)
-                current = _mechanics.drive_spec(gen['generation'], gen.get('form_factor'), gen.get('vendor'))
-            _mechanics.analyse(result, current=current, target=target, rate_mb_s=p['rate_mb_s'], backup=p['backup'])
+            _analyse(result, p, target)
     except ValueError as exc:
         module.fail_json(msg=str(exc), reason='bad_input')
     except TapeSafetyError as exc:
-        module.fail_json(msg=exc.msg, reason=exc.reason)
+        module.fail_json(**exc.refusal())
     except (_mechanics.MechanicsError, BenchmarkError) as exc:
         partial = _partial(module, exc.partial)
         if bench is not None and 'summary' not in partial:

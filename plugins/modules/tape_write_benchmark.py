@@ -20,17 +20,17 @@ description:
   - Optionally (O(read_back=true)) reads the sweep back after writing - from BOT of the same device, in the same run,
     only what this run has just written - verifies every block against the data it was written from and reports
     the read (restore) rate beside the write rate.
-  - B(Safety.) Refuses, before opening anything for write, every path that is not an C(nstN) node of
-    the st driver bound to a SCSI sequential-access device (disks, partitions, files, /dev/null, sg
-    nodes, other character devices). Refuses write-protected and WORM media, a drive another process
-    holds open, and media that is not blank (one read at BOT) unless O(overwrite=true) or the loaded
-    barcode is in O(allowed_barcodes). Leaves the tape rewound, on success and on failure; every tape
-    operation has a deadline (O(op_timeout)).
+  - B(Safety.) Opens the drive only through the collection's safety gate (see the notes) - refuses every
+    path that is not an C(nstN) node of the st driver bound to a SCSI sequential-access device, a drive another
+    process holds open, write-protected and WORM media, and media that is not blank unless O(overwrite=true)
+    or the loaded barcode is in O(allowed_barcodes). Leaves the tape rewound, on success and on failure; every
+    tape operation has a deadline (O(op_timeout)).
 author:
   - tapeops.qualify contributors (@tapeops)
 extends_documentation_fragment:
   - tapeops.qualify._attributes
   - tapeops.qualify._attributes.benchmark
+  - tapeops.qualify._tape_write_safety
 attributes:
   idempotent:
     details:
@@ -82,22 +82,9 @@ options:
     description: Data pattern of the file-mark runs.
     type: str
     default: '2.5:1'
-  overwrite:
-    description: Allow writing over media that holds data. Write-protected and WORM media are refused regardless.
-    type: bool
-    default: false
-  allowed_barcodes:
-    description: Scratch cartridges that may be overwritten (barcode of the loaded cartridge, from the changer).
-    type: list
-    elements: str
-    default: []
   barcode:
     description: Barcode of the loaded cartridge when no changer reports it (standalone drives).
     type: str
-  op_timeout:
-    description: Deadline in seconds for each tape operation (open, rewind, file mark, status).
-    type: int
-    default: 900
   log_pages:
     description: Read log pages 0x0C, 0x14, 0x17, 0x2E, 0x34 before and after.
     type: bool
@@ -285,9 +272,13 @@ read_back:
     verification: regenerated
     verify_share: 0.004
 reason:
-  description: Machine-readable refusal reason on failure (C(block_device), C(sg_node), C(media_has_data), C(busy), ...).
-  returned: on refusal
+  description: >-
+    Machine-readable reason of a failure - a refusal of the safety gate (C(block_device), C(sg_node),
+    C(media_has_data), C(busy), ...), C(bad_input), C(timeout) or C(internal_error). The collection's one
+    refusal key (M(tapeops.qualify.btape_speed) and M(tapeops.qualify.tape_mechanics_benchmark) use it too).
+  returned: on failure
   type: str
+  sample: media_has_data
 '''
 
 import traceback
@@ -298,7 +289,10 @@ from ansible.module_utils.common.text.formatters import human_to_bytes
 from ansible_collections.tapeops.qualify.plugins.module_utils._tools import _cli
 from ansible_collections.tapeops.qualify.plugins.module_utils._measure._tape_benchmark import BenchmarkError, TapeBenchmark
 from ansible_collections.tapeops.qualify.plugins.module_utils._measure._tape_discovery import TOOL_TIMEOUT
-from ansible_collections.tapeops.qualify.plugins.module_utils._measure._tape_safety import TapeSafetyError
+from ansible_collections.tapeops.qualify.plugins.module_utils._measure._tape_safety import (
+    TapeSafetyError,
+    write_safety_argspec,
+)
 from ansible_collections.tapeops.qualify.plugins.module_utils._measure._tape_writer import MB, TapeTimeout
 
 
@@ -309,9 +303,38 @@ def _bytes(module, value, name):
         module.fail_json(msg='%s: %r is not a size (%s). Use bytes or a suffix such as 256K or 1M.' % (name, value, exc))
 
 
+def _benchmark(module):
+    """The TapeBenchmark for the module's parameters (sizes parsed; a bad one fails the module)."""
+    p = module.params
+
+    def runner(cmd):
+        return _cli.run(cmd, timeout=TOOL_TIMEOUT)
+
+    return TapeBenchmark(
+        p['device'],
+        block_sizes=[_bytes(module, b, 'block_sizes') for b in p['block_sizes']],
+        patterns=p['patterns'],
+        step_bytes=p['step_mb'] * MB,
+        step_seconds=p['step_seconds'],
+        filemark_segments=[s * MB for s in p['filemark_segments_mb']],
+        filemark_payload=p['filemark_payload_mb'] * MB,
+        filemark_block_size=_bytes(module, p['filemark_block_size'], 'filemark_block_size'),
+        filemark_pattern=p['filemark_pattern'],
+        overwrite=p['overwrite'],
+        allowed_barcodes=p['allowed_barcodes'],
+        barcode=p['barcode'],
+        op_timeout=p['op_timeout'],
+        log_pages=p['log_pages'],
+        runner=runner,
+        read_back=p['read_back'],
+        read_back_block_size=(_bytes(module, p['read_back_block_size'], 'read_back_block_size')
+                              if p['read_back_block_size'] is not None else None),
+    )
+
+
 def main():
     module = AnsibleModule(
-        argument_spec=dict(
+        argument_spec=write_safety_argspec(
             device=dict(type='path', required=True),
             block_sizes=dict(type='list', elements='str', default=['64K', '128K', '256K', '512K', '1M']),
             patterns=dict(type='list', elements='str', default=['zeros', 'random', '2:1', '2.5:1']),
@@ -321,10 +344,7 @@ def main():
             filemark_payload_mb=dict(type='int', default=16000),
             filemark_block_size=dict(type='str', default='256K'),
             filemark_pattern=dict(type='str', default='2.5:1'),
-            overwrite=dict(type='bool', default=False),
-            allowed_barcodes=dict(type='list', elements='str', default=[]),
             barcode=dict(type='str'),
-            op_timeout=dict(type='int', default=900),
             log_pages=dict(type='bool', default=True),
             read_back=dict(type='bool', default=False),
             read_back_block_size=dict(type='str'),
@@ -336,36 +356,14 @@ def main():
         if p[name] <= 0:
             module.fail_json(msg='%s must be a positive number, got %s.' % (name, p[name]))
 
-    def runner(cmd):
-        return _cli.run(cmd, timeout=TOOL_TIMEOUT)
-
     bench = None
     try:
-        bench = TapeBenchmark(
-            p['device'],
-            block_sizes=[_bytes(module, b, 'block_sizes') for b in p['block_sizes']],
-            patterns=p['patterns'],
-            step_bytes=p['step_mb'] * MB,
-            step_seconds=p['step_seconds'],
-            filemark_segments=[s * MB for s in p['filemark_segments_mb']],
-            filemark_payload=p['filemark_payload_mb'] * MB,
-            filemark_block_size=_bytes(module, p['filemark_block_size'], 'filemark_block_size'),
-            filemark_pattern=p['filemark_pattern'],
-            overwrite=p['overwrite'],
-            allowed_barcodes=p['allowed_barcodes'],
-            barcode=p['barcode'],
-            op_timeout=p['op_timeout'],
-            log_pages=p['log_pages'],
-            runner=runner,
-            read_back=p['read_back'],
-            read_back_block_size=(_bytes(module, p['read_back_block_size'], 'read_back_block_size')
-                                  if p['read_back_block_size'] is not None else None),
-        )
+        bench = _benchmark(module)
         result = bench.run(check_mode=module.check_mode)
     except ValueError as exc:
         module.fail_json(msg=str(exc), reason='bad_input')
     except TapeSafetyError as exc:
-        module.fail_json(msg=exc.msg, reason=exc.reason)
+        module.fail_json(**exc.refusal())
     except BenchmarkError as exc:
         partial = dict((k, v) for k, v in exc.partial.items() if k not in ('changed',))
         module.fail_json(msg=exc.msg, reason=exc.reason, **partial)

@@ -314,6 +314,39 @@ def test_refuses_media_with_data_without_permission(lab):
     assert 'BOT' in mt_status(lab, HOST)
 
 
+# The same gate for every module that writes (plugins/module_utils/_measure/_tape_safety.py WriteGate): btape_speed
+# and tape_mechanics_benchmark refuse with the same reason and write nothing.
+OTHER_WRITERS = [('btape_speed', {}), ('tape_mechanics_benchmark', {'barcode': 'NOT-MOVED'})]
+
+
+@pytest.mark.parametrize('module,extra', OTHER_WRITERS, ids=[m for m, _e in OTHER_WRITERS])
+def test_every_writing_module_refuses_what_is_not_a_tape(lab, module, extra):
+    lab.run(HOST, 'head -c 4096 /dev/zero > /tmp/not-a-tape.img', check=True)
+    for device, reason in (('/dev/ubda', 'block_device'), ('/tmp/not-a-tape.img', 'regular_file'),
+                           ('/dev/null', 'memory_device'), ('/dev/st0', 'rewinding_node')):
+        before = st_writes(lab, HOST)
+        result = run_module(lab, HOST, module, dict(extra, device=device, overwrite=True))
+        assert result['_rc'] != 0 and result['reason'] == reason, (module, device, result.get('msg'))
+        assert 'refused' not in result  # one refusal key: reason
+        if reason != 'rewinding_node':  # that one says which node to use instead
+            assert 'Refusing to write. Set device to a non-rewinding tape node' in result['msg'], result['msg']
+        assert st_writes(lab, HOST) == before, '%s wrote to the drive on %s' % (module, device)
+    assert lab.run(HOST, 'stat -c %s /tmp/not-a-tape.img').stdout.strip() == '4096'
+
+
+def test_btape_refuses_media_with_data_without_permission(lab):
+    # The same media rule as the write benchmark's, through the same gate: btape is never started.
+    before = st_writes(lab, HOST)
+    result = run_module(lab, HOST, 'btape_speed', {'device': '/dev/nst0', 'allowed_barcodes': ['NOT-THIS-ONE'],
+                                                   'file_size_gb': 1})
+    assert result['_rc'] != 0 and result['reason'] == 'media_has_data', result.get('msg')
+    assert loaded_barcode(lab, HOST) in result['msg'] and 'Refusing to overwrite it' in result['msg']
+    assert result['barcode'] == loaded_barcode(lab, HOST)    # from the changer, as the write benchmark reads it
+    assert result['media']['content'] in ('data', 'unknown') and 'stdout' not in result
+    assert st_writes(lab, HOST) == before
+    assert 'BOT' in mt_status(lab, HOST)
+
+
 def test_refuses_a_busy_drive(lab):
     holder = ('setsid python3 -c "import os,time; fd=os.open(\'/dev/nst0\', os.O_RDONLY|os.O_NONBLOCK); '
               'open(\'/tmp/holder.ready\',\'w\').close(); time.sleep(120)" >/dev/null 2>&1 & echo $!')

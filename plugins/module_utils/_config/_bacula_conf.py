@@ -22,6 +22,8 @@ from __future__ import annotations
 
 import re
 
+from ansible_collections.tapeops.qualify.plugins.module_utils._errors import TapeopsError
+
 # Bacula lib/edit.c size_to_uint64(): "k"/"m"/"g" are powers of 1024,
 # "kb"/"mb"/"gb" powers of 1000; modifiers are case-insensitive.
 _SIZE_MODS = {
@@ -43,7 +45,7 @@ BACULA_BLOCK_MULTIPLE = 1024
 TAPE_DEVICE_RE = re.compile(r'^/dev/(n?st\d+|nsa\d+|sa\d+|tape/|IBMtape\d+n?|rmt/)')
 
 
-class BaculaConfError(ValueError):
+class BaculaConfError(TapeopsError, ValueError):
     """A value or file the storage daemon would not accept, with what to do instead."""
 
 

@@ -22,6 +22,8 @@ from __future__ import annotations
 
 import re
 
+from ansible_collections.tapeops.qualify.plugins.module_utils._errors import TapeopsError
+
 # Data Protector omnirc variables are upper-case names with digits and
 # underscores (OB2IMMEDFM, OB2BLKPADDING_<n>, OB2FORCESCSI ...).
 KEY_RE = re.compile(r'^[A-Z][A-Z0-9_]*$')
@@ -38,7 +40,7 @@ DP_DEFAULT_BLOCK_KB = 256
 DP_MAX_BLOCK_KB = 1024
 
 
-class OmnircError(ValueError):
+class OmnircError(TapeopsError, ValueError):
     """A key or value that cannot go into an omnirc file, with what to do instead."""
 
 

@@ -27,6 +27,8 @@ from __future__ import annotations
 import os
 import re
 
+from ansible_collections.tapeops.qualify.plugins.module_utils._errors import TapeopsError
+
 # stinit keyword -> st option bit name as decoded by _st_sysfs.decode_options
 # (include/uapi/linux/mtio.h MT_ST_* bits, shown in /sys/class/scsi_tape/*/options).
 BOOLEAN_KEYWORDS = {
@@ -62,7 +64,7 @@ MAX_BLOCKSIZE = 0xFFFFFF  # MT_ST_BLKSIZE_MASK
 _INQUIRY_RE = re.compile(r'^[\x20-\x7e]{1,16}$')
 
 
-class StinitError(ValueError):
+class StinitError(TapeopsError, ValueError):
     """A definition stinit would not take, with what to write instead."""
 
 

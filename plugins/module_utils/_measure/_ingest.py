@@ -30,6 +30,7 @@ import time
 
 from ansible_collections.tapeops.qualify.plugins.module_utils._tools import _fio
 from ansible_collections.tapeops.qualify.plugins.module_utils._measure import _source_scaling
+from ansible_collections.tapeops.qualify.plugins.module_utils._errors import TapeopsError
 
 # fio files of at most this many bytes (a bounded ingest of 4 GiB is four files).
 FILE_BYTES = 1073741824
@@ -39,7 +40,7 @@ START_TIMEOUT_S = 20.0
 STOP_TIMEOUT_S = 30.0
 
 
-class IngestError(Exception):
+class IngestError(TapeopsError):
     """The ingest cannot be used as given; the message says what to do."""
 
 

@@ -40,6 +40,8 @@ import math
 import os
 import time
 
+from ansible_collections.tapeops.qualify.plugins.module_utils._errors import TapeopsError
+
 MB = 1000 * 1000
 FRACTIONS = (0.5, 0.9)
 # Timed operations, in cycle order.
@@ -346,13 +348,11 @@ def backup_sizes_mb(backup):
 
 # ---------------------------------------------------------------- the timed cycle
 
-class MechanicsError(Exception):
+class MechanicsError(TapeopsError):
     """Stops the benchmark; ``reason`` is machine-readable, ``msg`` says what to do."""
 
     def __init__(self, msg, reason, partial=None):
-        super().__init__(msg)
-        self.msg = msg
-        self.reason = reason
+        super().__init__(msg, reason)
         self.partial = partial or {}
 
 
@@ -414,6 +414,7 @@ class MechanicsBenchmark:
         self.clock = clock
         self.sleep = sleep
         self.mt = mt
+        self.gate = None
         self.identity = None
         self.result = None
         self.samples = dict((op, []) for op in OPERATIONS)
@@ -473,16 +474,18 @@ class MechanicsBenchmark:
 
     # -------------------------------------------------------------- plan
     def identify(self):
-        from ansible_collections.tapeops.qualify.plugins.module_utils._measure import _tape_discovery
+        """The safety gate's device check and discovery of the drive; the changer link from it."""
         from ansible_collections.tapeops.qualify.plugins.module_utils._measure import _tape_safety
         kwargs = {'sys_root': self.sys_root} if self.sys_root else {}
-        self.identity = _tape_safety.check_tape_device(self.device, **kwargs)
 
         def runner(cmd):
             return self.runner(cmd, self.op_timeout)
-        found = _tape_discovery.discover(runner=runner, log_pages=False, only=['/dev/%s' % self.identity.name],
-                                         **kwargs)
-        drive = found['drives'][0] if found['drives'] else {}
+        # the barcode is the cartridge this run names and moves, checked against allowed_barcodes
+        self.gate = _tape_safety.WriteGate(self.device, overwrite=self.overwrite,
+                                           allowed_barcodes=self.allowed_barcodes, barcode=self.barcode,
+                                           op_timeout=self.op_timeout, runner=runner, **kwargs)
+        drive = self.gate.identify()
+        self.identity = self.gate.identity
         link = drive.get('changer') or {}
         if self.changer is None:
             self.changer = link.get('sg')
@@ -596,27 +599,28 @@ class MechanicsBenchmark:
         self._timed('move_to_slot', ['mtx', '-f', self.changer, 'unload', str(self.slot), str(self.drive_element)])
 
     def _write_marks(self):
-        """File marks for the locate, through the write benchmark's gates and writer; or why not."""
-        from ansible_collections.tapeops.qualify.plugins.module_utils._measure import _tape_benchmark as B
+        """File marks for the locate, through the safety gate and the write benchmark's writer; or why not."""
         from ansible_collections.tapeops.qualify.plugins.module_utils._measure import _tape_safety
         from ansible_collections.tapeops.qualify.plugins.module_utils._measure import _tape_writer as W
-        fd = B._open(self.device, os.O_RDONLY, self.op_timeout, self.identity)  # pylint: disable=protected-access
+        record = {'written': False, 'media': None, 'files': self.locate_files, 'file_mb': self.file_mb}
         try:
-            probe = B.probe_media(fd, self.op_timeout)
-        finally:
-            os.close(fd)
-        record = {'written': False, 'media': probe, 'files': self.locate_files, 'file_mb': self.file_mb}
+            record['media'] = self.gate.probe()
+        except _tape_safety.TapeSafetyError as exc:  # the drive could not be opened: busy, swapped node, no media
+            raise MechanicsError(exc.msg, exc.reason, partial=self.result) from None
         try:
-            record['media_decision'] = _tape_safety.media_verdict(
-                probe, overwrite=self.overwrite, allowed_barcodes=self.allowed_barcodes, barcode=self.barcode)
+            record['media_decision'] = self.gate.admit()
         except _tape_safety.TapeSafetyError as exc:
+            # a cartridge the media rule does not admit is only moved, spaced over and rewound
             record.update(refused=True, reason=exc.reason, msg=exc.msg)
             self.result['warnings'].append('no file marks written for the locate: %s' % exc.msg)
             return record
         pool = W.make_pool('random', size=16 * W.MIB, seed=7)
         views = W.block_views(pool, 262144)
         payload = self.locate_files * self.file_mb * MB
-        fd = B._open(self.device, os.O_WRONLY, self.op_timeout, self.identity)  # pylint: disable=protected-access
+        try:
+            fd = self.gate.open_for_write()
+        except _tape_safety.TapeSafetyError as exc:
+            raise MechanicsError(exc.msg, exc.reason, partial=self.result) from None
         try:
             try:
                 W.mtop(fd, W.MTSETBLK, 0, timeout=self.op_timeout)

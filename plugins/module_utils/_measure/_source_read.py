@@ -24,6 +24,7 @@ from ansible_collections.tapeops.qualify.plugins.module_utils._measure import _i
 from ansible_collections.tapeops.qualify.plugins.module_utils._measure import _source_scaling
 from ansible_collections.tapeops.qualify.plugins.module_utils._measure import _source_tree
 from ansible_collections.tapeops.qualify.plugins.module_utils._tools._cli import CliError, find_tool, run
+from ansible_collections.tapeops.qualify.plugins.module_utils._errors import TapeopsError
 
 # O_DIRECT reads must be multiples of the logical block size; 4096 covers
 # 512e and 4Kn disks alike (a 512-byte-sector disk accepts 4 KiB reads too).
@@ -35,7 +36,7 @@ _SIZE_RE = re.compile(r'^\s*(\d+(?:\.\d+)?)\s*([kmgtp]?)(i?b)?\s*$', re.IGNORECA
 _STEP_KEYS = ('mean_mb_s', 'p5_mb_s', 'min_mb_s', 'files_per_s', 'bytes', 'files', 'series_mb_s')
 
 
-class SourceReadError(Exception):
+class SourceReadError(TapeopsError):
     """The benchmark cannot run; ``fail_kwargs`` go to ``fail_json``."""
 
     def __init__(self, msg, **evidence):

@@ -19,6 +19,8 @@ import errno
 import os
 import stat
 
+from ansible_collections.tapeops.qualify.plugins.module_utils._errors import TapeopsError
+
 # Filesystem types whose reads go over the network (``/proc/self/mountinfo``
 # field 9). A rate measured there is the network's and the file server's.
 NETWORK_FS_TYPES = frozenset((
@@ -46,7 +48,7 @@ SKIP_REASONS = {
 }
 
 
-class SourceError(Exception):
+class SourceError(TapeopsError):
     """A source path that cannot be used; the message says what to do."""
 
 

@@ -6,17 +6,20 @@
 
 Private to this collection: may change without notice.
 
-Order of operations, each tape operation with a deadline:
+Order of operations, each tape operation with a deadline. Every open of the
+drive goes through the collection's one safety gate
+(``_tape_safety.WriteGate``), as the other writing modules' do:
 
-1. ``_tape_safety.check_tape_device`` (stat + sysfs only) — refuse anything
-   that is not an nst node of a sequential-access device;
+1. the gate's device check (stat + sysfs only) — refuse anything that is not
+   an nst node of a sequential-access device — and discovery of the drive;
 2. plan (block sizes bounded by READ BLOCK LIMITS and the HBA maximum); in
    check mode stop here and return the plan;
 3. pattern pools generated once (before the drive is opened);
 4. log pages before (never during the writes);
-5. open O_RDONLY (EBUSY = refused), status, variable-block mode, rewind, one
-   read at BOT, rewind: ``media_verdict`` decides;
-6. open O_WRONLY; at BOT, ask st whether it has MTWEOFI (an MTWEOFI ioctl
+5. the gate's probe: open O_RDONLY (EBUSY = refused; fstat proves the
+   descriptor is the checked device), status, variable-block mode, rewind,
+   one read at BOT, rewind; ``media_verdict`` decides (``admit``);
+6. the gate's ``open_for_write`` (O_WRONLY, proven again); at BOT, ask st whether it has MTWEOFI (an MTWEOFI ioctl
    with count 0, which writes nothing: ``_tape_discovery.probe_mtweofi``);
    sweep, file-mark runs, then always rewind and close;
 7. st counters and log pages after. A log page that cannot be read or
@@ -34,7 +37,6 @@ from __future__ import annotations
 import errno
 import functools
 import os
-import stat
 import time
 
 from ansible_collections.tapeops.qualify.plugins.module_utils._tools import _st_sysfs
@@ -42,18 +44,16 @@ from ansible_collections.tapeops.qualify.plugins.module_utils._measure import _t
 from ansible_collections.tapeops.qualify.plugins.module_utils._measure import _tape_reader as R
 from ansible_collections.tapeops.qualify.plugins.module_utils._measure import _tape_safety
 from ansible_collections.tapeops.qualify.plugins.module_utils._measure import _tape_writer as W
+from ansible_collections.tapeops.qualify.plugins.module_utils._errors import TapeopsError
 
 DEFAULT_BLOCK_SIZES = (65536, 131072, 262144, 524288, 1048576)
-PROBE_READ_BYTES = W.MIB
 
 
-class BenchmarkError(Exception):
+class BenchmarkError(TapeopsError):
     """Stops the benchmark; ``reason`` is machine-readable, ``msg`` says what to do."""
 
     def __init__(self, msg, reason, partial=None):
-        super().__init__(msg)
-        self.msg = msg
-        self.reason = reason
+        super().__init__(msg, reason)
         self.partial = partial or {}
 
 
@@ -75,79 +75,6 @@ def plan_block_sizes(requested, limits, hba_max):
         else:
             run.append(size)
     return run, skipped
-
-
-def probe_media(fd, timeout, read_bytes=PROBE_READ_BYTES, mtget=W.mtget, mtop=W.mtop, read=os.read):
-    """One read at BOT (variable-block mode), classified. Leaves the tape rewound.
-
-    ``content`` is 'blank' only for blank check / EOD at BOT; a block, a file
-    mark, or an error that is not EOD means data or unknown. ``read_bytes``
-    must not exceed READ BLOCK LIMITS' maximum (st answers EINVAL); a block
-    larger than it gives ENOMEM, which also means data.
-    """
-    status = mtget(fd, timeout=timeout)
-    probe = {
-        'online': 'ONLINE' in status['flags'],
-        'write_protected': 'WR_PROT' in status['flags'],
-        'worm': None,
-        'content': 'unknown',
-        'detail': None,
-        'status_before': status['flags'],
-    }
-    if not probe['online']:
-        return probe
-    mtop(fd, W.MTSETBLK, 0, timeout=timeout)
-    mtop(fd, W.MTREW, 1, timeout=timeout)
-    try:
-        data = W.call_with_timeout(lambda: read(fd, read_bytes), timeout, 'Reading at BOT')
-        err = None
-    except OSError as exc:
-        data, err = None, exc
-    after = mtget(fd, timeout=timeout)
-    if data:
-        probe['content'], probe['detail'] = 'data', 'read a %d-byte block at BOT' % len(data)
-    elif err is not None and err.errno == errno.ENOMEM:
-        probe['content'], probe['detail'] = 'data', 'a block larger than %d bytes at BOT' % read_bytes
-    elif 'EOD' in after['flags']:
-        probe['content'], probe['detail'] = 'blank', 'blank check (EOD) at BOT'
-    elif err is None and after['file_number'] >= 1:
-        probe['content'], probe['detail'] = 'data', 'a file mark at BOT'
-    elif err is None:
-        probe['content'], probe['detail'] = 'blank', 'no data at BOT (read returned 0, still at file 0)'
-    else:
-        probe['detail'] = 'read at BOT failed: %s' % err
-    mtop(fd, W.MTREW, 1, timeout=timeout)
-    return probe
-
-
-def _open(path, flags, timeout, identity=None):
-    """Open ``path``; with ``identity``, prove the fd is the device that was cleared.
-
-    The path was checked with stat(); if it was replaced between that check
-    and this open (a symlink swapped, a node re-created), the fd is closed
-    unused and the run refused.
-    """
-    try:
-        fd = W.call_with_timeout(lambda: os.open(path, flags), timeout, 'Opening %s' % path)
-    except OSError as exc:
-        if exc.errno == errno.EBUSY:
-            raise BenchmarkError('%s is busy: another process has the drive open (st allows one open at a time). '
-                                 'Wait for the backup or tool using it to finish, then retry.' % path, 'busy')
-        if exc.errno in (errno.EROFS, errno.EACCES):
-            raise BenchmarkError('%s refused opening for write (%s): the cartridge is write-protected. Use a '
-                                 'writable scratch cartridge.' % (path, exc.strerror), 'write_protected')
-        if exc.errno in (errno.ENOMEDIUM, errno.EIO):
-            raise BenchmarkError('%s: %s. Load a scratch cartridge and retry.' % (path, exc.strerror), 'no_media')
-        raise
-    if identity is not None:
-        info = os.fstat(fd)
-        if not stat.S_ISCHR(info.st_mode) or info.st_rdev != os.makedev(identity.major, identity.minor):
-            os.close(fd)
-            raise BenchmarkError('%s changed between the safety check and the open (now %d:%d, checked %d:%d). '
-                                 'Nothing was written; check what replaces the node and retry.' % (
-                                     path, os.major(info.st_rdev), os.minor(info.st_rdev), identity.major,
-                                     identity.minor), 'device_changed')
-    return fd
 
 
 class TapeBenchmark:
@@ -174,7 +101,10 @@ class TapeBenchmark:
         self.log_pages = log_pages
         self.runner = runner
         self.sys_root = sys_root
-        self.identity = identity
+        self.gate = _tape_safety.WriteGate(device, overwrite=overwrite, allowed_barcodes=allowed_barcodes,
+                                           barcode=barcode, op_timeout=op_timeout, runner=self._runner(),
+                                           sys_root=sys_root)
+        self.gate.identity = identity
         self.read_back = bool(read_back)
         self.read_back_block_size = int(read_back_block_size) if read_back_block_size else None
         if read_back_block_size is not None and not self.read_back:
@@ -188,14 +118,14 @@ class TapeBenchmark:
             W.parse_ratio(pattern)
 
     # -------------------------------------------------------------- plan
+    @property
+    def identity(self):
+        return self.gate.identity
+
     def identify(self):
-        if self.identity is None:
-            self.identity = _tape_safety.check_tape_device(self.device, sys_root=self.sys_root)
-        found = _tape_discovery.discover(runner=self.runner, sys_root=self.sys_root, log_pages=False,
-                                         only=['/dev/%s' % self.identity.name])
-        drive = found['drives'][0] if found['drives'] else {}
-        if self.barcode is None:
-            self.barcode = drive.get('barcode')
+        """The gate's device check and discovery of this drive (the barcode from the changer)."""
+        drive = self.gate.identify()
+        self.barcode = self.gate.barcode
         return drive
 
     def plan(self, drive):
@@ -250,22 +180,16 @@ class TapeBenchmark:
         if self.log_pages:
             result['log_pages_before'] = self._log_pages(sg, result, 'before')
 
-        fd = _open(self.device, os.O_RDONLY, self.op_timeout, self.identity)
         try:
-            limit = (drive.get('block_limits') or {}).get('max') or PROBE_READ_BYTES
-            probe = probe_media(fd, self.op_timeout, read_bytes=min(limit, 16 * W.MIB))
-        finally:
-            os.close(fd)
-        probe['worm'] = self._worm_from_logs(result.get('log_pages_before'))
-        result['media'] = probe
-        try:
-            result['media_decision'] = _tape_safety.media_verdict(
-                probe, overwrite=self.overwrite, allowed_barcodes=self.allowed_barcodes, barcode=self.barcode)
+            worm = self._worm_from_logs(result.get('log_pages_before')) if self.log_pages else _tape_safety._UNSET
+            result['media'] = self.gate.probe(worm=worm)
+            result['media_decision'] = self.gate.admit()
+            fd = self.gate.open_for_write()
         except _tape_safety.TapeSafetyError as exc:
-            raise BenchmarkError(exc.msg, exc.reason, partial=result)
+            # what was read before the refusal (log pages, the probe) goes with it
+            raise BenchmarkError(exc.msg, exc.reason, partial=result) from None
 
         name = self.identity.name
-        fd = _open(self.device, os.O_WRONLY, self.op_timeout, self.identity)
         result['changed'] = True
         try:
             try:
@@ -318,7 +242,10 @@ class TapeBenchmark:
             record.update(R.summarize([]), verified=None, error='the sweep wrote no block: nothing to read back')
             return record
         step_timeout = (self.step_seconds or 3600) + self.op_timeout
-        fd = _open(self.device, os.O_RDONLY, self.op_timeout, self.identity)
+        try:
+            fd = self.gate.open(os.O_RDONLY)
+        except _tape_safety.TapeSafetyError as exc:
+            raise BenchmarkError(exc.msg, exc.reason, partial=result) from None
         try:
             try:
                 W.mtop(fd, W.MTSETBLK, 0, timeout=self.op_timeout)
@@ -403,11 +330,7 @@ class TapeBenchmark:
 
     @staticmethod
     def _worm_from_logs(pages):
-        if not pages:
-            return None
-        volume = (pages.get('pages') or {}).get('0x17') or {}
-        worm = volume.get('worm')
-        return bool(worm) if isinstance(worm, int) else None
+        return _tape_safety.worm_from_log_pages(pages)
 
     def _rewind(self, fd):
         try:

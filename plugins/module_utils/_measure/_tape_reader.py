@@ -51,6 +51,8 @@ import errno
 import io
 import time
 
+from ansible_collections.tapeops.qualify.plugins.module_utils._errors import TapeopsError
+
 MB = 1000 * 1000
 VERIFY_SHARE_WARN = 0.10
 MAX_MISMATCHES_KEPT = 5
@@ -73,8 +75,10 @@ def too_small_words(written, read_size):
                fmt_size(written), fmt_size(read_size))
 
 
-class ReadBlockTooSmall(Exception):
+class ReadBlockTooSmall(TapeopsError):
     """A read(2) smaller than the block on tape (st: ENOMEM)."""
+
+    reason = 'read_back_block_size_too_small'
 
     def __init__(self, written, read_size, step=None, block=None, record=None):
         self.written = int(written)

@@ -2,27 +2,51 @@
 # GNU General Public License v3.0+ (see COPYING or https://www.gnu.org/licenses/gpl-3.0.txt)
 # SPDX-License-Identifier: GPL-3.0-or-later
 
-"""Decide whether a device and the media in it may be written.
+"""The one safety gate every module that writes to a tape goes through.
 
 Private to this collection: may change without notice.
 
-Two gates, both before any open for writing:
+``WriteGate`` is the gate; tape_write_benchmark (``_tape_benchmark``),
+tape_mechanics_benchmark (``_mechanics``) and btape_speed open a tape for
+writing through it and nothing else. In order:
 
-1. ``check_tape_device``: the path must be a character device of the Linux
-   st driver (major 9), a non-rewinding node (``nstN``), bound to a SCSI
+1. ``identify``: ``check_tape_device`` (stat and sysfs only, nothing is
+   opened): the path must be a character device of the Linux st driver
+   (major 9), a non-rewinding node (``nstN``), bound to a SCSI
    sequential-access device (sysfs ``device/type`` == 1). Disks, partitions,
    regular files, /dev/null, sg nodes, changers and every other character
-   device are refused with a sentence saying what to use instead.
-2. ``media_verdict``: given what the drive reported (write protect, WORM, the
-   result of one read at BOT), the media is writable only if it is blank
-   (blank check / EOD at BOT), or the user set ``overwrite``, or its barcode is
-   in the allow-list. Anything we cannot prove blank counts as data.
+   device are refused with a sentence saying what to use instead. Then
+   discovery of that one drive (sg node, READ BLOCK LIMITS, the changer's
+   barcode of the loaded cartridge).
+2. ``probe``: open O_RDONLY; ``fstat`` of the descriptor must show the very
+   device step 1 cleared (a node swapped in between is closed unused and
+   refused); one read at BOT (``probe_media``); WORM from the volume
+   statistics log page (0x17) where the drive has it.
+3. ``admit`` (``media_verdict``): the media is writable only if it is online,
+   its write protection is known and off, it is not WORM, and it is blank
+   (blank check / EOD at BOT), or the user set ``overwrite``, or its barcode
+   is in the allow-list. Anything we cannot prove blank counts as data.
+4. ``open_for_write``: only after ``admit``; the descriptor is proven again.
+   A tool that opens the device itself (btape) gets the path from
+   ``handover``, which re-checks the node right before.
+
+Every refusal is a ``TapeSafetyError`` with ``msg`` (what was found, what to
+do) and ``reason`` (machine-readable); modules fail with both, the
+collection's one refusal shape (``TapeopsError.refusal``). The options of this
+gate are declared once (``WRITE_SAFETY_ARGSPEC``) and documented once (doc
+fragment ``tapeops.qualify._tape_write_safety``).
 """
 
 from __future__ import annotations
 
+import copy
+import errno
 import os
 import stat
+
+from ansible_collections.tapeops.qualify.plugins.module_utils._errors import TapeopsError
+from ansible_collections.tapeops.qualify.plugins.module_utils._measure import _tape_discovery
+from ansible_collections.tapeops.qualify.plugins.module_utils._measure import _tape_writer as W
 
 SYS_ROOT = '/sys'
 ST_MAJOR = 9
@@ -34,13 +58,30 @@ TYPE_SEQUENTIAL = 1
 WORM_SUFFIXES = ('LT', 'LU', 'LV', 'LW', 'LX', 'LY', 'LZ', 'LR')
 
 
-class TapeSafetyError(Exception):
+PROBE_READ_BYTES = W.MIB
+PROBE_READ_MAX = 16 * W.MIB
+
+# The options of the gate, declared once for every module that writes to a tape
+# (documented once: plugins/doc_fragments/_tape_write_safety.py).
+WRITE_SAFETY_ARGSPEC = dict(
+    overwrite=dict(type='bool', default=False),
+    allowed_barcodes=dict(type='list', elements='str', default=[]),
+    op_timeout=dict(type='int', default=900),
+)
+
+
+def write_safety_argspec(**options):
+    """A module's argument_spec: the gate's options plus the module's own ``options``."""
+    spec = copy.deepcopy(WRITE_SAFETY_ARGSPEC)
+    spec.update(options)
+    return spec
+
+
+class TapeSafetyError(TapeopsError):
     """A refusal: the message says what was found and what to do."""
 
     def __init__(self, msg, reason):
-        super().__init__(msg)
-        self.msg = msg
-        self.reason = reason
+        super().__init__(msg, reason)
 
 
 class TapeIdentity:
@@ -74,7 +115,9 @@ def _char_name(sys_root, major, minor):
 def check_tape_device(path, sys_root=SYS_ROOT, stat_func=os.stat):
     """Return a TapeIdentity for ``path`` or raise TapeSafetyError.
 
-    Nothing is opened: only stat() and sysfs reads.
+    Nothing is opened: only stat() and sysfs reads. Longer than 60 lines on
+    purpose: one chain of refusals, in the order they must be made, each with
+    its own sentence; split up, the order would no longer be visible.
     """
     if not path or not isinstance(path, str):
         raise TapeSafetyError('No tape device given. Set device to the non-rewinding node, e.g. /dev/nst0.',
@@ -180,3 +223,216 @@ def media_verdict(probe, overwrite=False, allowed_barcodes=None, barcode=None):
         'The cartridge%s %s (%s). Refusing to overwrite it. If it is scratch, add its barcode to '
         'allowed_barcodes or set overwrite=true.' % (' %s' % barcode if barcode else '', what,
                                                      probe.get('detail') or 'read at BOT'), 'media_has_data')
+
+
+def probe_media(fd, timeout, read_bytes=PROBE_READ_BYTES, mtget=W.mtget, mtop=W.mtop, read=os.read):
+    """One read at BOT (variable-block mode), classified. Leaves the tape rewound.
+
+    ``content`` is 'blank' only for blank check / EOD at BOT; a block, a file
+    mark, or an error that is not EOD means data or unknown. ``read_bytes``
+    must not exceed READ BLOCK LIMITS' maximum (st answers EINVAL); a block
+    larger than it gives ENOMEM, which also means data.
+    """
+    status = mtget(fd, timeout=timeout)
+    probe = {
+        'online': 'ONLINE' in status['flags'],
+        'write_protected': 'WR_PROT' in status['flags'],
+        'worm': None,
+        'content': 'unknown',
+        'detail': None,
+        'status_before': status['flags'],
+    }
+    if not probe['online']:
+        return probe
+    mtop(fd, W.MTSETBLK, 0, timeout=timeout)
+    mtop(fd, W.MTREW, 1, timeout=timeout)
+    try:
+        data = W.call_with_timeout(lambda: read(fd, read_bytes), timeout, 'Reading at BOT')
+        err = None
+    except OSError as exc:
+        data, err = None, exc
+    after = mtget(fd, timeout=timeout)
+    if data:
+        probe['content'], probe['detail'] = 'data', 'read a %d-byte block at BOT' % len(data)
+    elif err is not None and err.errno == errno.ENOMEM:
+        probe['content'], probe['detail'] = 'data', 'a block larger than %d bytes at BOT' % read_bytes
+    elif 'EOD' in after['flags']:
+        probe['content'], probe['detail'] = 'blank', 'blank check (EOD) at BOT'
+    elif err is None and after['file_number'] >= 1:
+        probe['content'], probe['detail'] = 'data', 'a file mark at BOT'
+    elif err is None:
+        probe['content'], probe['detail'] = 'blank', 'no data at BOT (read returned 0, still at file 0)'
+    else:
+        probe['detail'] = 'read at BOT failed: %s' % err
+    mtop(fd, W.MTREW, 1, timeout=timeout)
+    return probe
+
+
+def open_checked(path, flags, timeout, identity, opener=os.open, fstat=os.fstat):
+    """Open ``path`` and prove by ``fstat`` that the descriptor is the device ``identity`` cleared.
+
+    The path was checked with stat(); if it was replaced between that check
+    and this open (a symlink swapped, a node re-created), the descriptor is
+    closed unused and the run refused (``device_changed``).
+    """
+    try:
+        fd = W.call_with_timeout(lambda: opener(path, flags), timeout, 'Opening %s' % path)
+    except OSError as exc:
+        if exc.errno == errno.EBUSY:
+            raise TapeSafetyError('%s is busy: another process has the drive open (st allows one open at a time). '
+                                  'Wait for the backup or tool using it to finish, then retry.' % path, 'busy')
+        if exc.errno in (errno.EROFS, errno.EACCES):
+            raise TapeSafetyError('%s refused opening for write (%s): the cartridge is write-protected. Use a '
+                                  'writable scratch cartridge.' % (path, exc.strerror), 'write_protected')
+        if exc.errno in (errno.ENOMEDIUM, errno.EIO):
+            raise TapeSafetyError('%s: %s. Load a scratch cartridge and retry.' % (path, exc.strerror), 'no_media')
+        raise
+    try:
+        info = fstat(fd)
+    except OSError:
+        os.close(fd)
+        raise
+    if not stat.S_ISCHR(info.st_mode) or info.st_rdev != os.makedev(identity.major, identity.minor):
+        os.close(fd)
+        raise TapeSafetyError('%s changed between the safety check and the open (now %d:%d, checked %d:%d). '
+                              'Nothing was written; check what replaces the node and retry.' % (
+                                  path, os.major(info.st_rdev), os.minor(info.st_rdev), identity.major,
+                                  identity.minor), 'device_changed')
+    return fd
+
+
+_UNSET = object()
+
+
+class WriteGate:
+    """The one way to a tape for writing (see the module docstring for the order).
+
+    ``runner(cmd)`` runs a tool for discovery and the WORM log page (a
+    ``_cli.run`` with a timeout); ``opener``/``fstat``/``stat_func`` are
+    ``os.open``/``os.fstat``/``os.stat`` outside tests.
+    """
+
+    def __init__(self, device, overwrite=False, allowed_barcodes=(), barcode=None, op_timeout=900, runner=None,
+                 sys_root=SYS_ROOT, stat_func=os.stat, opener=os.open, fstat=os.fstat):
+        self.device = device
+        self.overwrite = bool(overwrite)
+        self.allowed_barcodes = list(allowed_barcodes or [])
+        self.barcode = barcode
+        self.op_timeout = op_timeout
+        self.runner = runner
+        self.sys_root = sys_root
+        self.stat_func = stat_func
+        self.opener = opener
+        self.fstat = fstat
+        self.probe_io = {}  # mtget / mtop / read for probe_media: tests put a fake st drive here
+        self.identity = None
+        self.drive = {}
+        self.probe_result = None
+        self.decision = None
+
+    # ---------------------------------------------------------- 1. the device
+    def check_device(self):
+        """``check_tape_device`` on the path (stat and sysfs only); the TapeIdentity."""
+        self.identity = check_tape_device(self.device, sys_root=self.sys_root, stat_func=self.stat_func)
+        return self.identity
+
+    def identify(self, discover=True):
+        """The device check, then discovery of that drive; the drive record (empty without ``discover``)."""
+        if self.identity is None:
+            self.check_device()
+        if discover:
+            found = _tape_discovery.discover(runner=self.runner, sys_root=self.sys_root, log_pages=False,
+                                             only=['/dev/%s' % self.identity.name])
+            self.drive = found['drives'][0] if found['drives'] else {}
+        if self.barcode is None:
+            self.barcode = self.drive.get('barcode')
+        return self.drive
+
+    def open(self, flags):
+        """A descriptor of the cleared device (proven by fstat). Writing needs ``open_for_write``."""
+        if self.identity is None:
+            raise TapeSafetyError('The device %s was not checked before opening it; nothing was opened.'
+                                  % self.device, 'not_checked')
+        if flags & (os.O_WRONLY | os.O_RDWR):
+            raise TapeSafetyError('Opening %s for writing goes through open_for_write, after the media check; '
+                                  'nothing was opened.' % self.device, 'media_not_checked')
+        return open_checked(self.device, flags, self.op_timeout, self.identity, opener=self.opener,
+                            fstat=self.fstat)
+
+    # ---------------------------------------------------------- 2. the media
+    def read_bytes(self):
+        """The probe's read size: 1 MiB, or READ BLOCK LIMITS' maximum up to 16 MiB when known."""
+        limit = (self.drive.get('block_limits') or {}).get('max') or PROBE_READ_BYTES
+        return min(limit, PROBE_READ_MAX)
+
+    def probe(self, worm=_UNSET):
+        """Open O_RDONLY, one read at BOT, close; the probe record (also kept as ``probe_result``).
+
+        ``worm``: what the caller read from log page 0x17 (None: unknown);
+        left out, the gate reads that page itself where the drive has an sg node.
+        """
+        fd = self.open(os.O_RDONLY)
+        try:
+            probe = probe_media(fd, self.op_timeout, read_bytes=self.read_bytes(), **self.probe_io)
+        finally:
+            os.close(fd)
+        probe['worm'] = self.worm_from_log_page() if worm is _UNSET else worm
+        self.probe_result = probe
+        return probe
+
+    def worm_from_log_page(self):
+        """WORM flag of the volume statistics page (0x17); None when the drive or its sg node cannot say."""
+        if not self.drive.get('sg') or self.runner is None:
+            return None
+        try:
+            pages = _tape_discovery.read_log_pages(self.drive['sg'], self.runner, pages=(0x17,))
+        except Exception:  # pylint: disable=broad-except
+            return None  # unknown WORM is not a permission: the barcode and the read at BOT still decide
+        return worm_from_log_pages(pages)
+
+    def admit(self, probe=None):
+        """``media_verdict`` on the probe; the sentence saying why writing is allowed, or TapeSafetyError."""
+        probe = probe if probe is not None else self.probe_result
+        if probe is None:
+            raise TapeSafetyError('The cartridge in %s was not probed; nothing will be written.' % self.device,
+                                  'media_not_checked')
+        self.decision = media_verdict(probe, overwrite=self.overwrite, allowed_barcodes=self.allowed_barcodes,
+                                      barcode=self.barcode)
+        return self.decision
+
+    # ---------------------------------------------------------- 3. writing
+    def _require_admitted(self):
+        if self.identity is None or self.decision is None:
+            raise TapeSafetyError('The cartridge in %s was not admitted by the media check; nothing will be '
+                                  'written.' % self.device, 'media_not_checked')
+
+    def open_for_write(self):
+        """O_WRONLY descriptor of the cleared device, only after ``admit``."""
+        self._require_admitted()
+        return open_checked(self.device, os.O_WRONLY, self.op_timeout, self.identity, opener=self.opener,
+                            fstat=self.fstat)
+
+    def handover(self):
+        """The device path for a tool that opens it itself (btape), only after ``admit``.
+
+        The node is checked again right before (stat and sysfs): it must be the
+        same st device the probe was made on. The canonical path is returned,
+        so a symlink swapped after this check does not redirect the tool.
+        """
+        self._require_admitted()
+        now = check_tape_device(self.device, sys_root=self.sys_root, stat_func=self.stat_func)
+        if (now.major, now.minor) != (self.identity.major, self.identity.minor):
+            raise TapeSafetyError('%s changed between the media check and the write (now %d:%d, checked %d:%d). '
+                                  'Nothing was written; check what replaces the node and retry.' % (
+                                      self.device, now.major, now.minor, self.identity.major, self.identity.minor),
+                                  'device_changed')
+        return now.realpath
+
+
+def worm_from_log_pages(pages):
+    """WORM flag from ``read_log_pages`` output (page 0x17), or None."""
+    if not pages:
+        return None
+    volume = (pages.get('pages') or {}).get('0x17') or {}
+    worm = volume.get('worm')
+    return bool(worm) if isinstance(worm, int) else None

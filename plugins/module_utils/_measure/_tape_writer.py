@@ -32,6 +32,8 @@ import threading
 import time
 import zlib
 
+from ansible_collections.tapeops.qualify.plugins.module_utils._errors import TapeopsError
+
 # include/uapi/linux/mtio.h
 MTWEOF = 5
 MTREW = 6
@@ -55,8 +57,10 @@ POOL_BYTES = 32 * MIB
 PATTERNS = ('zeros', 'random', '2:1', '2.5:1')
 
 
-class TapeTimeout(Exception):
+class TapeTimeout(TapeopsError):
     """A tape operation did not finish within its deadline."""
+
+    reason = 'timeout'
 
 
 def call_with_timeout(func, timeout, what):

@@ -24,6 +24,8 @@ from __future__ import annotations
 
 import re
 
+from ansible_collections.tapeops.qualify.plugins.module_utils._errors import TapeopsError
+
 _PREFIX = re.compile(r'^\**\s*(?:btape:\s*)?(?:[a-z_]+\.c:\d+(?:-\d+)?\s+)?')
 _TEST = re.compile(r'^Test with (zero|random) data')
 _NUM = r'(\d+(?:\.\d+)?)'
@@ -38,7 +40,7 @@ _FILL_RATE = re.compile(r'^Wrote block=(\d[\d,]*), file,blk=(\d+),(\d+) VolBytes
 _UNITS = {'B': 1, 'KB': 1e3, 'MB': 1e6, 'GB': 1e9, 'TB': 1e12}
 
 
-class BtapeParseError(ValueError):
+class BtapeParseError(TapeopsError, ValueError):
     """The text is not btape speed output."""
 
 

@@ -22,13 +22,15 @@ from __future__ import annotations
 
 import re
 
+from ansible_collections.tapeops.qualify.plugins.module_utils._errors import TapeopsError
+
 _ELEMENT = re.compile(r'^(picker|slot|portal|drive)\s+(\d+):\s*(?:<([A-Z_,]*)>)?(.*)$')
 _FIELD = re.compile(r'(sense|voltag|avoltag|source|intaddr|scsi):\s*<([^>]*)>')
 _NO_ELEMENTS = re.compile(r'^(\S+): no (picker|slot|portal|drive) elements\s*$')
 _ERROR = re.compile(r'^chio: (.*)$')
 
 
-class ChioParseError(ValueError):
+class ChioParseError(TapeopsError, ValueError):
     """``chio status`` output with no element in it; the message says what to try."""
 
 

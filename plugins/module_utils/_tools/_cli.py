@@ -22,6 +22,8 @@ import os
 import shutil
 import subprocess
 
+from ansible_collections.tapeops.qualify.plugins.module_utils._errors import TapeopsError
+
 C_LOCALE_ENV = {'LC_ALL': 'C', 'LANG': 'C', 'LANGUAGE': 'C'}
 
 # How long a tool killed after its timeout gets to end. A tool waiting on a hung
@@ -36,7 +38,7 @@ KILL_GRACE_S = 5
 ABANDONED = []
 
 
-class CliError(Exception):
+class CliError(TapeopsError):
     """A tool failed. Carries the evidence and a sentence saying what to do."""
 
     def __init__(self, msg, cmd=None, rc=None, stdout=None, stderr=None, hint=None, hung=False, timed_out=False):

@@ -16,6 +16,8 @@ from __future__ import annotations
 import json
 import math
 
+from ansible_collections.tapeops.qualify.plugins.module_utils._errors import TapeopsError
+
 MB = 1000000.0
 
 # fio 3.33 aborts (filesetup.c alloc_new_file: Assertion `0' failed) when its
@@ -38,7 +40,7 @@ _ALLOC_CAPACITY_PER_DEFAULT = 80 * 1000 * 1000
 _UNSAFE_SUBSTRINGS = ('#', ';', '${', '\n', '\r')
 
 
-class FioParseError(ValueError):
+class FioParseError(TapeopsError, ValueError):
     """fio output that cannot be understood; the message says what to do."""
 
 

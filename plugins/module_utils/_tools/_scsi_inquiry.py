@@ -15,8 +15,10 @@ from __future__ import annotations
 
 import re
 
+from ansible_collections.tapeops.qualify.plugins.module_utils._errors import TapeopsError
 
-class InquiryParseError(ValueError):
+
+class InquiryParseError(TapeopsError, ValueError):
     """Text that is not the output it was given as; the message says what to do."""
 
 

@@ -39,6 +39,8 @@ from __future__ import annotations
 
 import re
 
+from ansible_collections.tapeops.qualify.plugins.module_utils._errors import TapeopsError
+
 PAGE_SUPPORTED = 0x00
 PAGE_SEQUENTIAL_ACCESS = 0x0C
 PAGE_DEVICE_STATISTICS = 0x14
@@ -47,7 +49,7 @@ PAGE_TAPE_ALERT = 0x2E
 PAGE_HP_0x34 = 0x34
 
 
-class SgLogsParseError(ValueError):
+class SgLogsParseError(TapeopsError, ValueError):
     """Log page data that cannot be decoded at all (for example shorter than its header)."""
 
 

@@ -20,6 +20,8 @@ from __future__ import annotations
 import os
 import re
 
+from ansible_collections.tapeops.qualify.plugins.module_utils._errors import TapeopsError
+
 SYS_ROOT = '/sys'
 STAT_FIELDS = ('read_byte_cnt', 'read_cnt', 'read_ns', 'write_byte_cnt', 'write_cnt',
                'write_ns', 'other_cnt', 'resid_cnt', 'io_ns', 'in_flight')
@@ -161,7 +163,7 @@ def read_options(name, sys_root=SYS_ROOT):
 
 # ---------------------------------------------------------------- tapestat
 
-class TapestatParseError(ValueError):
+class TapestatParseError(TapeopsError, ValueError):
     """Text that holds no tapestat report at all; the message says what to do."""
 
 

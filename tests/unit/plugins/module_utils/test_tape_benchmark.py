@@ -68,7 +68,7 @@ class FakeDrive:
 ])
 def test_probe_classifies_the_read_at_bot(read_result, after, after_file, content):
     drive = FakeDrive(['BOT', 'ONLINE'], read_result, after, after_file)
-    probe = B.probe_media(3, 5, read_bytes=1048576, mtget=drive.mtget, mtop=drive.mtop, read=drive.read)
+    probe = S.probe_media(3, 5, read_bytes=1048576, mtget=drive.mtget, mtop=drive.mtop, read=drive.read)
     assert probe['content'] == content, probe
     # Variable-block mode, rewind, read, rewind: the tape is left at BOT.
     assert drive.ops == [W.MTSETBLK, W.MTREW, W.MTREW]
@@ -76,7 +76,7 @@ def test_probe_classifies_the_read_at_bot(read_result, after, after_file, conten
 
 def test_probe_without_media_does_not_touch_the_tape():
     drive = FakeDrive(['DR_OPEN', 'IM_REP_EN'], b'', [])
-    probe = B.probe_media(3, 5, mtget=drive.mtget, mtop=drive.mtop, read=drive.read)
+    probe = S.probe_media(3, 5, mtget=drive.mtget, mtop=drive.mtop, read=drive.read)
     assert probe['online'] is False and drive.ops == [] and drive.reads == 0
     with pytest.raises(S.TapeSafetyError) as info:
         S.media_verdict(probe)
@@ -85,7 +85,7 @@ def test_probe_without_media_does_not_touch_the_tape():
 
 def test_probe_reports_write_protect_for_the_verdict():
     drive = FakeDrive(['BOT', 'ONLINE', 'WR_PROT'], b'', ['EOD', 'ONLINE', 'WR_PROT'])
-    probe = B.probe_media(3, 5, mtget=drive.mtget, mtop=drive.mtop, read=drive.read)
+    probe = S.probe_media(3, 5, mtget=drive.mtget, mtop=drive.mtop, read=drive.read)
     assert probe['write_protected'] is True and probe['content'] == 'blank'
     with pytest.raises(S.TapeSafetyError) as info:
         S.media_verdict(probe, overwrite=True)
@@ -106,8 +106,8 @@ def test_unknown_pattern_is_rejected_before_anything_runs():
 def test_open_refuses_a_node_swapped_after_the_safety_check(tmp_path):
     # The identity says st 9:128; the path now is /dev/null: closed unused, refused.
     ident = S.TapeIdentity(path='/dev/null', major=9, minor=128, name='nst0')
-    with pytest.raises(B.BenchmarkError) as info:
-        B._open('/dev/null', __import__('os').O_WRONLY, 5, ident)
+    with pytest.raises(S.TapeSafetyError) as info:
+        S.open_checked('/dev/null', os.O_WRONLY, 5, ident)
     assert info.value.reason == 'device_changed' and 'Nothing was written' in info.value.msg
 
 

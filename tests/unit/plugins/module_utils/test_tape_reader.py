@@ -247,17 +247,19 @@ def drive(monkeypatch):
     monkeypatch.setattr(B.W, 'mtop', d.mtop)
     monkeypatch.setattr(B.W, 'mtget', d.mtget)
 
-    def fake_open(path, flags, timeout, identity=None):
+    def fake_open(path, flags, timeout, identity, **kwargs):
         d.opened.append((path, flags))
         return 7
-    monkeypatch.setattr(B, '_open', fake_open)
+    monkeypatch.setattr(B._tape_safety, 'open_checked', fake_open)
     monkeypatch.setattr(B.os, 'close', lambda fd: None)
     monkeypatch.setattr(B.R, 'file_readinto', lambda fd: d.readinto)
     return d
 
 
 def bench(**kw):
-    return B.TapeBenchmark('/dev/nst0', read_back=True, step_seconds=10, op_timeout=10, **kw)
+    # the device as the safety gate cleared it (st 9:128): the read-back opens only a cleared device
+    cleared = B._tape_safety.TapeIdentity(path='/dev/nst0', name='nst0', major=9, minor=128)
+    return B.TapeBenchmark('/dev/nst0', read_back=True, step_seconds=10, op_timeout=10, identity=cleared, **kw)
 
 
 def test_read_back_opens_read_only_rewinds_and_verifies_a_pattern_listed_twice(drive):

@@ -1,0 +1,364 @@
+# Copyright (c) tapeops.qualify contributors
+# GNU General Public License v3.0+ (see COPYING or https://www.gnu.org/licenses/gpl-3.0.txt)
+# SPDX-License-Identifier: GPL-3.0-or-later
+
+"""The one safety gate, through the entry path of each module that writes to a tape.
+
+Part 1 runs tape_write_benchmark, btape_speed and tape_mechanics_benchmark as Ansible runs them (a child
+process with its arguments as JSON) on the real non-tape paths of this machine - a regular file, /dev/null, a
+block device - in check mode and for real: each is refused with the same ``reason`` and nothing is written.
+
+Part 2 takes each module's media path - TapeBenchmark.run, MechanicsBenchmark._write_marks, btape_speed.main -
+to a tape the gate may not write (data not allowed, write-protected, write protection unknown). No st device
+exists here, so the st descriptor is faked: a real descriptor of /dev/null whose fstat says st 9:128, and the
+drive's MTIOCGET / read answers injected into the gate's probe. The lab runs the same paths on real st devices
+(tests/integration/test_tape_side.py, test_lab_mechanics.py, test_roles_lab.py).
+"""
+
+from __future__ import annotations
+
+import io
+import json
+import os
+import stat
+import subprocess
+import sys
+import tempfile
+from contextlib import redirect_stdout
+
+import pytest
+
+import ansible_collections
+from ansible_collections.tapeops.qualify.plugins.module_utils._measure import _mechanics as M
+from ansible_collections.tapeops.qualify.plugins.module_utils._measure import _tape_benchmark as B
+from ansible_collections.tapeops.qualify.plugins.module_utils._measure import _tape_safety as S
+from ansible_collections.tapeops.qualify.plugins.module_utils._measure import _tape_writer as W
+from ansible_collections.tapeops.qualify.plugins.module_utils._tools import _cli
+
+COLLECTIONS_BASE = os.path.dirname(list(ansible_collections.__path__)[0])
+MODULES = 'ansible_collections.tapeops.qualify.plugins.modules.'
+WRITING_MODULES = {
+    'tape_write_benchmark': {},
+    'btape_speed': {},
+    'tape_mechanics_benchmark': {'barcode': 'LAB001L5'},
+}
+
+
+def run_module(name, args, check_mode=False):
+    payload = dict(args)
+    if check_mode:
+        payload['_ansible_check_mode'] = True
+    handle, args_path = tempfile.mkstemp(prefix='tapeops-args-', suffix='.json')
+    with os.fdopen(handle, 'w') as out:
+        json.dump({'ANSIBLE_MODULE_ARGS': payload}, out)
+    try:
+        proc = subprocess.run([sys.executable, '-m', MODULES + name, args_path], capture_output=True, text=True,
+                              timeout=120, env=dict(os.environ, PYTHONPATH=COLLECTIONS_BASE, LC_ALL='C'),
+                              cwd='/', check=False)
+    finally:
+        os.unlink(args_path)
+    try:
+        return proc.returncode, json.loads(proc.stdout)
+    except ValueError:
+        raise AssertionError('%s printed no JSON (rc %d): %s %s' % (name, proc.returncode, proc.stdout, proc.stderr))
+
+
+def a_block_device():
+    for name in sorted(os.listdir('/dev')):
+        path = os.path.join('/dev', name)
+        if os.path.exists(path) and stat.S_ISBLK(os.stat(path).st_mode):
+            return path
+    pytest.skip('this machine has no block device node in /dev')
+
+
+def assert_refused(name, result, rc, reason, words):
+    assert rc != 0 and result.get('failed') is True, (name, result)
+    assert result['reason'] == reason, (name, result)
+    assert words in result['msg'], (name, result['msg'])
+    # one refusal shape: msg and reason, no second key, no traceback
+    assert 'refused' not in result and 'exception' not in result, (name, result)
+    assert 'Refusing to write. Set device to a non-rewinding tape node such as /dev/nst0.' in result['msg']
+
+
+# ---------------------------------------------------------------- part 1: not a tape, for every module
+
+@pytest.mark.parametrize('check_mode', [True, False], ids=['check_mode', 'run'])
+@pytest.mark.parametrize('name', sorted(WRITING_MODULES))
+def test_a_regular_file_is_refused_and_stays_as_it_was(tmp_path, name, check_mode):
+    image = tmp_path / 'tape.img'
+    image.write_bytes(b'backup data\n' * 100)
+    before = image.stat()
+    rc, result = run_module(name, dict(WRITING_MODULES[name], device=str(image), overwrite=True),
+                            check_mode=check_mode)
+    assert_refused(name, result, rc, 'regular_file', '%s is a regular file, not a tape drive.' % image)
+    after = image.stat()
+    assert image.read_bytes() == b'backup data\n' * 100
+    assert (after.st_size, after.st_mtime_ns) == (before.st_size, before.st_mtime_ns)
+
+
+@pytest.mark.parametrize('name', sorted(WRITING_MODULES))
+def test_dev_null_is_refused(name):
+    rc, result = run_module(name, dict(WRITING_MODULES[name], device='/dev/null', allowed_barcodes=['LAB001L5']))
+    assert_refused(name, result, rc, 'memory_device',
+                   '/dev/null is a memory device (null), such as /dev/null or /dev/zero, not an st tape device')
+
+
+@pytest.mark.parametrize('name', sorted(WRITING_MODULES))
+def test_a_block_device_is_refused(name):
+    disk = a_block_device()
+    rc, result = run_module(name, dict(WRITING_MODULES[name], device=disk, overwrite=True))
+    assert_refused(name, result, rc, 'block_device',
+                   '%s is a block device (a disk or a partition), not a tape drive: writing to it would destroy '
+                   'its data.' % disk)
+
+
+# ---------------------------------------------------------------- part 2: the media, for every module
+
+class FakeStat:
+    def __init__(self, mode, major=0, minor=0):
+        self.st_mode = mode
+        self.st_rdev = os.makedev(major, minor)
+
+
+def fake_sys(root):
+    """The sysfs of one st drive nst0 (9:128) on a sequential-access SCSI device, as the kernel lays it out."""
+    devices = root / 'devices' / 'platform' / 'host0' / 'target0:0:0' / '0:0:0:0'
+    devices.mkdir(parents=True)
+    (devices / 'type').write_text('1\n')
+    node = devices / 'scsi_tape' / 'nst0'
+    node.mkdir(parents=True)
+    (node / 'device').symlink_to(devices)
+    (root / 'dev' / 'char').mkdir(parents=True)
+    (root / 'dev' / 'char' / '9:128').symlink_to(node)
+    return str(root)
+
+
+class FakeDrive:
+    """An st drive behind a descriptor: status flags, what one read at BOT returns, every open recorded."""
+
+    def __init__(self, flags, read_result=b''):
+        self.flags = list(flags)
+        self.read_result = read_result
+        self.opens = []
+
+    def opener(self, path, flags):
+        self.opens.append(flags)
+        return os.open(os.devnull, os.O_RDONLY)  # a real descriptor to close; fstat below says it is st 9:128
+
+    @staticmethod
+    def fstat(fd):
+        return FakeStat(stat.S_IFCHR | 0o660, 9, 128)
+
+    @staticmethod
+    def stat(path):
+        return FakeStat(stat.S_IFCHR | 0o660, 9, 128)
+
+    def mtget(self, fd, timeout=None):
+        return {'flags': list(self.flags), 'file_number': 0, 'block_number': 0}
+
+    def mtop(self, fd, op, count=1, timeout=None):
+        pass
+
+    def read(self, fd, size):
+        return self.read_result
+
+    def wrote(self):
+        return [flags for flags in self.opens if flags & (os.O_WRONLY | os.O_RDWR)]
+
+
+def fit(gate, drive, sys_root):
+    gate.sys_root = sys_root
+    gate.stat_func, gate.opener, gate.fstat = drive.stat, drive.opener, drive.fstat
+    gate.probe_io = {'mtget': drive.mtget, 'mtop': drive.mtop, 'read': drive.read}
+    return gate
+
+
+DATA = (['ONLINE', 'BOT'], b'x' * 65536, 'media_has_data',
+        'The cartridge LAB001L5 holds data (read a 65536-byte block at BOT). Refusing to overwrite it.')
+WRITE_PROTECTED = (['ONLINE', 'BOT', 'WR_PROT'], b'', 'write_protected',
+                   'The cartridge LAB001L5 is write-protected (WR_PROT): nothing will be written.')
+# MTIOCGET always has the WR_PROT bit; a status that does not say (parsed as None) is injected into the probe
+PROTECTION_UNKNOWN = (['ONLINE', 'BOT', 'EOD'], b'', 'write_protect_unknown',
+                      'The drive did not report whether the cartridge LAB001L5 is write-protected; nothing will be '
+                      'written.')
+CASES = [DATA, WRITE_PROTECTED, PROTECTION_UNKNOWN]
+CASE_IDS = ['data', 'write_protected', 'protection_unknown']
+
+
+def media(monkeypatch, reason):
+    """For the protection_unknown case, the probe reports write protection as unknown."""
+    if reason == 'write_protect_unknown':
+        real = S.probe_media
+        monkeypatch.setattr(S, 'probe_media', lambda *a, **kw: dict(real(*a, **kw), write_protected=None))
+
+
+def no_runner(cmd, *args):
+    return _cli.CliResult(cmd, 1, '', 'not on this machine')
+
+
+@pytest.mark.parametrize('flags,read_result,reason,words', CASES, ids=CASE_IDS)
+def test_write_benchmark_does_not_write_what_the_gate_refuses(monkeypatch, tmp_path, flags, read_result, reason,
+                                                              words):
+    media(monkeypatch, reason)
+    drive = FakeDrive(flags, read_result)
+    bench = B.TapeBenchmark('/dev/nst0', block_sizes=[65536], patterns=['zeros'], step_bytes=W.MB, log_pages=False,
+                            barcode='LAB001L5', allowed_barcodes=['OTHER1L5'], runner=no_runner,
+                            sys_root=fake_sys(tmp_path / 'sys'))
+    fit(bench.gate, drive, bench.sys_root)
+    with pytest.raises(B.BenchmarkError) as info:
+        bench.run()
+    assert info.value.reason == reason and words in info.value.msg
+    assert drive.opens == [os.O_RDONLY] and drive.wrote() == []
+    assert info.value.partial['changed'] is False and info.value.partial['media']['online'] is True
+
+
+@pytest.mark.parametrize('flags,read_result,reason,words', CASES, ids=CASE_IDS)
+def test_mechanics_writes_no_file_mark_on_what_the_gate_refuses(monkeypatch, tmp_path, flags, read_result, reason,
+                                                                words):
+    media(monkeypatch, reason)
+    drive = FakeDrive(flags, read_result)
+    bench = M.MechanicsBenchmark('/dev/nst0', 'LAB001L5', allowed_barcodes=['OTHER1L5'],
+                                 runner=no_runner, sys_root=fake_sys(tmp_path / 'sys'))
+    # the gate as identify() sets it up (identify itself needs a changer: tests/integration/test_lab_mechanics.py)
+    bench.gate = fit(S.WriteGate('/dev/nst0', barcode='LAB001L5', allowed_barcodes=['OTHER1L5'], runner=None),
+                     drive, bench.sys_root)
+    bench.gate.check_device()
+    bench.result = {'warnings': []}
+    record = bench._write_marks()
+    assert record['written'] is False and record['refused'] is True
+    assert record['reason'] == reason and words in record['msg']
+    assert drive.opens == [os.O_RDONLY] and drive.wrote() == []
+    assert bench.result['warnings'] == ['no file marks written for the locate: %s' % record['msg']]
+
+
+def test_mechanics_stops_when_the_drive_cannot_be_opened(tmp_path):
+    # EBUSY on the probe's open is not a cartridge the media rule refuses: the benchmark stops with it.
+    def busy(path, flags):
+        raise OSError(16, 'Device or resource busy')
+    bench = M.MechanicsBenchmark('/dev/nst0', 'LAB001L5', runner=no_runner)
+    bench.gate = fit(S.WriteGate('/dev/nst0'), FakeDrive(['ONLINE']), fake_sys(tmp_path / 'sys'))
+    bench.gate.opener = busy
+    bench.gate.check_device()
+    bench.result = {'warnings': []}
+    with pytest.raises(M.MechanicsError) as info:
+        bench._write_marks()
+    assert info.value.reason == 'busy' and 'another process has the drive open' in info.value.msg
+
+
+def run_btape_main(monkeypatch, tmp_path, drive, args):
+    """btape_speed.main() in this process, its gate on the fake drive; btape itself must never start."""
+    from ansible_collections.tapeops.qualify.plugins.modules import btape_speed
+    sys_root = fake_sys(tmp_path / 'sys')
+    started = []
+
+    class Gate(S.WriteGate):
+        def __init__(self, *a, **kw):
+            super().__init__(*a, **kw)
+            fit(self, drive, sys_root)
+
+        def identify(self, discover=True):
+            return super().identify(discover=False)  # no changer here: the barcode is the one given
+
+    def run(cmd, **kwargs):
+        started.append(cmd)
+        if cmd[1:] == ['-?']:
+            return _cli.CliResult(cmd, 1, '', 'Version: 9.6.7 (20 November 2020)\n')
+        raise AssertionError('btape was started: %s' % cmd)
+    monkeypatch.setattr(btape_speed, 'WriteGate', Gate)
+    monkeypatch.setattr(btape_speed, 'run', run)
+    monkeypatch.setattr(btape_speed, 'find_tool', lambda *a, **kw: '/usr/sbin/btape')
+    out = io.StringIO()
+    with module_args(dict(args, device='/dev/nst0')), redirect_stdout(out), pytest.raises(SystemExit):
+        btape_speed.main()
+    return json.loads(out.getvalue()), started
+
+
+def module_args(args):
+    try:
+        from ansible.module_utils.testing import patch_module_args  # ansible-core 2.19
+        return patch_module_args(args)
+    except ImportError:  # older ansible-core: the module reads basic._ANSIBLE_ARGS
+        from unittest import mock
+        from ansible.module_utils import basic
+        from ansible.module_utils.common.text.converters import to_bytes
+        return mock.patch.object(basic, '_ANSIBLE_ARGS', to_bytes(json.dumps({'ANSIBLE_MODULE_ARGS': args})))
+
+
+@pytest.mark.parametrize('flags,read_result,reason,words', CASES, ids=CASE_IDS)
+def test_btape_is_not_started_on_what_the_gate_refuses(monkeypatch, tmp_path, flags, read_result, reason, words):
+    media(monkeypatch, reason)
+    drive = FakeDrive(flags, read_result)
+    result, started = run_btape_main(monkeypatch, tmp_path, drive,
+                                     {'barcode': 'LAB001L5', 'allowed_barcodes': ['OTHER1L5']})
+    assert result['failed'] is True and result['reason'] == reason and words in result['msg'], result
+    assert 'refused' not in result and result['changed'] is False
+    assert started == [['/usr/sbin/btape', '-?']] and drive.wrote() == []
+
+
+def test_btape_is_given_the_checked_node_only_after_the_gate_admits(monkeypatch, tmp_path):
+    # Blank media: the gate admits it, hands the checked node over, and btape would start with it.
+    drive = FakeDrive(['ONLINE', 'BOT', 'EOD'])
+    with pytest.raises(AssertionError, match=r"btape was started: \['/usr/sbin/btape', '-c', "):
+        run_btape_main(monkeypatch, tmp_path, drive, {'barcode': 'LAB001L5'})
+    # the probe, and the rewind after btape (which opens the drive itself): both read-only through the gate
+    assert drive.opens == [os.O_RDONLY, os.O_RDONLY]
+
+
+# ---------------------------------------------------------------- the gate's own order
+
+def test_a_refused_cartridge_never_opens_for_writing_even_with_overwrite(tmp_path):
+    gate = fit(S.WriteGate('/dev/nst0', overwrite=True), FakeDrive(['ONLINE', 'BOT', 'WR_PROT']), fake_sys(tmp_path))
+    gate.check_device()
+    with pytest.raises(S.TapeSafetyError) as info:
+        gate.admit(gate.probe())
+    assert info.value.reason == 'write_protected'
+    with pytest.raises(S.TapeSafetyError) as info:
+        gate.open_for_write()
+    assert info.value.reason == 'media_not_checked'
+
+
+def test_nothing_opens_for_writing_before_the_media_check(tmp_path):
+    drive = FakeDrive(['ONLINE', 'BOT', 'EOD'])
+    gate = fit(S.WriteGate('/dev/nst0'), drive, fake_sys(tmp_path))
+    with pytest.raises(S.TapeSafetyError) as info:
+        gate.open(os.O_RDONLY)
+    assert info.value.reason == 'not_checked'
+    gate.check_device()
+    for attempt in (lambda: gate.open(os.O_WRONLY), gate.open_for_write, gate.handover):
+        with pytest.raises(S.TapeSafetyError) as info:
+            attempt()
+        assert info.value.reason == 'media_not_checked'
+    assert drive.opens == []
+    assert gate.probe()['content'] == 'blank' and gate.admit() == 'blank media'
+    os.close(gate.open_for_write())
+    assert drive.opens == [os.O_RDONLY, os.O_WRONLY]
+    assert gate.handover() == os.path.realpath('/dev/nst0')
+
+
+def test_handover_refuses_a_node_replaced_after_the_media_check(tmp_path):
+    drive = FakeDrive(['ONLINE', 'BOT', 'EOD'])
+    gate = fit(S.WriteGate('/dev/nst0'), drive, fake_sys(tmp_path))
+    gate.check_device()
+    gate.probe()
+    gate.admit()
+    gate.stat_func = lambda path: FakeStat(stat.S_IFCHR | 0o666, 1, 3)  # now /dev/null's numbers
+    with pytest.raises(S.TapeSafetyError) as info:
+        gate.handover()
+    assert info.value.reason == 'memory_device'
+
+
+def test_every_error_of_the_collection_has_one_base_and_keeps_its_words():
+    from ansible_collections.tapeops.qualify.plugins.module_utils._errors import TapeopsError
+    from ansible_collections.tapeops.qualify.plugins.module_utils._config._omnirc import OmnircError
+    from ansible_collections.tapeops.qualify.plugins.module_utils._measure._source_read import SourceReadError
+    refusal = S.TapeSafetyError('The cartridge is WORM.', 'worm')
+    assert isinstance(refusal, TapeopsError) and str(refusal) == 'The cartridge is WORM.'
+    assert refusal.refusal() == {'msg': 'The cartridge is WORM.', 'reason': 'worm'}
+    cli = _cli.CliError('mt failed.', cmd=['mt'], rc=2, hint='Check the drive.')
+    assert isinstance(cli, TapeopsError) and cli.as_fail_kwargs() == {'msg': 'mt failed. Check the drive.',
+                                                                      'cmd': ['mt'], 'rc': 2}
+    assert isinstance(OmnircError('bad key'), ValueError) and str(OmnircError('bad key')) == 'bad key'
+    assert SourceReadError('no fio', rc=1).fail_kwargs == {'msg': 'no fio', 'rc': 1}
+    for cls in (B.BenchmarkError, M.MechanicsError, W.TapeTimeout, SourceReadError, OmnircError):
+        assert issubclass(cls, TapeopsError)
+    assert W.TapeTimeout('Opening /dev/nst0 did not finish within 5 seconds.').reason == 'timeout'
