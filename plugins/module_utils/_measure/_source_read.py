@@ -74,11 +74,6 @@ def read_mounts():
         return []
 
 
-def fio_version(fio):
-    result = run([fio, '--version'], check=True, hint='fio is installed but does not run; reinstall it.')
-    return result.stdout.strip()
-
-
 def time_based(job_text):
     """Make every job of a ``_fio.build_job`` text loop over its files until ``runtime`` (fio ``time_based``).
 

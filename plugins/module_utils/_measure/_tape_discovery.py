@@ -168,16 +168,6 @@ def parse_sg_raw_hex(text):
         '\n'.join(line for line in (text or '').splitlines() if not line.startswith('# ')))
 
 
-def decode_element_status(data):
-    """READ ELEMENT STATUS data (SMC-3 6.11) of data transfer elements.
-
-    Returns ``[{'address', 'full', 'source_address', 'volume_tag', 'identifier'}]``.
-    The identifier (DVCID) is the drive's device identification, often
-    vendor(8) + product(16) + serial; some changers (tgt) cut it short.
-    """
-    return decode_element_status_ex(data)['elements']
-
-
 def decode_element_status_ex(data):
     """``decode_element_status`` with ``complete`` and ``warnings``.
 

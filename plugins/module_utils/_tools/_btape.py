@@ -35,8 +35,6 @@ _RATE = re.compile(r'^Volume bytes=' + _NUM + r' ([KMGT]?B)\. Write rate = ' + _
 _TOTAL = re.compile(r'^Total Volume bytes=' + _NUM + r' ([KMGT]?B)\. Total Write rate = ' + _NUM + r' ([KMGT]?B)/s')
 _GRANULARITY = re.compile(r'^Tape block granularity is (\d+) bytes')
 _OPEN = re.compile(r'^open device "([^"]+)" \(([^)]+)\): (\w+)')
-_FILL_RATE = re.compile(r'^Wrote block=(\d[\d,]*), file,blk=(\d+),(\d+) VolBytes=(\d[\d,]*) rate=' + _NUM
-                        + r' ([KMGT]?B)/s')
 _UNITS = {'B': 1, 'KB': 1e3, 'MB': 1e6, 'GB': 1e9, 'TB': 1e12}
 
 
@@ -133,18 +131,6 @@ def summarize_speed(parsed):
         if test['total_rate_mb_s'] is not None:
             out['%s_%s_mb_s' % (test['data'], test['structure'] or 'unknown')] = test['total_rate_mb_s']
     return out
-
-
-def parse_fill_rates(text):
-    """Progress lines of ``btape fill``: ``[{'block', 'file', 'vol_bytes', 'rate_mb_s'}]``."""
-    rates = []
-    for raw, line in _lines(text):
-        match = _FILL_RATE.match(line)
-        if match:
-            rates.append({'block': int(match.group(1).replace(',', '')), 'file': int(match.group(2)),
-                          'vol_bytes': int(match.group(4).replace(',', '')),
-                          'rate_mb_s': _mb_s(match.group(5), match.group(6))})
-    return rates
 
 
 def speed_command(file_size_gb=1, nb_file=1, tests=('zero_block',)):

@@ -220,12 +220,6 @@ def device_link(device_dir, sys_root=SYS_ROOT):
     return out
 
 
-def tape_link(name, sys_root=SYS_ROOT):
-    """device_link of st tape ``name`` (``nst0`` or ``/dev/nst0``) through /sys/class/scsi_tape/<name>/device."""
-    name = os.path.basename(str(name))
-    return device_link(os.path.join(sys_root, 'class', 'scsi_tape', name, 'device'), sys_root)
-
-
 def slowest(links):
     """The link with the lowest known usable rate among ``links`` (dicts), or None."""
     known = [link for link in links or () if isinstance(link, dict) and _usable(link) is not None]

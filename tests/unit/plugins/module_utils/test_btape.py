@@ -11,7 +11,6 @@ import pytest
 from ansible_collections.tapeops.qualify.plugins.module_utils._tools._btape import (
     BtapeParseError,
     minimal_config,
-    parse_fill_rates,
     parse_speed,
     speed_command,
     summarize_speed,
@@ -57,15 +56,6 @@ def test_speed_bareos_manual_drive_0():
 def test_speed_rejects_other_output():
     with pytest.raises(BtapeParseError, match='not btape speed output'):
         parse_speed(_read('btape_fill__IBM-ULTRIUM-TD3-FreeBSD-64512B-1G-filemarks__1.txt'))
-
-
-def test_fill_rates_ibm_td3_freebsd():
-    rates = parse_fill_rates(_read('btape_fill__IBM-ULTRIUM-TD3-FreeBSD-64512B-1G-filemarks__1.txt'))
-    assert rates[0] == {'block': 5000, 'file': 1, 'vol_bytes': 322495488, 'rate_mb_s': 53.74}
-    assert len(rates) > 10
-    assert all(40 < r['rate_mb_s'] < 60 for r in rates)
-    # 5000 blocks of 64512 bytes between progress lines.
-    assert rates[1]['vol_bytes'] - rates[0]['vol_bytes'] == 5000 * 64512
 
 
 @pytest.mark.parametrize('args, command', [
@@ -116,9 +106,3 @@ def test_numbers_that_are_not_numbers_are_not_read():
     parsed = parse_speed('Test with zero data, should give the maximum throughput.\n'
                          'Total Volume bytes=1..0 GB. Total Write rate = 1..5 MB/s\n')
     assert parsed['tests'][0]['total_rate_mb_s'] is None
-
-
-def test_fill_rates_ibm_td3_freebsd_131072_byte_blocks_partial():
-    rates = parse_fill_rates(_read('btape_fill_partial__IBM-ULTRIUM-TD3-FreeBSD-131072B-10G-filemarks__1.txt'))
-    assert rates and all(r['rate_mb_s'] > 0 for r in rates)
-    assert [r['vol_bytes'] for r in rates] == sorted(r['vol_bytes'] for r in rates)

@@ -23,6 +23,12 @@ from ansible_collections.tapeops.qualify.plugins.module_utils._tools import _hba
 PCI = 'devices/pci0000:00/0000:00:03.0/0000:02:00.0'
 
 
+def tape_link(name, sys_root):
+    """The link of st tape ``name`` as discovery reads it: through /sys/class/scsi_tape/<name>/device."""
+    name = os.path.basename(name)
+    return _hba_link.device_link(os.path.join(sys_root, 'class', 'scsi_tape', name, 'device'), sys_root)
+
+
 def _link(root, path, target):
     """A relative symlink at root/path to root/target, as sysfs makes them."""
     full = os.path.join(root, path)
@@ -116,7 +122,7 @@ def test_fc_port_speeds(text, usable):
 
 
 def test_direct_attached_sas_drive_6g(tmp_path):
-    link = _hba_link.tape_link('nst0', str(sas_direct(str(tmp_path))))
+    link = tape_link('nst0', str(sas_direct(str(tmp_path))))
     assert link['transport'] == 'SAS' and link['host'] == 'host0'
     assert link['rate'] == '6.0 Gbit' and link['lanes'] == 1 and link['usable_mb_s'] == 600.0
     assert link['encoding'] == '8b/10b'
@@ -131,11 +137,11 @@ def test_the_class_symlink_alone_gives_the_rate_when_the_phy_dir_has_no_class_di
     os.rename(os.path.join(host, 'phy-0:4', 'sas_phy'), os.path.join(host, 'phy-0:4', 'moved'))
     os.unlink(os.path.join(root, 'class', 'sas_phy', 'phy-0:4'))
     _link(root, 'class/sas_phy/phy-0:4', PCI + '/host0/phy-0:4/moved/phy-0:4')
-    assert _hba_link.tape_link('/dev/nst0', root)['usable_mb_s'] == 600.0
+    assert tape_link('/dev/nst0', root)['usable_mb_s'] == 600.0
 
 
 def test_behind_an_expander_the_drive_narrow_link_caps_not_the_wide_uplink(tmp_path):
-    link = _hba_link.tape_link('nst0', str(sas_expander(str(tmp_path))))
+    link = tape_link('nst0', str(sas_expander(str(tmp_path))))
     assert [h['port'] for h in link['hops']] == ['port-0:0', 'port-0:0:5']
     uplink, own = link['hops']
     assert uplink['lanes'] == 4 and uplink['usable_mb_s'] == 4800.0
@@ -144,43 +150,43 @@ def test_behind_an_expander_the_drive_narrow_link_caps_not_the_wide_uplink(tmp_p
 
 
 def test_a_slow_uplink_caps_a_fast_drive_link(tmp_path):
-    link = _hba_link.tape_link('nst0', str(sas_expander(str(tmp_path), upstream='1.5 Gbit', drive='12.0 Gbit')))
+    link = tape_link('nst0', str(sas_expander(str(tmp_path), upstream='1.5 Gbit', drive='12.0 Gbit')))
     # 4 lanes x 150 = 600 MB/s uplink below the drive's 1200
     assert link['usable_mb_s'] == 600.0 and link['lanes'] == 4 and link['rate'] == '1.5 Gbit'
 
 
 def test_sas_phy_with_no_link_is_unknown_not_zero(tmp_path):
-    link = _hba_link.tape_link('nst0', str(sas_direct(str(tmp_path), rate='Phy disabled')))
+    link = tape_link('nst0', str(sas_direct(str(tmp_path), rate='Phy disabled')))
     assert link['transport'] == 'SAS' and link['usable_mb_s'] is None and link['rate'] is None
     assert 'phy-0:4 Phy disabled' in link['text'] and 'unknown' in link['text']
 
 
 def test_fc_8g_and_16g(tmp_path):
-    link = _hba_link.tape_link('nst0', str(fc(str(tmp_path / 'a'))))
+    link = tape_link('nst0', str(fc(str(tmp_path / 'a'))))
     assert (link['transport'], link['host'], link['rate'], link['usable_mb_s']) == ('FC', 'host5', '8 Gbit', 800.0)
-    assert _hba_link.tape_link('nst0', str(fc(str(tmp_path / 'b'), '16 Gbit')))['usable_mb_s'] == 1600.0
+    assert tape_link('nst0', str(fc(str(tmp_path / 'b'), '16 Gbit')))['usable_mb_s'] == 1600.0
 
 
 def test_fc_unknown_speed_and_missing_attribute_stay_unknown(tmp_path):
-    link = _hba_link.tape_link('nst0', str(fc(str(tmp_path / 'a'), 'unknown')))
+    link = tape_link('nst0', str(fc(str(tmp_path / 'a'), 'unknown')))
     assert link['transport'] == 'FC' and link['usable_mb_s'] is None and "'unknown'" in link['text']
-    link = _hba_link.tape_link('nst0', str(fc(str(tmp_path / 'b'), None)))
+    link = tape_link('nst0', str(fc(str(tmp_path / 'b'), None)))
     assert link['transport'] == 'FC' and link['usable_mb_s'] is None and 'unreadable' in link['text']
 
 
 def test_lab_tcm_loop_host_is_not_a_sas_or_fc_link(tmp_path):
-    link = _hba_link.tape_link('nst0', str(tcm_loop(str(tmp_path))))
+    link = tape_link('nst0', str(tcm_loop(str(tmp_path))))
     assert link['transport'] is None and link['usable_mb_s'] is None and link['host'] == 'host2'
     assert link['text'].startswith('not a SAS or FC link')
 
 
 def test_no_such_tape_and_odd_bytes_give_no_traceback(tmp_path):
-    link = _hba_link.tape_link('nst7', str(tmp_path))
+    link = tape_link('nst7', str(tmp_path))
     assert link['transport'] is None and link['usable_mb_s'] is None and 'link unknown' in link['text']
     root = str(sas_direct(str(tmp_path / 'odd')))
     with open(os.path.join(root, PCI, 'host0', 'phy-0:4', 'sas_phy', 'phy-0:4', 'negotiated_linkrate'), 'wb') as h:
         h.write(b'\xff\xfe\x00garbage')
-    link = _hba_link.tape_link('nst0', root)
+    link = tape_link('nst0', root)
     assert link['transport'] == 'SAS' and link['usable_mb_s'] is None
 
 

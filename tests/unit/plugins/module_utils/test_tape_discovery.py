@@ -17,13 +17,13 @@ LAB_TD5 = {'vendor': 'IBM', 'product': 'ULT3580-TD5', 'serial': '1068001001'}
 
 
 def test_element_status_from_the_lab_changer():
-    elements = D.decode_element_status(D.parse_sg_raw_hex(fixture('mtx', RES)))
+    elements = D.decode_element_status_ex(D.parse_sg_raw_hex(fixture('mtx', RES)))['elements']
     assert elements == [{'address': 500, 'full': True, 'source_address': 1000, 'volume_tag': None,
                          'identifier': 'IBM     ULT3580-TD5     10', 'identifier_truncated': True}]
 
 
 def test_truncated_identifier_matches_by_prefix_only_when_unambiguous():
-    elements = D.decode_element_status(D.parse_sg_raw_hex(fixture('mtx', RES)))
+    elements = D.decode_element_status_ex(D.parse_sg_raw_hex(fixture('mtx', RES)))['elements']
     assert D.match_drive_element(LAB_TD5, elements) == (0, 'serial_prefix')
     other = {'vendor': 'HP', 'product': 'Ultrium 6-SCSI', 'serial': 'HU1330A002'}
     assert D.match_drive_element(other, elements) == (None, None)
@@ -137,7 +137,7 @@ def test_element_status_cut_short_never_half_reads_a_volume_tag():
     r = D.decode_element_status_ex(data)
     assert r['elements'][0]['address'] == 500 and r['elements'][0]['volume_tag'] is None
     assert r['complete'] is False and any('cut short' in w for w in r['warnings'])
-    assert D.decode_element_status(data[:11]) == []
+    assert D.decode_element_status_ex(data[:11])['elements'] == []
     # A descriptor length below the 12 bytes every descriptor has (corrupt answer): no IndexError.
     bad = bytes([0, 10, 0, 1, 0, 0, 0, 20]) + bytes([4, 0, 0, 4, 0, 0, 0, 12]) + bytes(12)
     r = D.decode_element_status_ex(bad)
