@@ -268,8 +268,9 @@ def test_a_drive_that_answers_is_not_hung(tmp_path):
 
 
 def test_a_tool_that_times_out_but_dies_also_ends_the_device_s_commands(tmp_path):
-    guard = D.HungGuard(lambda cmd: (_ for _ in ()).throw(
-        _cli.CliError('sg_logs did not finish within 10 seconds.', cmd=cmd, timed_out=True)), str(tmp_path))
+    def timed_out(cmd):
+        raise _cli.CliError('sg_logs did not finish within 10 seconds.', cmd=cmd, timed_out=True)
+    guard = D.HungGuard(timed_out, str(tmp_path))
     with pytest.raises(_cli.CliError):
         guard(['sg_logs', '-p', '0x00', '/dev/sg9'])
     with pytest.raises(_cli.CliError, match='^Not run: sg_logs did not finish within 10 seconds'):
