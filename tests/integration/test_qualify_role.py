@@ -131,7 +131,7 @@ def test_upgrade_check_refuses_another_profile_before_naming_a_run(play, tmp_pat
 def test_the_what_if_needs_a_target_drive(play, tmp_path):
     rc, out = play('upgrade_check', {'qualify_run_dir': str(tmp_path / 'up')})
     assert rc == 2, out[-3000:]
-    assert "The what_if profile needs the drive to evaluate, for example -e qualify_target_generation='LTO-9 FH'" \
+    assert "The what_if profile needs the drive to evaluate, for example -e \"qualify_target_generation='LTO-9 FH'\"" \
         in out.replace('\n', ' ')
     assert not (tmp_path / 'up').exists()
 
