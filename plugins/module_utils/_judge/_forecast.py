@@ -58,6 +58,8 @@ from __future__ import annotations
 
 import math
 
+from ansible_collections.tapeops.qualify.plugins.module_utils._errors import TapeopsError
+
 STREAMING = 'STREAMING'
 SPEED_MATCHED = 'SPEED-MATCHED'
 SHOE_SHINING = 'SHOE-SHINING'
@@ -83,7 +85,7 @@ DRIVE_FIELDS = ('native_mb_s', 'speed_steps_mb_s', 'buffer_mb', 'backhitch_s', '
                 'compression_ratio', 'label', 'load_s', 'rewind_s', 'unload_s', 'estimated')
 
 
-class ForecastInputError(ValueError):
+class ForecastInputError(TapeopsError, ValueError):
     """The inputs cannot give a forecast; the message says what to do."""
 
 

@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import re
 
+from ansible_collections.tapeops.qualify.plugins.module_utils._errors import TapeopsError
 from ansible_collections.tapeops.qualify.plugins.module_utils._judge import _drive_model
 
 WRITE = 'write'
@@ -97,7 +98,7 @@ DEFAULT_FILL_FRACTION = 1.0
 DEFAULT_DRIVES_KEPT = 1
 
 
-class MediaInputError(ValueError):
+class MediaInputError(TapeopsError, ValueError):
     """Input that cannot be classified; the message says what to give instead."""
 
 

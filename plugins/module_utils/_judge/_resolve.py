@@ -36,6 +36,7 @@ from __future__ import annotations
 import dataclasses
 import re
 
+from ansible_collections.tapeops.qualify.plugins.module_utils._errors import TapeopsError
 from ansible_collections.tapeops.qualify.plugins.module_utils._judge import _drive_model
 
 SOURCE_INVENTORY = 'inventory'
@@ -55,7 +56,7 @@ _NOT_LTO_RE = re.compile(r'(S?DLT|\bDDS|\bDAT\d|\bSDX-|\bAIT|T?9840|T?9940|T1000
                          re.IGNORECASE)
 
 
-class ResolveError(ValueError):
+class ResolveError(TapeopsError, ValueError):
     """A drive the resolver cannot turn into a drive model; the message says what to set."""
 
 

@@ -37,6 +37,7 @@ from __future__ import annotations
 
 import math
 
+from ansible_collections.tapeops.qualify.plugins.module_utils._errors import TapeopsError
 from ansible_collections.tapeops.qualify.plugins.module_utils._judge import _drive_model
 from ansible_collections.tapeops.qualify.plugins.module_utils._judge import _forecast
 from ansible_collections.tapeops.qualify.plugins.module_utils._tools import _sg_logs
@@ -105,7 +106,7 @@ SOFTWARE_NAMES = {
 }
 
 
-class VerdictInputError(ValueError):
+class VerdictInputError(TapeopsError, ValueError):
     """The inputs cannot give a verdict; the message says what to do."""
 
 

@@ -26,6 +26,7 @@ import os
 import re
 import tempfile
 
+from ansible_collections.tapeops.qualify.plugins.module_utils._errors import TapeopsError
 from ansible_collections.tapeops.qualify.plugins.module_utils._judge import _verdict
 
 from ansible_collections.tapeops.qualify.plugins.module_utils._reporting import _compare, _report_mechanics
@@ -46,7 +47,7 @@ DEFAULT_FAIL_ON = (_verdict.SHOE_SHINING, _verdict.MISCONFIGURED)
 _SAFE_NAME = re.compile(r'[^A-Za-z0-9._-]+')
 
 
-class ReportError(Exception):
+class ReportError(TapeopsError):
     """A report cannot be written; the message says what to do."""
 
 
