@@ -204,6 +204,7 @@ import traceback
 from ansible.module_utils.basic import AnsibleModule
 
 from ansible_collections.tapeops.qualify.plugins.module_utils._tools import _cli
+from ansible_collections.tapeops.qualify.plugins.module_utils._judge import _resolve
 from ansible_collections.tapeops.qualify.plugins.module_utils._measure import _mechanics
 from ansible_collections.tapeops.qualify.plugins.module_utils._measure._tape_benchmark import BenchmarkError
 from ansible_collections.tapeops.qualify.plugins.module_utils._measure._tape_safety import (
@@ -222,18 +223,28 @@ def _partial(module, result):
     return result
 
 
+def current_drive(result, model):
+    """The drive model of the drive measured, from the collection's one drive resolver; None when it is unknown.
+
+    ``model``: the inventory's drive model fields for it. The times are measured and the cartridge is back by
+    now, so a ``model`` the resolver cannot read costs the model (a warning says why), not the run. The
+    result's ``drive`` records the identity and the drive model used.
+    """
+    drive = result.get('drive') or {}
+    try:
+        identity, spec = _resolve.resolve(drive, {'model': model} if model else None)
+    except _resolve.ResolveError as exc:
+        result['warnings'].append('drive_model: %s; the current drive is forecast without it' % exc)
+        identity, spec = _resolve.resolve(drive)
+    if drive:
+        drive['generation'] = identity.to_dict()
+        drive['drive_model'] = spec.as_dict() if spec is not None else None
+    return spec
+
+
 def _analyse(result, p, target):
     """The forecast of the measured times for the current drive (and ``target``), into ``result``."""
-    current = None
-    gen = (result.get('drive') or {}).get('generation') or {}
-    try:
-        if gen.get('generation'):
-            current = _mechanics.drive_spec(gen['generation'], gen.get('form_factor'), gen.get('vendor'),
-                                            model=p['drive_model'])
-    except ValueError as exc:
-        # the times are measured and the cartridge is back: a bad drive_model costs the model, not the run
-        result['warnings'].append('drive_model: %s; the current drive is forecast without it' % exc)
-        current = _mechanics.drive_spec(gen['generation'], gen.get('form_factor'), gen.get('vendor'))
+    current = current_drive(result, p['drive_model'])
     _mechanics.analyse(result, current=current, target=target, rate_mb_s=p['rate_mb_s'], backup=p['backup'])
 
 

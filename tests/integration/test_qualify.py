@@ -165,6 +165,13 @@ def test_drives_identified_and_written_on_scratch_media(qualified):
         entry = _doc(run_dir, host)['drives'][0]
         generation = lab.hostvars[host]['tapeops_lab_drives'][0]['lto_generation']
         assert entry['label'].split()[0] == 'LTO-%d' % generation, entry['label']
+        # one resolver: the inventory entry (the scaled drive) named the drive in discovery and in the verdict,
+        # and the loaded cartridge (the drive's own generation in the lab) is recorded as the medium
+        ident, model = entry['info']['generation'], lab.hostvars[host]['tapeops_drives'][0]['model']
+        assert (ident['source'], ident['generation'], ident['medium']['generation']) == (
+            'inventory', generation, generation), ident
+        assert ident['inventory']['model'] == model
+        assert entry['info']['drive_model']['buffer_mb'] == model['buffer_mb']
         if entry['write_benchmark'] is None:
             pytest.fail('%s wrote no sweep: %s' % (host, entry.get('write_note')))
         assert entry['write_benchmark']['plan']['barcode'] in lab.hostvars[host]['tapeops_allowed_barcodes']

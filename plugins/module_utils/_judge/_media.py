@@ -29,6 +29,7 @@ import re
 
 from ansible_collections.tapeops.qualify.plugins.module_utils._errors import TapeopsError
 from ansible_collections.tapeops.qualify.plugins.module_utils._judge import _drive_model
+from ansible_collections.tapeops.qualify.plugins.module_utils._judge import _resolve
 
 WRITE = 'write'
 READ = 'read'
@@ -448,16 +449,22 @@ def inventory_libraries(changers=(), drives=(), given=()):
 
 
 def old_drive_specs(drives=()):
-    """Drive model specs of the host's current drives (from discovery's generation), for read rates."""
+    """Drive model specs of the host's current drives (tape_drive_info entries), for read rates.
+
+    Each from the collection's one drive resolver, with the tapeops_drives
+    entry discovery applied (``generation.inventory``), if any.
+    """
     specs = []
     for drive in drives or []:
-        gen = drive.get('generation') or {}
-        if not gen.get('generation'):
+        if not isinstance(drive, dict):
             continue
+        recorded = drive.get('generation') if isinstance(drive.get('generation'), dict) else {}
         try:
-            specs.append(_drive_model.lookup(gen['generation'], gen.get('form_factor'), gen.get('vendor')))
+            spec = _resolve.resolve(drive, recorded.get('inventory') or None)[1]
         except ValueError:
             continue
+        if spec is not None:
+            specs.append(spec)
     return specs
 
 

@@ -211,3 +211,34 @@ def test_setting_for_matches_nst_as_path_or_name():
     assert _resolve.setting_for('/dev/nst1', settings)['generation'] == 'LTO-7'
     assert _resolve.setting_for('nst0', settings)['generation'] == 'LTO-5'
     assert _resolve.setting_for('/dev/nst2', settings) is None
+
+
+# IBM ULT3580-HH9 (mt-st issue 27): the HH9's own cartridge, density 0x60
+MT_HH9 = 'mt_status_mtst__IBM-ULT3580-HH9-N9B1-lin_tape__2.txt'
+
+
+def test_the_mechanics_forecast_takes_the_resolvers_drive_with_the_inventory_model(tmp_path):
+    from ansible_collections.tapeops.qualify.plugins.modules import tape_mechanics_benchmark as module
+    drive = discover(tmp_path, inquiry_of(LSSCSI_HH9), MT_HH9)
+    assert drive['generation']['medium']['code'] == '0x60'
+    result = {'drive': drive, 'warnings': []}
+    spec = module.current_drive(result, {'load_s': 0.24})
+    assert (spec.label, spec.load_s, result['warnings']) == ('LTO-9 HH', 0.24, [])
+    # the result records the drive the forecast used
+    assert result['drive']['drive_model']['load_s'] == 0.24
+    assert result['drive']['generation']['inventory'] == {'model': {'load_s': 0.24}}
+    result = {'drive': dict(drive), 'warnings': []}
+    spec = module.current_drive(result, {'load_seconds': 1})
+    assert spec.load_s == _drive_model.lookup(9, 'HH', 'IBM').load_s == 16.0
+    assert result['warnings'] == ["drive_model: tapeops_drives: Unknown drive model field 'load_seconds' in the "
+                                  "inventory; the fields are: %s.; the current drive is forecast without it"
+                                  % ', '.join(_drive_model.OVERRIDABLE)]
+
+
+def test_the_media_read_rates_take_the_resolvers_drive_with_what_discovery_applied(tmp_path):
+    from ansible_collections.tapeops.qualify.plugins.module_utils._judge import _media
+    hh9 = discover(tmp_path / 'a', inquiry_of(LSSCSI_HH9), MT_HH9,
+                   settings=[{'nst': '/dev/nst0', 'model': {'native_mb_s': 250.0}}])
+    sdlt = discover(tmp_path / 'b', inquiry_of(LSSCSI_SDLT), MT_9840)
+    specs = _media.old_drive_specs([hh9, sdlt])
+    assert [(s.label, s.native_mb_s) for s in specs] == [('LTO-9 HH', 250.0)]
