@@ -136,6 +136,20 @@ def test_dp_omnirc_change_keeps_backup(omni_home):
     assert '-OB2IMMEDFM=1' in out and '+OB2IMMEDFM=0' in out
 
 
+def test_dp_omnirc_sizes_a_discovered_drive_as_the_verdict_identifies_it(omni_home):
+    # an HP Ultrium 6-SCSI (lsscsi capture, LTFS issue 354) holding an LTO-5 cartridge (density 0x58, mt-st
+    # issue 10), as tape_drive_info reports it; the inventory's model sets the capacity of the second one
+    hp6 = {'nst': '/dev/nst0', 'vendor': 'HP', 'product': 'Ultrium 6-SCSI', 'revision': '338D',
+           'density_code': '0x58'}
+    rc, out, _recap = run_playbook(DP_PLAYBOOK, {'dp_omnirc_omni_home': omni_home, 'dp_omnirc_drives': [
+        {'name': '/dev/nst0', 'discovered': hp6},
+        {'name': '/dev/nst1', 'discovered': dict(hp6, nst='/dev/nst1'), 'model': {'native_capacity_gb': 2400}}]})
+    assert rc == 0, out
+    devices = re.findall(r'"name": "(/dev/nst\d)",\s+"native_capacity_gb": (\d+),\s+"segment_size_mb": (\d+)', out)
+    # the drive, not its cartridge: LTO-6's 2500 GB (not LTO-5's 1500), / 50 per segment; the inventory's 2400
+    assert devices == [('/dev/nst0', '2500', '50000'), ('/dev/nst1', '2400', '48000')], out
+
+
 @pytest.mark.parametrize('extra, message', [
     ({'dp_omnirc_keys': {'ob2immedfm': 1}}, 'ob2immedfm are not in Data Protector format'),
     ({'dp_omnirc_mtweofi_supported': False}, 'The st driver has no MTWEOFI (set by dp_omnirc_mtweofi_supported)'),
