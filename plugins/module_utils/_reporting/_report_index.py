@@ -39,8 +39,25 @@ def _rate(value):
     return '-' if value is None else '%.1f' % value
 
 
-def index_rows(rows, host_page):
-    """Table rows (dicts of text and sort values) from ``_report.rows``; ``host_page(host)`` gives the link."""
+# Most groups drawn in "Classes by inventory group" (the largest by drive count); the rest are named.
+MAX_GROUPS = 40
+
+
+def host_groups(docs):
+    """{host: [inventory groups]} from the host documents' facts (``group_names``, without all/ungrouped)."""
+    out = {}
+    for doc in docs:
+        groups = ((doc.get('facts') or {}).get('groups') or []) if isinstance(doc, dict) else []
+        out[doc.get('host')] = sorted(str(g) for g in groups if g not in ('all', 'ungrouped'))
+    return out
+
+
+def index_rows(rows, host_page, groups=None):
+    """Table rows (dicts of text and sort values) from ``_report.rows``; ``host_page(host)`` gives the link.
+
+    ``groups``: {host: [group]} (host_groups) for the Groups column.
+    """
+    groups = groups or {}
     out = []
     for row in rows:
         verdict = row.get('verdict') or {}
@@ -54,6 +71,7 @@ def index_rows(rows, host_page):
             'sustained': _num(numbers.get('source_sustained_mb_s')),
             'floor': _num(numbers.get('need_floor_mb_s')), 'full': _num(numbers.get('need_full_mb_s')),
             'fix': fixes[0]['title'] if fixes and isinstance(fixes[0], dict) else (row.get('error') or '-'),
+            'groups': groups.get(row['host']) or [],
         })
     return out
 
@@ -67,9 +85,37 @@ def by_generation(items):
     return dict(sorted(table.items()))
 
 
+def by_group(items):
+    """{group: {class: count}} over the index rows (a drive counts in each of its host's groups), by name."""
+    table = {}
+    for item in items:
+        for group in item.get('groups') or []:
+            counts = table.setdefault(group, {})
+            counts[item['class']] = counts.get(item['class'], 0) + 1
+    return dict(sorted(table.items()))
+
+
+def group_rows(items, most=MAX_GROUPS):
+    """Bars per inventory group, the ``most`` largest; ``(rows, names of the groups left out)``.
+
+    Nothing when every drive row is in the same groups (one bar would repeat the totals).
+    """
+    groups = by_group(items)
+    if len(set(tuple(item.get('groups') or ()) for item in items)) < 2:
+        return [], []
+    kept = sorted(sorted(groups), key=lambda g: -sum(groups[g].values()))[:most]
+    left = sorted(set(groups) - set(kept))
+    return class_bars(dict((g, groups[g]) for g in sorted(kept))), left
+
+
 def generation_rows(items):
     """Rows of the 'classes by drive generation' table: label, total and one bar per class (widths in em)."""
-    generations = by_generation(items)
+    return class_bars(by_generation(items))
+
+
+def class_bars(table):
+    """Rows of a classes-by-something table from {label: {class: count}}: label, total, bars (widths in em)."""
+    generations = table
     if not generations:
         return []
     widest = max(sum(c.values()) for c in generations.values())
@@ -88,10 +134,12 @@ def index_html(docs, rows, run, host_page, generated, sections=()):
 
     ``sections``: more HTML sections (settings, comparison) at the end.
     """
-    items = index_rows(rows, host_page)
+    items = index_rows(rows, host_page, host_groups(docs))
     totals = {}
     for item in items:
         totals[item['class']] = totals.get(item['class'], 0) + 1
+    groups, groups_left = group_rows(items)
     return _templates.render('index.html.j2', docs=docs, items=items, run=run or {}, generated=generated,
                              totals=totals, generations=generation_rows(items), r=_rate,
+                             groups=groups, groups_left=groups_left, with_groups=any(i['groups'] for i in items),
                              sections=[_templates.safe(p) for p in sections])

@@ -35,11 +35,16 @@
   }
   text.addEventListener('input', apply);
   cls.addEventListener('change', apply);
-  var hash = decodeURIComponent(window.location.hash.replace(/^#/, ''));
-  hash.split('&').forEach(function (pair) {
-    var kv = pair.split('=');
-    if (kv[0] === 'class') { cls.value = kv[1] || ''; }
-    if (kv[0] === 'q') { text.value = kv[1] || ''; }
-  });
-  apply();
+  // the filter from the address (#class=SHOE-SHINING&q=lto-9), on load and when a link on the page sets it
+  function fromHash() {
+    var hash = decodeURIComponent(window.location.hash.replace(/^#/, ''));
+    hash.split('&').forEach(function (pair) {
+      var kv = pair.split('=');
+      if (kv[0] === 'class') { cls.value = kv[1] || ''; }
+      if (kv[0] === 'q') { text.value = kv[1] || ''; }
+    });
+    apply();
+  }
+  window.addEventListener('hashchange', fromHash);
+  fromHash();
 })();

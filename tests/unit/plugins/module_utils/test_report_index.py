@@ -43,7 +43,9 @@ def big_run(tmp_path_factory):
     """A fleet above the inline limit (made small by lowering the limit: charts take time)."""
     run_dir = tmp_path_factory.mktemp('fleet')
     docs = fleet(7)
-    for doc in docs:
+    for index, doc in enumerate(docs):
+        # the inventory groups the qualify role records (group_names): two sites, one common group
+        doc.setdefault('facts', {})['groups'] = ['media_agents', 'site-paris' if index % 2 == 0 else 'site-lyon']
         _report.write_host(str(run_dir), doc)
     saved = _report_index.INLINE_MAX_HOSTS
     _report_index.INLINE_MAX_HOSTS = 5
@@ -71,6 +73,28 @@ def test_above_the_limit_report_html_is_an_index_with_links_to_host_pages(big_ru
     assert '<p id="totals"><b>8 host(s), 8 drive row(s):</b>' in page
     assert re.search(r'<tr><td>LTO-6</td><td>2</td>', page)       # classes by generation: two LTO-6 drives
     assert len(big_run['out']['paths']['host_pages']) == 7
+
+
+def test_the_index_counts_classes_by_inventory_group(big_run):
+    page = (big_run['dir'] / 'report.html').read_text()
+    groups = re.findall(r'<tr><td><a href="#q=([^"]+)">([^<]+)</a></td><td>(\d+)</td><td>.*?<small>([^<]+)</small>',
+                        page)
+    # ma001, 003, 005, 007 in site-paris (lab-ma1, lab-ma3, lab-ma2, lab-ma1 copies), ma002, 004, 006 in
+    # site-lyon; the host without a result (ma999-gone) has no groups
+    assert groups == [
+        ('media_agents', 'media_agents', '7', 'SHOE-SHINING 2, SPEED-MATCHED 2, STREAMING 3'),
+        ('site-lyon', 'site-lyon', '3', 'SHOE-SHINING 1, SPEED-MATCHED 1, STREAMING 1'),
+        ('site-paris', 'site-paris', '4', 'SHOE-SHINING 1, SPEED-MATCHED 1, STREAMING 2'),
+    ]
+    assert '<td data-v="media_agents site-lyon">media_agents site-lyon</td>' in page
+
+
+def test_one_group_for_every_host_draws_no_group_chart():
+    items = [{'class': 'STREAMING', 'groups': ['media_agents']}, {'class': 'SHOE-SHINING', 'groups': ['media_agents']}]
+    assert _report_index.group_rows(items) == ([], [])
+    many = [{'class': 'STREAMING', 'groups': ['g%02d' % n]} for n in range(5)]
+    rows, left = _report_index.group_rows(many + [{'class': 'STREAMING', 'groups': ['g03']}], most=2)
+    assert [r['label'] for r in rows] == ['g00', 'g03'] and left == ['g01', 'g02', 'g04']
 
 
 def test_a_host_page_has_its_drives_and_charts_and_links_back(big_run):
@@ -111,6 +135,10 @@ def test_chromium_filters_the_index_by_class_and_text(big_run, tmp_path):
     rows = re.findall(r'<tr data-class="[A-Z -]+"( hidden="")?><td data-v="([^"]+)">', proc.stdout)
     assert sorted(host for hidden, host in rows if not hidden) == ['ma%03d-lab-ma%d' % (i, (i - 1) % 3 + 1)
                                                                    for i in range(1, 8)]
+    # a group's link in "Classes by inventory group" sets the same filter
+    proc = chromium(tmp_path, '--dump-dom', 'file://%s#q=site-lyon' % index)
+    rows = re.findall(r'<tr data-class="[A-Z -]+"( hidden="")?><td data-v="([^"]+)">', proc.stdout)
+    assert sorted(host for hidden, host in rows if not hidden) == ['ma002-lab-ma2', 'ma004-lab-ma1', 'ma006-lab-ma3']
 
 
 def test_a_host_lost_after_its_source_read_keeps_it_in_the_reports(tmp_path):
