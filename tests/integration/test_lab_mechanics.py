@@ -152,6 +152,10 @@ def test_mechanics_times_with_percentiles_match_the_lab(lab, loaded, lab_record)
     fc = result['forecast']
     current = fc['current']
     assert current['rate_mb_s'] == pytest.approx(prof['native_mb_s'])
+    # the current drive is the one the drive resolver names from the guest's INQUIRY (IBM ULT3580-TD5)
+    drive = result['drive']
+    assert (drive['generation']['source'], drive['generation']['generation'], drive['drive_model']['label']) == (
+        'inquiry', 5, 'LTO-5')
     mount = sum(summary[op]['median_s'] for op in ('move_to_drive', 'load_ready', 'rewind', 'unload', 'move_to_slot'))
     assert current['overheads_s']['mount'] == pytest.approx(mount, abs=0.002)
     rows = dict((r['object'], r) for r in current['objects'])
