@@ -18,7 +18,22 @@ The controller is interrupted the same way (SIGINT to ansible-playbook, as
 Ctrl-C or a job cancel sends it) during the write test: the run directory
 keeps what was written, a report-only run rebuilds every report from it, and
 the write job that outlives its controller in the guest is stopped.
-Test of a drive that stops answering: test_hang.py.
+
+A drive that stops answering: the guest's drive process (lab/tapedrive, the
+user-space side of its st device) is stopped with SIGSTOP, so every SCSI
+command to the drive and its changer waits in the guest's kernel, as with a
+drive whose firmware hangs. A tool waiting on it sits in state D and cannot
+be killed. The bounds documented in docs/usage.md hold:
+
+* discovery: ``qualify_tool_timeout`` per device that does not answer (+5 s
+  for the kill), after which nothing more is sent to it and no write test
+  is started on the drive;
+* the write test: ``qualify_write_timeout``, after which Ansible's async
+  watchdog ends the job and the drive is reported as not answering.
+
+The drive process is continued before each test ends, the write job left in
+the kernel then ends by itself, and the tape is rewound: nothing outlives
+the test.
 """
 
 from __future__ import annotations
@@ -40,9 +55,22 @@ PROFILE_OVERRIDES = {'source_seconds': 10, 'step_mb': 32, 'step_seconds': 10, 'b
                      'filemark_segments_mb': [16], 'filemark_payload_mb': 32, 'poll_seconds': 3}
 FROZEN_S = 45
 
+HUNG, OTHER = 'lab-ma1', 'lab-ma2'
+TOOL_TIMEOUT_S = 8
+WRITE_TIMEOUT_S = 40
+# a source read long enough for a verdict (lab-ma2's is the one the hang must not touch)
+HANG_BOUNDS = {'qualify_tool_timeout': TOOL_TIMEOUT_S, 'qualify_write_timeout': WRITE_TIMEOUT_S,
+               'qualify_profile_overrides': dict(PROFILE_OVERRIDES, source_seconds=20)}
+STOP = 'kill -STOP "$(cat /run/tapedrive.pid)"'
+CONT = 'kill -CONT "$(cat /run/tapedrive.pid)"'
+# after CONT: the commands that waited complete, the write job killed by the async watchdog dies, the tape is rewound
+SETTLE = ('for i in $(seq 1 60); do pgrep -f "tape_write_benchmark|mt -f|mtx -f|sg_" >/dev/null || break; sleep 1; '
+          'done; pkill -f tape_write_benchmark; sleep 1; mt -f /dev/nst0 rewind; '
+          'pgrep -fa "tape_write_benchmark|mt -f|mtx -f|sg_" || true')
 
-def _doc(run_dir):
-    path = os.path.join(run_dir, 'hosts', HOST + '.json')
+
+def _doc(run_dir, host=HOST):
+    path = os.path.join(run_dir, 'hosts', host + '.json')
     try:
         with open(path, encoding='utf-8') as handle:
             return json.load(handle)
@@ -62,29 +90,40 @@ def _wait_reachable(lab, limit_s):
     return False
 
 
+def start_qualify(lab, run_dir, hosts, extra=None, env=None):
+    """ansible-playbook tapeops.qualify.qualify on ``hosts`` in the background, the short profile, progress lines."""
+    extra_vars = dict({'qualify_run_dir': run_dir, 'qualify_profile': 'quick',
+                       'qualify_profile_overrides': PROFILE_OVERRIDES}, **(extra or {}))
+    cmd = [os.path.join(os.path.dirname(sys.executable), 'ansible-playbook'), '-i', lab.inventory,
+           'tapeops.qualify.qualify', '--limit', ','.join(hosts), '-e', json.dumps(extra_vars)]
+    env = dict(lab.env(), ANSIBLE_STDOUT_CALLBACK='tapeops.qualify.progress', **(env or {}))
+    return subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, env=env, cwd=ROOT,
+                            stdin=subprocess.DEVNULL)
+
+
+def wait_source_kept(play, run_dir, host=HOST, limit_s=600):
+    """Wait until ``host``'s source read is on the controller (its drive tests start then); the play still runs."""
+    deadline = time.monotonic() + limit_s
+    while time.monotonic() < deadline and play.poll() is None:
+        doc = _doc(run_dir, host)
+        if doc and (doc.get('source') or {}).get('aggregate'):
+            break
+        time.sleep(1)
+    assert play.poll() is None, 'the play ended before the source read was kept:\n' + play.stdout.read()[-4000:]
+
+
 def test_a_host_lost_during_its_drive_tests_keeps_its_source_read(lab, tmp_path):
     if HOST not in lab.hosts:
         pytest.skip('the lab has no %s' % HOST)
     run_dir = str(tmp_path / 'run')
-    extra = {'qualify_run_dir': run_dir, 'qualify_profile': 'quick', 'qualify_profile_overrides': PROFILE_OVERRIDES}
-    cmd = [os.path.join(os.path.dirname(sys.executable), 'ansible-playbook'), '-i', lab.inventory,
-           'tapeops.qualify.qualify', '--limit', HOST, '-e', json.dumps(extra)]
     # no SSH connection sharing: every task connects anew, so a frozen sshd shows at the next task; one
     # transfer method and no retries, so the first connection that times out (10 s) loses the host
-    env = dict(lab.env(), ANSIBLE_TIMEOUT='10', ANSIBLE_SSH_ARGS='-o ControlMaster=no',
-               ANSIBLE_SSH_TRANSFER_METHOD='piped', ANSIBLE_SSH_RETRIES='0',
-               ANSIBLE_STDOUT_CALLBACK='tapeops.qualify.progress')
-    play = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, env=env, cwd=ROOT,
-                            stdin=subprocess.DEVNULL)
+    play = start_qualify(lab, run_dir, [HOST], env={
+        'ANSIBLE_TIMEOUT': '10', 'ANSIBLE_SSH_ARGS': '-o ControlMaster=no', 'ANSIBLE_SSH_TRANSFER_METHOD': 'piped',
+        'ANSIBLE_SSH_RETRIES': '0'})
     frozen_at = None
     try:
-        deadline = time.monotonic() + 600
-        while time.monotonic() < deadline and play.poll() is None:
-            doc = _doc(run_dir)
-            if doc and doc.get('status') == 'failed' and (doc.get('source') or {}).get('aggregate'):
-                break
-            time.sleep(1)
-        assert play.poll() is None, 'the play ended before the source read was kept:\n' + play.stdout.read()[-4000:]
+        wait_source_kept(play, run_dir)
         freeze = lab.run(HOST, 'nohup sh -c "sleep 1; pkill -STOP -x sshd; sleep %d; pkill -CONT -x sshd" '
                                '>/dev/null 2>&1 &' % FROZEN_S, timeout=30)
         assert freeze.returncode == 0, freeze.stderr
@@ -123,21 +162,10 @@ def test_an_interrupted_controller_leaves_a_run_the_reports_can_be_rebuilt_from(
     if HOST not in lab.hosts:
         pytest.skip('the lab has no %s' % HOST)
     run_dir = str(tmp_path / 'run')
-    extra = {'qualify_run_dir': run_dir, 'qualify_profile': 'quick', 'qualify_profile_overrides': PROFILE_OVERRIDES}
-    cmd = [os.path.join(os.path.dirname(sys.executable), 'ansible-playbook'), '-i', lab.inventory,
-           'tapeops.qualify.qualify', '--limit', HOST, '-e', json.dumps(extra)]
-    env = dict(lab.env(), ANSIBLE_STDOUT_CALLBACK='tapeops.qualify.progress')
-    play = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, env=env, cwd=ROOT,
-                            stdin=subprocess.DEVNULL)
+    play = start_qualify(lab, run_dir, [HOST])
     interrupted_at = None
     try:
-        deadline = time.monotonic() + 600
-        while time.monotonic() < deadline and play.poll() is None:
-            doc = _doc(run_dir)
-            if doc and doc.get('status') == 'failed' and (doc.get('source') or {}).get('aggregate'):
-                break
-            time.sleep(1)
-        assert play.poll() is None, 'the play ended before the source read was kept:\n' + play.stdout.read()[-4000:]
+        wait_source_kept(play, run_dir)
         time.sleep(2)
         play.send_signal(signal.SIGINT)
         interrupted_at = time.monotonic()
@@ -163,3 +191,78 @@ def test_an_interrupted_controller_leaves_a_run_the_reports_can_be_rebuilt_from(
     assert 'Measured before: the sources delivered' in summary
     for page in ('report.html', 'junit.xml', os.path.join('hosts', HOST + '.html')):
         assert os.path.getsize(os.path.join(run_dir, page)) > 0, page
+
+
+def _release(lab, host):
+    assert lab.run(host, CONT, timeout=30).returncode == 0
+    left = lab.run(host, SETTLE, timeout=200)
+    assert left.stdout.strip() == '', 'processes left on %s after the drive answered again:\n%s' % (host, left.stdout)
+
+
+def _st_writes(lab, host):
+    return int(lab.run(host, 'cat /sys/class/scsi_tape/nst0/stats/write_cnt', timeout=30).stdout.strip())
+
+
+def test_a_drive_that_hangs_in_its_write_test_ends_within_the_write_limit(lab, tmp_path):
+    for host in (HUNG, OTHER):
+        if host not in lab.hosts:
+            pytest.skip('the lab has no %s' % host)
+    run_dir = str(tmp_path / 'run')
+    play = start_qualify(lab, run_dir, [HUNG, OTHER], HANG_BOUNDS)
+    stopped_at = None
+    try:
+        # the source read is kept the moment it is done; the write test starts right after it
+        wait_source_kept(play, run_dir, HUNG)
+        time.sleep(3)
+        assert lab.run(HUNG, STOP, timeout=30).returncode == 0
+        stopped_at = time.monotonic()
+        out = play.communicate(timeout=WRITE_TIMEOUT_S + 300)[0]
+        ended_after = time.monotonic() - stopped_at
+        # the job that was writing is still in the guest's kernel (a thread in state D, its process a zombie
+        # whose command line is gone): the drive does not answer
+        stuck = lab.run(HUNG, 'ps -eLo stat=,comm= | grep "^D"', timeout=30).stdout
+        assert stuck.strip(), 'no task waits in the kernel on %s: the drive was not hung' % HUNG
+    finally:
+        if play.poll() is None:
+            play.kill()
+            play.communicate()
+        if stopped_at is not None:
+            _release(lab, HUNG)
+    # bound: the write limit counts from the job's start, before the stop; then one poll and the verdict tasks
+    assert ended_after < WRITE_TIMEOUT_S + 60, ended_after
+    assert play.returncode == 2, out[-4000:]
+    assert 'No verdict for %s' % HUNG in out and 'FAILED - RETRYING' not in out
+    hung = _doc(run_dir, HUNG)
+    assert hung['drives'][0]['verdict'] is None
+    assert hung['drives'][0]['error'].startswith(
+        '/dev/nst0 does not answer: the write test did not end within its time limit (qualify_write_timeout)')
+    assert hung['source']['aggregate']['mean_mb_s'] > 0
+    other = _doc(run_dir, OTHER)
+    assert other['status'] == 'ok' and other['drives'][0]['verdict']['class'] == 'SPEED-MATCHED'
+    summary = open(os.path.join(run_dir, 'summary.md'), encoding='utf-8').read()
+    assert 'does not answer' in summary and OTHER in summary
+
+
+def test_a_drive_hung_before_the_run_ends_discovery_within_the_tool_timeout(lab, tmp_path):
+    if HUNG not in lab.hosts:
+        pytest.skip('the lab has no %s' % HUNG)
+    writes_before = _st_writes(lab, HUNG)
+    run_dir = str(tmp_path / 'run')
+    assert lab.run(HUNG, STOP, timeout=30).returncode == 0
+    try:
+        start = time.monotonic()
+        play = start_qualify(lab, run_dir, [HUNG], HANG_BOUNDS)
+        out = play.communicate(timeout=600)[0]
+        took = time.monotonic() - start
+    finally:
+        _release(lab, HUNG)
+    # discovery: the changer and the drive, one tool timeout (+5 s kill grace) each; then the 20 s source read
+    # and the play's own tasks. No write test was started on the hung drive.
+    assert took < 2 * (TOOL_TIMEOUT_S + 5) + 20 + 90, took
+    assert play.returncode == 2, out[-4000:]
+    doc = _doc(run_dir, HUNG)
+    assert doc['drives'][0]['verdict'] is None
+    assert doc['drives'][0]['error'].startswith('/dev/nst0 does not answer: ')
+    assert 'did not finish within %d seconds' % TOOL_TIMEOUT_S in doc['drives'][0]['error']
+    assert doc['source']['aggregate']['mean_mb_s'] > 0
+    assert _st_writes(lab, HUNG) == writes_before

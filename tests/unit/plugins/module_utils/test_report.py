@@ -92,7 +92,8 @@ def test_a_hung_drive_has_an_error_and_the_other_drive_its_verdict():
 
 def test_a_write_test_past_its_time_limit_is_a_hung_drive_not_a_source_only_verdict():
     # what async_status returns when async_wrapper's watchdog ended the job (ansible-core 2.19)
-    timed_out = {'failed': True, 'finished': 1, 'msg': 'Timeout exceeded', 'child_pid': 1234,
+    # ('failed' false: the qualify role's wait registers it with failed_when: false)
+    timed_out = {'failed': False, 'finished': 1, 'msg': 'Timeout exceeded', 'child_pid': 1234,
                  'ansible_job_id': 'j1', 'item': {'item': {'nst': '/dev/nst0'}}}
     doc = _report.assemble('h', [drive('/dev/nst0', 'IBM', 'ULT3580-TD5', 's')], source(60.0, 55.0), [timed_out])
     assert doc['status'] == 'failed' and doc['drives'][0]['verdict'] is None
