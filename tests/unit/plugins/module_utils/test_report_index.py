@@ -105,6 +105,21 @@ def test_a_host_page_has_its_drives_and_charts_and_links_back(big_run):
     assert '<figure class="chart" data-chart="trace"><svg' in page
 
 
+def test_chromium_opens_a_host_page_and_its_links_lead_back_and_to_its_drive(big_run, tmp_path):
+    page = big_run['dir'] / 'hosts' / 'ma002-lab-ma2.html'
+    proc = chromium(tmp_path, '--dump-dom', 'file://%s' % page)
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    dom = proc.stdout
+    assert '<h1>Tape qualification report: ma002-lab-ma2</h1>' in dom
+    assert dom.count('<section class="drive"') == 1 and 'data-class="SPEED-MATCHED"' in dom
+    assert dom.count('<svg') >= 2                      # the host's charts are drawn on its page
+    links = re.findall(r'<a href="([^"#]+)"', dom)
+    assert '../report.html' in links
+    for link in links:
+        if '://' not in link:
+            assert (page.parent / link).resolve().is_file(), link
+
+
 def test_the_index_stays_small_per_row(big_run):
     size = os.path.getsize(str(big_run['dir'] / 'report.html'))
     # 3 MB at 1,000 hosts is the target: well under 3 KB a row
