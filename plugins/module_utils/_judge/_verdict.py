@@ -10,6 +10,12 @@ results of ``source_read_benchmark``, ``tape_drive_info`` and
 place a verdict is computed: the qualify and upgrade_check playbooks (through
 the ``qualify_verdict`` action), the reports and the tests all call it.
 
+The verdict is decided here as data: the class, the numbers, the forecasts,
+and the facts (reasons), findings and fixes each as an id with the numbers
+behind it. No sentence is written here: ``_reporting/_words.py`` turns a
+decision into the summary, reasons, finding texts and fix titles the host
+document, Markdown, HTML and JUnit show.
+
 The verdict stands on the streaming forecast (``_forecast.forecast``): the
 measured per-second source rate is replayed through the drive's buffer, speed
 steps, back-hitches and file marks, and the class is the forecast's:
@@ -156,7 +162,7 @@ def fmt_bytes(value):
     return '%d bytes' % value
 
 
-def _below(a, b):
+def rounded_rate_below(a, b):
     """a < b in words: only when the rounded figures differ too (no "177 below the 177 floor")."""
     return a is not None and b is not None and a < b and fmt_rate(a) != fmt_rate(b)
 
@@ -436,15 +442,15 @@ def _filemark_costs(tape):
 
 
 def _block_limit(drive):
-    """(bytes, why) of the largest block the drive and HBA take, or (None, None)."""
+    """(bytes, 'drive' / 'hba') of the largest block the drive (READ BLOCK LIMITS) and HBA take, or (None, None)."""
     limits = []
     block_limits = _get(drive, 'block_limits') or {}
     maximum = _num(block_limits.get('max') if isinstance(block_limits, dict) else None)
     if maximum:
-        limits.append((int(maximum), "the drive's READ BLOCK LIMITS maximum"))
+        limits.append((int(maximum), 'drive'))
     hba = _num(_get(drive, 'hba_max_transfer_bytes'))
     if hba:
-        limits.append((int(hba), "the HBA's maximum transfer"))
+        limits.append((int(hba), 'hba'))
     if not limits:
         return None, None
     return min(limits)
@@ -458,12 +464,6 @@ def drive_link(drive):
         return None, None
     usable = _num(link.get('usable_mb_s'))
     return (usable if usable is not None and usable > 0 else None), link
-
-
-def _link_name(link):
-    """'SAS 6.0 Gbit' / 'FC 8 Gbit' / 'HBA'."""
-    words = ' '.join(str(link[k]) for k in ('transport', 'rate') if link.get(k))
-    return words or 'HBA'
 
 
 # ---------------------------------------------------------------------------
@@ -515,9 +515,340 @@ def _brief(fc_result):
     return dict((k, v) for k, v in fc_result.items() if k != 'trace')
 
 
+class _Judgement:
+    """One host x drive judged: each step adds facts (reasons as data), findings and fixes.
+
+    ``evaluate`` runs the steps in order; every step reads what the earlier
+    ones set on ``self`` (a class rather than one long function, so that each
+    step stays short and the steps share the drive's case without a dozen
+    arguments each).
+    """
+
+    def __init__(self, spec, source, tape, drive, config, memory_total_mb, options, what_if, share, drives_sharing):
+        self.opts = dict(DEFAULTS)
+        self.opts.update(dict((k, v) for k, v in (options or {}).items() if v is not None))
+        self.config = dict(config or {})
+        self.software = self.config.get('software') if self.config.get('software') in SOFTWARE_NAMES else None
+        self.spec, self.source, self.tape, self.drive = spec, source, tape, drive
+        self.memory_total_mb, self.what_if, self.drives_sharing = memory_total_mb, what_if, drives_sharing
+        self.label = _get(spec, 'label') or 'this drive'
+        self.native = _num(_get(spec, 'native_mb_s'))
+        self.floor = _num(_get(spec, 'speed_floor_mb_s'))
+        self.estimated = dict(_get(spec, 'estimated') or ())
+        self.src = source_numbers(source)
+        self.share = _num(share) or 1.0
+        self.ratio, self.ratio_basis = tape_ratio(spec, source, self.opts.get('tape_ratio'))
+        try:
+            self.case = _Case(spec, self.src, self.ratio, self.share, _num(self.opts.get('data_gb')))
+        except _forecast.ForecastInputError as exc:
+            raise VerdictInputError(str(exc)) from None
+        self.need_full, self.need_floor = self.case.need_full, self.case.need_floor
+        self.feed_mean = self.src['mean_mb_s'] * self.share
+        self.feed_sustained = self.src['sustained_mb_s'] * self.share
+        self.facts, self.findings, self.fixes = [], [], {}
+
+    def fact(self, fact_id, **data):
+        self.facts.append(dict(data, id=fact_id))
+
+    def finding(self, finding_id, severity, **data):
+        self.findings.append(dict(data, id=finding_id, severity=severity))
+
+    def add_fix(self, fix_id, value, after=None, **data):
+        """A fix as data: its value, the forecast with it, before/after backup rate and the gain."""
+        fix = {'id': fix_id, 'value': value, 'feed_before_mb_s': _round(self.now['effective_mb_s']),
+               'feed_after_mb_s': None, 'gain_mb_s': None, 'data': dict(data, software=self.software)}
+        if after is not None:
+            fix.update(feed_after_mb_s=_round(after['effective_mb_s']), forecast=_brief(after),
+                       gain_mb_s=_round(after['effective_mb_s'] - self.now['effective_mb_s']))
+        self.fixes[fix_id] = fix
+
+    def sources(self):
+        src = self.src
+        self.fact('sources', mean_mb_s=src['mean_mb_s'], sustained_mb_s=src['sustained_mb_s'],
+                  samples=src['samples'], streams=src['streams'], passes=src['passes'],
+                  drives_sharing=self.drives_sharing, share=self.share, feed_mean_mb_s=self.feed_mean)
+        sizes = _get(self.source, 'file_sizes') or {}
+        if isinstance(sizes, dict) and sizes.get('text'):
+            self.fact('file_sizes', text=sizes['text'])
+            if sizes.get('small_file_bound'):
+                self.finding('small_file_bound', 'warning', text=sizes['text'])
+        ingest = _get(self.source, 'ingest') or {}
+        with_ingest = _num(((ingest.get('with') or {}).get('mean_mb_s')) if isinstance(ingest, dict) else None)
+        without_ingest = _num(((ingest.get('without') or {}).get('mean_mb_s')) if isinstance(ingest, dict) else None)
+        if with_ingest is not None and without_ingest is not None:
+            self.fact('ingest', target_text=ingest.get('target_text'), with_mb_s=with_ingest,
+                      without_mb_s=without_ingest)
+        self.fact('need_full', label=self.label, need_full_mb_s=self.need_full, native_mb_s=self.native,
+                  ratio=self.ratio, ratio_basis=self.ratio_basis,
+                  interface_caps=not self.need_full >= self.native * self.ratio - 1e-6)
+        self.fact('need_floor', floor_mb_s=self.floor, need_floor_mb_s=self.need_floor, ratio=self.ratio,
+                  estimate=self.estimated.get('speed_floor_mb_s'))
+
+    def drive_path(self):
+        """The drive path (host -> HBA -> drive), from the write sweep."""
+        self.rates, self.pattern_ratio = sweep_rates(self.tape, self.ratio)
+        self.limit, self.limit_source = _block_limit(self.drive)
+        configured = _num(self.config.get('block_size_bytes')) or _num(_get(self.drive, 'block_size')) or None
+        self.configured_bs = int(configured) if configured else None
+        self.best_bs, self.best_rate = recommend_block_size(self.rates, self.opts['block_size_tolerance'], self.limit)
+        self.path_now, self.path_basis = path_rate(self.rates, self.configured_bs)
+        self.hard_error = bool(self.configured_bs and self.limit and self.configured_bs > self.limit)
+        if self.hard_error:
+            self.finding('block_size_over_limit', 'error', block_size=self.configured_bs, limit=self.limit,
+                         limit_source=self.limit_source)
+        if self.path_basis and self.path_basis.startswith('not measured'):
+            self.finding('block_size_not_measured', 'warning', block_size=self.configured_bs,
+                         path_mb_s=self.path_now, basis=self.path_basis)
+        self.drive_takes = None
+        if self.rates:
+            self.fact('sweep', rates=[[s, self.rates[s]] for s in sorted(self.rates)],
+                      pattern_ratio=self.pattern_ratio)
+            self.drive_takes = min(self.native * self.pattern_ratio,
+                                   _num(_get(self.spec, 'compressed_max_mb_s')) or self.native * self.pattern_ratio)
+        elif self.what_if:
+            self.fact('what_if_not_installed', label=self.label)
+        else:
+            self.fact('no_sweep')
+
+    def path_cap(self, rate):
+        """The path limits the feed only where it is clearly below what the drive takes of that data."""
+        if rate is None or self.drive_takes is None:
+            return None
+        if rate >= self.drive_takes * (1.0 - PATH_NOISE):
+            return None
+        return rate
+
+    def capped(self, rate):
+        """The path the forecast gets: the sweep's cap, and the link where it is below what the drive takes."""
+        cap = self.path_cap(rate)
+        if self.link_caps:
+            cap = self.link_mb_s if cap is None else min(cap, self.link_mb_s)
+        return cap
+
+    def link(self):
+        """The HBA link (sysfs: SAS negotiated link rate, FC port speed) against what the drive takes."""
+        self.link_mb_s, self.link_info = drive_link(self.drive)
+        self.link_caps = self.link_mb_s is not None and self.link_mb_s < self.need_full
+        if self.link_mb_s is not None:
+            state = 'enough'
+            if self.link_caps:
+                state = 'caps_drive' if self.feed_mean > self.link_mb_s else 'caps_sources_lower'
+            self.fact('link', state=state, link=self.link_info, link_mb_s=self.link_mb_s, label=self.label,
+                      need_full_mb_s=self.need_full, ratio=self.ratio, feed_mean_mb_s=self.feed_mean,
+                      compressed_max_mb_s=_num(_get(self.spec, 'compressed_max_mb_s')))
+        elif self.link_info is not None and self.link_info.get('text'):
+            self.fact('link_text', text=self.link_info['text'])
+
+    def drive_counters(self):
+        """What the drive itself counted (LOG SENSE back-hitches) and the read-back of the sweep."""
+        before = _sg_logs.backhitch_count(_get(self.tape, 'log_pages_before'))
+        after = _sg_logs.backhitch_count(_get(self.tape, 'log_pages_after'))
+        self.reported = after - before if after is not None and before is not None and after >= before else None
+        if self.reported is not None:
+            self.fact('drive_backhitches', count=self.reported)
+        self.restore = restore_numbers(self.tape)
+        if self.restore is not None:
+            self.fact('restore', **self.restore)
+            if self.restore['verified'] is False:
+                self.finding('read_back_not_verified', 'error', mismatched_blocks=self.restore['mismatched_blocks'],
+                             error=self.restore['error'])
+
+    def forecasts(self):
+        """The forecast now and with the setting fixes (best block size, immediate marks, bigger segments)."""
+        costs = self.costs = _filemark_costs(self.tape)
+        self.segment_mb = _num(self.config.get('segment_size_mb'))
+        immediate_now = bool(self.config.get('immediate_filemarks'))
+        immediate_possible = _get(self.drive, 'mtweofi_supported')
+        probed = _get(self.tape, 'mtweofi_supported')
+        if probed is not None and 'probe' in str(_get(self.tape, 'mtweofi_basis') or ''):
+            # the write benchmark asked the driver itself on the open drive: that answer wins
+            immediate_possible = probed
+        if immediate_possible is None and 'immediate' in costs:
+            immediate_possible = True
+        software_has_immediate = self.software not in ('bacula', 'bareos')
+        self.mode_now = 'immediate' if immediate_now else 'sync'
+        self.mark_now = costs.get('sync') if self.mode_now == 'sync' else None
+        self.now = self.case.run(self.capped(self.path_now), self.segment_mb, self.mode_now, self.mark_now, trace=True)
+        self.cls_now = INCONCLUSIVE if self.src['inconclusive'] else self.now['class']
+        self.path_fixed = self.best_rate if self.best_rate is not None and (
+            self.path_now is None or self.best_rate > self.path_now) else self.path_now
+        self.mode_fixed = 'immediate' if (immediate_now or (immediate_possible and software_has_immediate)) else 'sync'
+        self.seg_fixed = self.segment_mb
+        self.seg_recommended = None
+        if self.mode_fixed == 'sync' and self.segment_mb:
+            mark_cost = costs.get('sync')
+            if mark_cost is None:
+                mark_cost = self.case.flush_s + (_num(_get(self.spec, 'backhitch_s')) or 0.0)
+            recommended = segment_for_loss(self.need_full, mark_cost, self.opts['filemark_loss_target'])
+            if recommended and self.segment_mb < recommended:
+                self.seg_recommended = self.seg_fixed = float(int(math.ceil(recommended / 100.0)) * 100)
+        self.fixed = self.run_fixed()
+        self.cls_fixed = self.fixed['class'] if not self.src['inconclusive'] else INCONCLUSIVE
+
+    def run_fixed(self, factor=1.0):
+        """The forecast with every setting fix (times ``factor`` the feed: more streams)."""
+        return self.case.run(self.capped(self.path_fixed), self.seg_fixed, self.mode_fixed,
+                             self.costs.get('sync') if self.mode_fixed == 'sync' else None, factor=factor)
+
+    def limiter(self):
+        """What limits the backup now, as data (``_words`` says it)."""
+        limiter = 'sources'
+        if self.path_cap(self.path_now) is not None and self.path_now < self.feed_mean:
+            limiter = 'path'
+        if self.link_caps and self.link_mb_s < self.feed_mean and (
+                self.path_cap(self.path_now) is None or self.link_mb_s <= self.path_now):
+            limiter = 'link'
+        return {'limiter': limiter, 'block_size': self.configured_bs, 'link': self.link_info,
+                'link_mb_s': self.link_mb_s,
+                'filemark_segment_mb': self.segment_mb if self.now['backhitches_filemark'] else None}
+
+    def setting_fixes(self):
+        """Block size, immediate file marks, segment size: each judged by the forecast with it against now."""
+        now, tolerance = self.now, self.opts['block_size_tolerance']
+        if self.best_bs and self.configured_bs is None and self.rates:
+            self.fact('block_size_unknown', recommended=self.best_bs)
+        elif self.best_bs and self.configured_bs != self.best_bs and self.rates:
+            block = self.case.run(self.capped(self.best_rate), self.segment_mb, self.mode_now, self.mark_now)
+            if self.hard_error or _better(block, now) or (
+                    self.path_now is not None and self.best_rate > self.path_now * (1 + tolerance)
+                    and self.best_bs >= VENDOR_MIN_BLOCK > (self.configured_bs or 0)):
+                self.add_fix('block_size', self.best_bs, block, best_mb_s=self.best_rate, path_mb_s=self.path_now,
+                             block_size=self.configured_bs, limit=self.limit, limit_source=self.limit_source)
+        if self.mode_now == 'sync' and self.mode_fixed == 'immediate' and self.segment_mb:
+            immediate = self.case.run(self.capped(self.path_now), self.segment_mb, 'immediate')
+            if _better(immediate, now, 0.01):
+                self.add_fix('immediate_filemarks', True, immediate, segment_mb=self.segment_mb, mark_s=self.mark_now)
+        if self.seg_recommended:
+            bigger = self.case.run(self.capped(self.path_now), self.seg_recommended, 'sync', self.mark_now)
+            if _better(bigger, now, 0.01):
+                self.add_fix('segment_size', int(self.seg_recommended), bigger, segment_mb=self.segment_mb,
+                             recommended_mb=self.seg_recommended, loss_target=self.opts['filemark_loss_target'])
+        self.misconfigured = self.hard_error or (
+            not self.src['inconclusive'] and _RANK[self.cls_fixed] > _RANK[self.cls_now])
+        if self.misconfigured and not self.hard_error:
+            self.finding('settings_limit_feed', 'error', class_now=self.cls_now, now_mb_s=now['effective_mb_s'],
+                         class_fixed=self.cls_fixed, fixed_mb_s=self.fixed['effective_mb_s'])
+        if 0 < now['backhitches_per_hour'] < _forecast.SHOESHINE_PER_HOUR and self.cls_now != SHOE_SHINING:
+            self.finding('occasional_backhitches', 'warning', per_hour=now['backhitches_per_hour'])
+
+    def stream_fixes(self):
+        """More streams (from the measured scaling curve), else staging to disk."""
+        src, max_streams = self.src, int(self.opts['max_streams'])
+        self.planned = src['streams']
+        self.n_floor = self.n_full = None
+        self.source_limited = (self.path_cap(self.path_fixed) is None or self.path_fixed >= self.need_floor) and (
+            not self.link_caps or self.link_mb_s >= self.need_floor)
+        if src['inconclusive'] or not self.source_limited:
+            return
+        factors = {}
+        for count in range(1, max_streams + 1):
+            value, basis = feed_at_streams(src, count)
+            factors[count] = (value / src['mean_mb_s'] if src['mean_mb_s'] else 0.0, basis)
+        for count in range(1, max_streams + 1):
+            # below the floor on average the forecast cannot be better than shoe-shining
+            if factors[count][0] <= 0 or self.feed_mean * factors[count][0] < self.need_floor * (1.0 - 1e-6):
+                continue
+            trial = self.run_fixed(factors[count][0])
+            if self.n_floor is None and trial['class'] in (SPEED_MATCHED, STREAMING):
+                self.n_floor = count
+            if trial['class'] == STREAMING:
+                self.n_full = count
+                break
+        target = self.n_full or self.n_floor
+        if self.cls_fixed != STREAMING and target and target > src['streams']:
+            self.planned = target
+            self.add_fix('streams', target, self.run_fixed(factors[target][0]),
+                         feed_mb_s=feed_at_streams(src, target)[0] * self.share, basis=factors[target][1],
+                         reaches_full=bool(self.n_full), max_streams=self.opts['max_streams'])
+        elif self.cls_fixed == SHOE_SHINING and self.n_floor is None:
+            best_value, best_basis = feed_at_streams(src, max_streams)
+            self.add_fix('staging', None, feed_mb_s=best_value * self.share, basis=best_basis,
+                         max_streams=self.opts['max_streams'])
+
+    def path_fixes(self):
+        """A faster drive path: only when the sweep shows it below what the drive itself takes, or the link caps."""
+        cap = self.path_cap(self.path_fixed)
+        if cap is not None and cap < self.need_full and not self.src['inconclusive']:
+            self.add_fix('drive_path', None, cause='path', path_mb_s=cap, pattern_ratio=self.pattern_ratio,
+                         drive_takes_mb_s=self.drive_takes, need_floor_mb_s=self.need_floor)
+        if self.link_caps and self.link_mb_s < self.feed_mean and 'drive_path' not in self.fixes \
+                and not self.src['inconclusive']:
+            self.add_fix('drive_path', None, cause='link', link=self.link_info, link_mb_s=self.link_mb_s,
+                         label=self.label, need_full_mb_s=self.need_full, ratio=self.ratio,
+                         feed_mean_mb_s=self.feed_mean)
+
+    def conclusion(self):
+        """The closing facts, the model's estimates as findings; an inconclusive source keeps only invalid settings."""
+        if self.src['inconclusive']:
+            self.fact('inconclusive', reason=self.src['inconclusive'])
+        else:
+            self.fact('forecast_now', forecast=_brief(self.now), need_floor_mb_s=self.need_floor,
+                      need_full_mb_s=self.need_full, **self.limiter())
+            if self.misconfigured and not self.hard_error:
+                self.fact('forecast_fixed', forecast=_brief(self.fixed), need_floor_mb_s=self.need_floor,
+                          need_full_mb_s=self.need_full)
+        for name in ('buffer_mb', 'backhitch_s'):
+            if name in self.estimated:
+                self.finding('estimated_%s' % name, 'info', value=_num(_get(self.spec, name)) or 0,
+                             basis=self.estimated[name])
+        if self.src['inconclusive']:
+            # nothing the forecast says can be trusted yet; an invalid setting stays a fix
+            self.fixes = dict((k, v) for k, v in self.fixes.items() if k == 'block_size' and self.hard_error)
+
+    def numbers(self):
+        src, now, fixed, restore, link = self.src, self.now, self.fixed, self.restore, self.link_info or {}
+        return {
+            'source_mean_mb_s': _round(src['mean_mb_s']), 'source_sustained_mb_s': _round(src['sustained_mb_s']),
+            'source_sustained_basis': src['sustained_basis'], 'source_min_mb_s': _round(src['min_mb_s']),
+            'source_max_mb_s': _round(src['max_mb_s']), 'source_samples': src['samples'],
+            'feed_share': round(self.share, 4), 'drives_sharing': self.drives_sharing,
+            'feed_mean_mb_s': _round(self.feed_mean), 'feed_sustained_mb_s': _round(self.feed_sustained),
+            'streams_measured': src['streams'], 'per_stream_mb_s': _round(src['per_stream_mb_s']),
+            'tape_ratio': round(self.ratio, 3), 'tape_ratio_basis': self.ratio_basis,
+            'native_mb_s': self.native, 'speed_floor_mb_s': self.floor,
+            'floor_estimated': 'speed_floor_mb_s' in self.estimated,
+            'need_full_mb_s': _round(self.need_full), 'need_floor_mb_s': _round(self.need_floor),
+            'drive_path_mb_s': _round(self.path_now), 'drive_path_basis': self.path_basis,
+            'drive_path_best_mb_s': _round(self.best_rate),
+            'link_transport': link.get('transport'), 'link_rate': link.get('rate'),
+            'link_mb_s': _round(self.link_mb_s), 'link_caps': self.link_caps,
+            'block_size_bytes': self.configured_bs, 'best_block_size_bytes': self.best_bs,
+            'block_size_limit_bytes': self.limit,
+            'filemark_seconds_sync': self.costs.get('sync'), 'filemark_seconds_immediate': self.costs.get('immediate'),
+            'filemark_mode': self.mode_now, 'segment_size_mb': self.segment_mb,
+            'feed_now_mb_s': _round(now['effective_mb_s']),
+            'feed_after_setting_fixes_mb_s': _round(fixed['effective_mb_s']),
+            'backhitches_per_hour_now': now['backhitches_per_hour'], 'drive_reported_backhitches': self.reported,
+            'backhitches_per_hour_after_setting_fixes': fixed['backhitches_per_hour'],
+            'streams_needed_floor': self.n_floor, 'streams_needed_full': self.n_full,
+            'memory_needed_mb': None, 'memory_total_mb': _num(self.memory_total_mb), 'streams_planned': self.planned,
+            'restore_mb_s': restore['mb_s'] if restore else None,
+            'restore_write_mb_s': restore['write_mb_s'] if restore else None,
+            'restore_verified': restore['verified'] if restore else None,
+        }
+
+    def decision(self):
+        """The structured verdict: classes, numbers, the forecasts, and facts / findings / fixes as data."""
+        trace = self.now.pop('trace', [])
+        return {
+            'class': MISCONFIGURED if self.misconfigured else self.cls_now,
+            'class_at_current_settings': self.cls_now,
+            'class_after_setting_fixes': self.cls_fixed,
+            'would_shoe_shine': self.cls_now == SHOE_SHINING,
+            'inconclusive_reason': self.src['inconclusive'],
+            'what_if': bool(self.what_if),
+            'drive_label': self.label,
+            'numbers': self.numbers(),
+            'forecast': {'now': _brief(self.now), 'after_setting_fixes': _brief(self.fixed), 'trace': trace},
+            'facts': self.facts,
+            'findings': self.findings,
+            'fixes': [dict(fix, id=key) for key, fix in self.fixes.items()],
+        }
+
+
 def evaluate(spec, source, tape=None, drive=None, config=None, memory_total_mb=None, other_streams=0,
              options=None, what_if=False, share=1.0, drives_sharing=1):
-    """Verdict for one host x drive. See the module docstring for the classes.
+    """The decision for one host x drive, as data (``_words.verdict`` words it). See the module docstring.
 
     ``spec``: a DriveSpec from ``_drive_model.lookup`` (or a mapping with the
     same fields). ``source``: the source_read_benchmark result. ``tape``: the
@@ -528,424 +859,29 @@ def evaluate(spec, source, tape=None, drive=None, config=None, memory_total_mb=N
     streams planned for the host's other drives (for the memory rule).
     ``share``: this drive's share of the host's source feed (the host's drives
     read from the same sources at once); ``drives_sharing``: how many drives share it.
+
+    Returns {class, class_at_current_settings, class_after_setting_fixes,
+    would_shoe_shine, inconclusive_reason, what_if, drive_label, numbers,
+    forecast, facts, findings, fixes}: ``facts`` are the reasons as data
+    ({'id', ...}), ``findings`` {'id', 'severity', ...}, ``fixes`` {'id',
+    'rank', 'value', 'feed_before_mb_s', 'feed_after_mb_s', 'gain_mb_s',
+    'forecast' (with the fix), 'data' (what its words need: the software, the
+    measured rates, ...)}. No sentences: ``_words.verdict`` writes them.
     """
-    opts = dict(DEFAULTS)
-    opts.update(dict((k, v) for k, v in (options or {}).items() if v is not None))
-    config = dict(config or {})
-    software = config.get('software') if config.get('software') in SOFTWARE_NAMES else None
-    label = _get(spec, 'label') or 'this drive'
-    native = _num(_get(spec, 'native_mb_s'))
-    floor = _num(_get(spec, 'speed_floor_mb_s'))
-    estimated = dict(_get(spec, 'estimated') or ())
-
-    src = source_numbers(source)
-    share = _num(share) or 1.0
-    ratio, ratio_basis = tape_ratio(spec, source, opts.get('tape_ratio'))
-    try:
-        case = _Case(spec, src, ratio, share, _num(opts.get('data_gb')))
-    except _forecast.ForecastInputError as exc:
-        raise VerdictInputError(str(exc)) from None
-    need_full, need_floor = case.need_full, case.need_floor
-    feed_mean = src['mean_mb_s'] * share
-    feed_sustained = src['sustained_mb_s'] * share
-
-    reasons = []
-    findings = []
-    fixes = {}
-
-    reasons.append(
-        'The sources deliver %s on average, %s sustained (5th percentile of %d per-second sample%s over %d '
-        'stream%s%s)%s.' % (
-            fmt_rate(src['mean_mb_s']), fmt_rate(src['sustained_mb_s']), src['samples'],
-            '' if src['samples'] == 1 else 's', src['streams'], '' if src['streams'] == 1 else 's',
-            ', %d pass%s' % (src['passes'], '' if src['passes'] == 1 else 'es') if src['passes'] else '',
-            '' if drives_sharing <= 1 else '; %d drives share them, this one gets %.0f %%: %s on average' % (
-                drives_sharing, 100 * share, fmt_rate(feed_mean))))
-    sizes = _get(source, 'file_sizes') or {}
-    if isinstance(sizes, dict) and sizes.get('text'):
-        reasons.append(str(sizes['text']).rstrip('.') + '.')
-        if sizes.get('small_file_bound'):
-            findings.append({'id': 'small_file_bound', 'severity': 'warning', 'text': str(sizes['text'])})
-    ingest = _get(source, 'ingest') or {}
-    with_ingest = _num(((ingest.get('with') or {}).get('mean_mb_s')) if isinstance(ingest, dict) else None)
-    without_ingest = _num(((ingest.get('without') or {}).get('mean_mb_s')) if isinstance(ingest, dict) else None)
-    if with_ingest is not None and without_ingest is not None:
-        reasons.append('With competing ingest (%s) the sources gave %s, against %s without it.' % (
-            ingest.get('target_text') or 'as configured', fmt_rate(with_ingest), fmt_rate(without_ingest)))
-    reasons.append('Full speed for %s needs %s: %s native x %.2f tape compression (%s)%s.' % (
-        label, fmt_rate(need_full), fmt_rate(native), ratio, ratio_basis,
-        '' if need_full >= native * ratio - 1e-6 else ', capped by what its interface sustains'))
-    reasons.append('Its slowest speed-matching step, %s, needs %s (%s x %.2f)%s; below that the drive stops '
-                   'and repositions (shoe-shining).' % (
-                       fmt_rate(floor), fmt_rate(need_floor), fmt_rate(floor), ratio,
-                       ' (an estimate: %s)' % estimated['speed_floor_mb_s'] if 'speed_floor_mb_s' in estimated
-                       else ''))
-
-    # -- the drive path (host -> HBA -> drive), from the write sweep
-    rates, pattern_ratio = sweep_rates(tape, ratio)
-    limit, limit_why = _block_limit(drive)
-    configured_bs = _num(config.get('block_size_bytes')) or _num(_get(drive, 'block_size')) or None
-    configured_bs = int(configured_bs) if configured_bs else None
-    best_bs, best_rate = recommend_block_size(rates, opts['block_size_tolerance'], limit)
-    path_now, path_basis = path_rate(rates, configured_bs)
-    hard_error = False
-    if configured_bs and limit and configured_bs > limit:
-        hard_error = True
-        findings.append({'id': 'block_size_over_limit', 'severity': 'error',
-                         'text': 'The configured block size %s is larger than %s (%s): writes fail with '
-                                 '"Invalid argument".' % (fmt_bytes(configured_bs), limit_why, fmt_bytes(limit))})
-    if path_basis and path_basis.startswith('not measured'):
-        findings.append({'id': 'block_size_not_measured', 'severity': 'warning',
-                         'text': 'The sweep did not measure %s blocks; the drive path there is %s: %s. Add the size '
-                                 'to the sweep (tape_write_benchmark block_sizes) to measure it.' % (
-                                     fmt_bytes(configured_bs), fmt_rate(path_now), path_basis)})
-    drive_takes = None
-    if rates:
-        sweep_text = ', '.join('%s %s' % (fmt_bytes(s), fmt_rate(rates[s])) for s in sorted(rates))
-        reasons.append('The write sweep measured the drive path at %s (%s data).' % (
-            sweep_text, 'incompressible' if pattern_ratio == 1.0 else '%.1f:1' % pattern_ratio))
-        drive_takes = min(native * pattern_ratio, _num(_get(spec, 'compressed_max_mb_s')) or native * pattern_ratio)
-    elif what_if:
-        reasons.append('What-if for %s: the drive is not installed, so only the sources are measured '
-                       'against its needs.' % label)
-    else:
-        reasons.append('The drive path was not measured (no write sweep: no scratch medium allowed or '
-                       'the write test was skipped); the verdict rests on the sources alone.')
-
-    def path_cap(rate):
-        """The path limits the feed only where it is clearly below what the drive takes of that data."""
-        if rate is None or drive_takes is None:
-            return None
-        if rate >= drive_takes * (1.0 - PATH_NOISE):
-            return None
-        return rate
-
-    # -- the HBA link (sysfs: SAS negotiated link rate, FC port speed) against what the drive takes
-    link_mb_s, link = drive_link(drive)
-    compressed_max = _num(_get(spec, 'compressed_max_mb_s'))
-    link_caps = link_mb_s is not None and link_mb_s < need_full
-    if link_mb_s is not None:
-        takes = '%s takes %s at %.2f:1 (its compressed maximum %s)' % (
-            label, fmt_rate(need_full), ratio, fmt_rate(compressed_max))
-        if link_caps and feed_mean > link_mb_s:
-            reasons.append('The %s link carries %s, below the %s: the link, not the sources (%s), caps the drive '
-                           '(%s).' % (_link_name(link), fmt_rate(link_mb_s), takes, fmt_rate(feed_mean),
-                                      link.get('text') or 'sysfs'))
-        elif link_caps:
-            reasons.append('The %s link carries %s, below the %s; the sources (%s) are lower still, so they limit '
-                           'first (%s).' % (_link_name(link), fmt_rate(link_mb_s), takes, fmt_rate(feed_mean),
-                                            link.get('text') or 'sysfs'))
-        else:
-            reasons.append('The %s link carries %s, enough for the %s%s.' % (
-                _link_name(link), fmt_rate(link_mb_s), takes,
-                '; data that compresses better would meet the link first' if compressed_max
-                and link_mb_s < compressed_max else ''))
-    elif link is not None and link.get('text'):
-        reasons.append('HBA link: %s.' % str(link['text']).rstrip('.'))
-
-    def capped(rate):
-        """The path the forecast gets: the sweep's cap, and the link where it is below what the drive takes."""
-        cap = path_cap(rate)
-        if link_caps:
-            cap = link_mb_s if cap is None else min(cap, link_mb_s)
-        return cap
-
-    # -- what the drive itself counted while the write benchmark ran (LOG SENSE)
-    before = _sg_logs.backhitch_count(_get(tape, 'log_pages_before'))
-    after = _sg_logs.backhitch_count(_get(tape, 'log_pages_after'))
-    reported = after - before if after is not None and before is not None and after >= before else None
-    if reported is not None:
-        reasons.append('During the write benchmark (block-size sweep and file-mark tests) the drive itself reported '
-                       '%d back-hitch%s (LOG SENSE page %s, parameter %s).' % (
-                           reported, '' if reported == 1 else 'es', _sg_logs.BACKHITCH_PAGE,
-                           _sg_logs.BACKHITCH_PARAMETER))
-
-    # -- restore: the read-back of the sweep, when it was asked for
-    restore = restore_numbers(tape)
-    if restore is not None:
-        reasons.append('Read-back (restore) of the sweep\'s %.0f MB at %s: %s, against %s writing the same blocks; '
-                       '%s.' % (
-                           restore['bytes'] / 1e6,
-                           'a %s read buffer' % fmt_bytes(restore['read_size']) if restore['read_size']
-                           else 'the block sizes they were written with',
-                           fmt_rate(restore['mb_s']), fmt_rate(restore['write_mb_s']),
-                           'every block verified against the data written' if restore['verified'] else
-                           'NOT verified'))
-        if restore['verified'] is False:
-            findings.append({'id': 'read_back_not_verified', 'severity': 'error',
-                             'text': 'The read-back did not return what was written: %d block(s) differ%s. Check '
-                                     'the drive, the HBA and the cabling (dmesg, sg_logs -a) before trusting '
-                                     'restores from this path.' % (
-                                         restore['mismatched_blocks'],
-                                         '; %s' % restore['error'] if restore['error'] else '')})
-
-    # -- file marks
-    costs = _filemark_costs(tape)
-    segment_mb = _num(config.get('segment_size_mb'))
-    immediate_now = bool(config.get('immediate_filemarks'))
-    immediate_possible = _get(drive, 'mtweofi_supported')
-    probed = _get(tape, 'mtweofi_supported')
-    if probed is not None and 'probe' in str(_get(tape, 'mtweofi_basis') or ''):
-        # the write benchmark asked the driver itself on the open drive: that answer wins
-        immediate_possible = probed
-    if immediate_possible is None and 'immediate' in costs:
-        immediate_possible = True
-    software_has_immediate = software not in ('bacula', 'bareos')
-    mode_now = 'immediate' if immediate_now else 'sync'
-    mark_now = costs.get('sync') if mode_now == 'sync' else None
-
-    now = case.run(capped(path_now), segment_mb, mode_now, mark_now, trace=True)
-    cls_now = now['class']
-    if src['inconclusive']:
-        cls_now = INCONCLUSIVE
-    limiter = 'the sources'
-    if path_cap(path_now) is not None and path_now < feed_mean:
-        limiter = 'the drive path%s' % (' at %s blocks' % fmt_bytes(configured_bs) if configured_bs else '')
-    if link_caps and link_mb_s < feed_mean and (path_cap(path_now) is None or link_mb_s <= path_now):
-        limiter = 'the %s link at %s' % (_link_name(link), fmt_rate(link_mb_s))
-    if now['backhitches_filemark']:
-        limiter += ' and synchronous file marks every %.0f MB' % segment_mb
-
-    # -- what the settings could give: best block size, immediate marks, bigger segments
-    path_fixed = best_rate if best_rate is not None and (path_now is None or best_rate > path_now) else path_now
-    mode_fixed = 'immediate' if (immediate_now or (immediate_possible and software_has_immediate)) else 'sync'
-    seg_fixed = segment_mb
-    seg_recommended = None
-    if mode_fixed == 'sync' and segment_mb:
-        mark_cost = costs.get('sync')
-        if mark_cost is None:
-            mark_cost = case.flush_s + (_num(_get(spec, 'backhitch_s')) or 0.0)
-        seg_recommended = segment_for_loss(need_full, mark_cost, opts['filemark_loss_target'])
-        if seg_recommended and segment_mb < seg_recommended:
-            seg_recommended = float(int(math.ceil(seg_recommended / 100.0)) * 100)
-            seg_fixed = seg_recommended
-        else:
-            seg_recommended = None
-    fixed = case.run(capped(path_fixed), seg_fixed, mode_fixed, costs.get('sync') if mode_fixed == 'sync' else None)
-    cls_fixed = fixed['class'] if not src['inconclusive'] else INCONCLUSIVE
-
-    if best_bs and configured_bs is None and rates:
-        reasons.append('The block size in use is not known (set tapeops_backup.block_size_bytes or the drive\'s '
-                       'block_size_bytes to judge it); the sweep recommends %s.' % fmt_bytes(best_bs))
-    elif best_bs and configured_bs != best_bs and rates:
-        block = case.run(capped(best_rate), segment_mb, mode_now, mark_now)
-        if hard_error or _better(block, now) or (
-                path_now is not None and best_rate > path_now * (1 + opts['block_size_tolerance'])
-                and best_bs >= VENDOR_MIN_BLOCK > (configured_bs or 0)):
-            fixes['block_size'] = {
-                'title': 'Use %s tape blocks' % fmt_bytes(best_bs),
-                'setting': _setting(software, 'block_size', best_bs),
-                'value': best_bs,
-                'why': 'The drive path took %s at %s against %s at %s%s; the forecast: %s.' % (
-                    fmt_rate(best_rate), fmt_bytes(best_bs), fmt_rate(path_now),
-                    fmt_bytes(configured_bs) if configured_bs else 'the current block size',
-                    ' (limit: %s, %s)' % (fmt_bytes(limit), limit_why) if limit else '', _compare(now, block)),
-                'feed_after_mb_s': _round(block['effective_mb_s']),
-                'forecast': _brief(block),
-            }
-    if mode_now == 'sync' and mode_fixed == 'immediate' and segment_mb:
-        immediate = case.run(capped(path_now), segment_mb, 'immediate')
-        if _better(immediate, now, 0.01):
-            fixes['immediate_filemarks'] = {
-                'title': 'Write file marks without waiting (immediate file marks)',
-                'setting': _setting(software, 'immediate_filemarks', True),
-                'value': True,
-                'why': 'Every %.0f MB segment ends with a synchronous file mark that empties the drive buffer '
-                       'and costs a reposition (%s); the forecast: %s.' % (
-                           segment_mb, '%.2f s measured per mark' % mark_now if mark_now is not None else
-                           'not measured: the model\'s flush and back-hitch', _compare(now, immediate)),
-                'feed_after_mb_s': _round(immediate['effective_mb_s']),
-                'forecast': _brief(immediate),
-            }
-    if seg_recommended:
-        bigger = case.run(capped(path_now), seg_recommended, 'sync', mark_now)
-        if _better(bigger, now, 0.01):
-            fixes['segment_size'] = {
-                'title': 'Write larger segments (%.0f MB or more between file marks)' % seg_recommended,
-                'setting': _setting(software, 'segment_size', int(seg_recommended)),
-                'value': int(seg_recommended),
-                'why': 'A synchronous file mark every %.0f MB: %s; at %.0f MB the marks cost under %.0f %% of the '
-                       'time (the forecast: %s).' % (
-                           segment_mb, _backhitch_words(now), seg_recommended,
-                           100 * opts['filemark_loss_target'], _compare(now, bigger)),
-                'feed_after_mb_s': _round(bigger['effective_mb_s']),
-                'forecast': _brief(bigger),
-            }
-
-    misconfigured = hard_error or (not src['inconclusive'] and _RANK[cls_fixed] > _RANK[cls_now])
-    if misconfigured and not hard_error:
-        findings.append({'id': 'settings_limit_feed', 'severity': 'error',
-                         'text': 'The settings hold the drive back: %s now (%s), %s after the setting fixes (%s).' % (
-                             cls_now, fmt_rate(now['effective_mb_s']), cls_fixed,
-                             fmt_rate(fixed['effective_mb_s']))})
-    if 0 < now['backhitches_per_hour'] < _forecast.SHOESHINE_PER_HOUR and cls_now != SHOE_SHINING:
-        findings.append({'id': 'occasional_backhitches', 'severity': 'warning',
-                         'text': 'The forecast has the drive back-hitch %.0f times an hour (fewer than the %.0f that '
-                                 'count as shoe-shining).' % (now['backhitches_per_hour'],
-                                                              _forecast.SHOESHINE_PER_HOUR)})
-
-    # -- streams: from the measured scaling curve
-    planned = src['streams']
-    n_floor = n_full = None
-    source_limited = (path_cap(path_fixed) is None or path_fixed >= need_floor) and (
-        not link_caps or link_mb_s >= need_floor)
-    if not src['inconclusive'] and source_limited:
-        factors = {}
-        for count in range(1, int(opts['max_streams']) + 1):
-            value, basis = feed_at_streams(src, count)
-            factors[count] = (value / src['mean_mb_s'] if src['mean_mb_s'] else 0.0, basis)
-        for count in range(1, int(opts['max_streams']) + 1):
-            # below the floor on average the forecast cannot be better than shoe-shining
-            if factors[count][0] <= 0 or feed_mean * factors[count][0] < need_floor * (1.0 - 1e-6):
-                continue
-            trial = case.run(capped(path_fixed), seg_fixed, mode_fixed,
-                             costs.get('sync') if mode_fixed == 'sync' else None, factor=factors[count][0])
-            if n_floor is None and trial['class'] in (SPEED_MATCHED, STREAMING):
-                n_floor = count
-            if trial['class'] == STREAMING:
-                n_full = count
-                break
-        target = n_full or n_floor
-        if cls_fixed != STREAMING and source_limited and target and target > src['streams']:
-            planned = target
-            after = case.run(capped(path_fixed), seg_fixed, mode_fixed,
-                             costs.get('sync') if mode_fixed == 'sync' else None, factor=factors[target][0])
-            fixes['streams'] = {
-                'title': 'Run %d parallel streams into this drive' % target,
-                'setting': _setting(software, 'streams', target),
-                'value': target,
-                'why': '%d stream%s give %s (%s); the forecast: %s%s.' % (
-                    target, '' if target == 1 else 's', fmt_rate(feed_at_streams(src, target)[0] * share),
-                    factors[target][1], _class_words(after, need_floor, need_full),
-                    '' if n_full else '; no number of streams up to %d reaches full speed' % opts['max_streams']),
-                'feed_after_mb_s': _round(after['effective_mb_s']),
-                'forecast': _brief(after),
-            }
-        elif cls_fixed == SHOE_SHINING and source_limited and n_floor is None:
-            best_value, best_basis = feed_at_streams(src, int(opts['max_streams']))
-            fixes['staging'] = {
-                'title': 'Stage to disk first, then copy to tape',
-                'setting': _setting(software, 'staging', None),
-                'value': None,
-                'why': 'Even %d streams give %s (%s), and the forecast still has the drive shoe-shine; a disk '
-                       'stage that reads sequentially at %s or more feeds the drive instead.' % (
-                           opts['max_streams'], fmt_rate(best_value * share), best_basis, fmt_rate(need_full)),
-                'feed_after_mb_s': None,
-            }
-    # -- the drive path: only when the sweep shows it below what the drive itself takes
-    cap = path_cap(path_fixed)
-    if cap is not None and cap < need_full and not src['inconclusive']:
-        fixes['drive_path'] = {
-            'title': 'Make the host-to-drive path faster',
-            'setting': 'HBA, cabling, st driver buffer (see tapeops.qualify.st_tuning)',
-            'value': None,
-            'why': 'At its best block size the drive path took %s of %s data, below the %s the drive itself '
-                   'takes of it; %s.' % (
-                       fmt_rate(cap), 'incompressible' if pattern_ratio == 1.0 else '%.1f:1' % pattern_ratio,
-                       fmt_rate(drive_takes),
-                       'no number of streams gets past it' if _below(cap, need_floor) else
-                       'more streams can at best make the drive speed-match'),
-            'feed_after_mb_s': None,
-        }
-
-    if link_caps and link_mb_s < feed_mean and 'drive_path' not in fixes and not src['inconclusive']:
-        fixes['drive_path'] = {
-            'title': 'Give the drive a faster link than %s' % _link_name(link),
-            'setting': 'HBA, cabling (and expander) to the drive: a link carrying %s or more' % fmt_rate(need_full),
-            'value': None,
-            'why': 'The %s link carries %s; %s needs %s at %.2f:1 and the sources give %s.' % (
-                _link_name(link), fmt_rate(link_mb_s), label, fmt_rate(need_full), ratio, fmt_rate(feed_mean)),
-            'feed_after_mb_s': None,
-        }
-
-    cls = MISCONFIGURED if misconfigured else cls_now
-    if src['inconclusive']:
-        reasons.append('Not enough to judge: %s.' % src['inconclusive'])
-    else:
-        reasons.append('The forecast at the current settings (%s limiting): %s.' % (
-            limiter, _class_words(now, need_floor, need_full)))
-        if misconfigured and not hard_error:
-            reasons.append('With the setting fixes: %s.' % _class_words(fixed, need_floor, need_full))
-
-    for name, words in (('buffer_mb', 'buffer %.0f MB' % (_num(_get(spec, 'buffer_mb')) or 0)),
-                        ('backhitch_s', 'back-hitch %.1f s' % (_num(_get(spec, 'backhitch_s')) or 0))):
-        if name in estimated:
-            findings.append({'id': 'estimated_%s' % name, 'severity': 'info',
-                             'text': 'The drive model\'s %s is an estimate: %s.' % (words, estimated[name])})
-    if src['inconclusive']:
-        # nothing the forecast says can be trusted yet; an invalid setting stays a fix
-        fixes = dict((k, v) for k, v in fixes.items() if k == 'block_size' and hard_error)
-    trace = now.pop('trace', [])
-    verdict = {
-        'class': cls,
-        'class_at_current_settings': cls_now,
-        'class_after_setting_fixes': cls_fixed,
-        'would_shoe_shine': cls_now == SHOE_SHINING,
-        'inconclusive_reason': src['inconclusive'],
-        'what_if': bool(what_if),
-        'drive_label': label,
-        'summary': None,
-        'numbers': {
-            'source_mean_mb_s': _round(src['mean_mb_s']),
-            'source_sustained_mb_s': _round(src['sustained_mb_s']),
-            'source_sustained_basis': src['sustained_basis'],
-            'source_min_mb_s': _round(src['min_mb_s']),
-            'source_max_mb_s': _round(src['max_mb_s']),
-            'source_samples': src['samples'],
-            'feed_share': round(share, 4),
-            'drives_sharing': drives_sharing,
-            'feed_mean_mb_s': _round(feed_mean),
-            'feed_sustained_mb_s': _round(feed_sustained),
-            'streams_measured': src['streams'],
-            'per_stream_mb_s': _round(src['per_stream_mb_s']),
-            'tape_ratio': round(ratio, 3),
-            'tape_ratio_basis': ratio_basis,
-            'native_mb_s': native,
-            'speed_floor_mb_s': floor,
-            'floor_estimated': 'speed_floor_mb_s' in estimated,
-            'need_full_mb_s': _round(need_full),
-            'need_floor_mb_s': _round(need_floor),
-            'drive_path_mb_s': _round(path_now),
-            'drive_path_basis': path_basis,
-            'drive_path_best_mb_s': _round(best_rate),
-            'link_transport': (link or {}).get('transport'),
-            'link_rate': (link or {}).get('rate'),
-            'link_mb_s': _round(link_mb_s),
-            'link_caps': link_caps,
-            'block_size_bytes': configured_bs,
-            'best_block_size_bytes': best_bs,
-            'block_size_limit_bytes': limit,
-            'filemark_seconds_sync': costs.get('sync'),
-            'filemark_seconds_immediate': costs.get('immediate'),
-            'filemark_mode': mode_now,
-            'segment_size_mb': segment_mb,
-            'feed_now_mb_s': _round(now['effective_mb_s']),
-            'feed_after_setting_fixes_mb_s': _round(fixed['effective_mb_s']),
-            'backhitches_per_hour_now': now['backhitches_per_hour'],
-            'drive_reported_backhitches': reported,
-            'backhitches_per_hour_after_setting_fixes': fixed['backhitches_per_hour'],
-            'streams_needed_floor': n_floor,
-            'streams_needed_full': n_full,
-            'memory_needed_mb': None,
-            'memory_total_mb': _num(memory_total_mb),
-            'streams_planned': planned,
-            'restore_mb_s': restore['mb_s'] if restore else None,
-            'restore_write_mb_s': restore['write_mb_s'] if restore else None,
-            'restore_verified': restore['verified'] if restore else None,
-        },
-        'forecast': {'now': _brief(now), 'after_setting_fixes': _brief(fixed), 'trace': trace},
-        'reasons': reasons,
-        'findings': findings,
-        'fixes': [dict(fix, id=key) for key, fix in fixes.items()],
-    }
-    if what_if and not src['inconclusive']:
-        _apply_host_capacity(verdict, spec, source, memory_total_mb, opts, link_mb_s if link_caps else None)
-    apply_memory(verdict, memory_total_mb, other_streams, opts)
-    return verdict
+    judge = _Judgement(spec, source, tape, drive, config, memory_total_mb, options, what_if, share, drives_sharing)
+    for step in (judge.sources, judge.drive_path, judge.link, judge.drive_counters, judge.forecasts,
+                 judge.setting_fixes, judge.stream_fixes, judge.path_fixes, judge.conclusion):
+        step()
+    decision = judge.decision()
+    if what_if and not judge.src['inconclusive']:
+        _apply_host_capacity(decision, spec, source, memory_total_mb, judge.opts,
+                             judge.link_mb_s if judge.link_caps else None)
+    apply_memory(decision, memory_total_mb, other_streams, judge.opts)
+    return decision
 
 
 def apply_memory(verdict, memory_total_mb, other_streams=0, options=None):
-    """Add the memory rule (all of the host's planned streams) to a verdict, rank its fixes, word its summary."""
+    """Add the memory rule (all of the host's planned streams) to a decision and rank its fixes."""
     opts = dict(DEFAULTS)
     opts.update(dict((k, v) for k, v in (options or {}).items() if v is not None))
     num = verdict['numbers']
@@ -956,26 +892,15 @@ def apply_memory(verdict, memory_total_mb, other_streams=0, options=None):
     num['memory_needed_mb'] = mem_need
     num['memory_total_mb'] = mem_total
     if mem_total is not None and mem_total < mem_need and verdict['class'] != INCONCLUSIVE:
-        fixes['memory'] = {
-            'id': 'memory',
-            'title': 'Give the host at least %d MB of RAM' % mem_need,
-            'setting': 'RAM',
-            'value': mem_need,
-            'why': '%d MB base + %d MB x %d interleaved stream%s = %d MB; the host has %d MB.' % (
-                opts['memory_base_mb'], opts['memory_per_stream_mb'], streams, '' if streams == 1 else 's',
-                mem_need, mem_total),
-            'feed_after_mb_s': None,
-        }
+        memory = {'base_mb': opts['memory_base_mb'], 'per_stream_mb': opts['memory_per_stream_mb'],
+                  'streams': streams, 'needed_mb': mem_need, 'total_mb': mem_total}
+        fixes['memory'] = {'id': 'memory', 'value': mem_need, 'feed_before_mb_s': num['feed_now_mb_s'],
+                           'feed_after_mb_s': None, 'gain_mb_s': None, 'data': {'memory': memory}}
     ranked = []
     for key in FIX_ORDER if 'streams' in fixes else FIX_ORDER_NO_STREAMS:
         if key in fixes:
             ranked.append(dict(fixes[key], id=key, rank=len(ranked) + 1))
     verdict['fixes'] = ranked
-    forecasts = verdict['forecast']
-    verdict['summary'] = _summary(verdict['class'], verdict['drive_label'], forecasts['now'],
-                                  forecasts['after_setting_fixes'], forecasts['now']['need_floor_mb_s'],
-                                  forecasts['now']['need_full_mb_s'],
-                                  ranked, verdict['inconclusive_reason'])
     return verdict
 
 
@@ -1046,33 +971,15 @@ def _apply_host_capacity(verdict, spec, source, memory_total_mb, options, path_m
     num['drives_not_shoeshining_at_once'] = cap['not_shoeshining']
     num['streams_at_once'] = cap['streams']
     num['memory_needed_at_once_mb'] = cap['memory_needed_mb']
-    held = ' (each held to its %s link)' % fmt_rate(path_mb_s) if path_mb_s else ''
-    if not cap['drives']:
-        verdict['reasons'].append('The host\'s sources keep no %s drive from shoe-shining%s.' % (label, held))
-        return verdict
-    kept = ('%d %s drive%s streaming at once (%d from shoe-shining)' % (
-        cap['streaming'], label, '' if cap['streaming'] == 1 else 's', cap['not_shoeshining'])
-        if cap['streaming'] else
-        'no %s drive streaming at full speed, %d speed-matched at once' % (label, cap['not_shoeshining']))
-    need = int(cap['memory_needed_mb'] or 0)
-    memory = '%d MB base + %d MB x %d stream%s = %d MB' % (
-        opts['memory_base_mb'], opts['memory_per_stream_mb'], cap['streams'], '' if cap['streams'] == 1 else 's',
-        need)
-    if cap['memory_total_mb'] is None:
-        have = 'the host\'s RAM is not known'
-    elif cap['memory_short_mb']:
-        have = 'the host has %d MB, %d MB short' % (cap['memory_total_mb'], cap['memory_short_mb'])
-    else:
-        have = 'the host has %d MB' % cap['memory_total_mb']
-    verdict['reasons'].append(
-        'The host\'s sources keep %s%s; at %d drive%s (%d stream%s, at least one per drive) the memory rule asks '
-        '%s; %s.' % (kept, held, cap['drives'], '' if cap['drives'] == 1 else 's', cap['streams'],
-                     '' if cap['streams'] == 1 else 's', memory, have))
-    if cap['memory_short_mb']:
-        verdict['findings'].append({
-            'id': 'memory_at_concurrency', 'severity': 'warning',
-            'text': 'Running %d %s drives at once needs %d MB by the memory rule (%s); the host has %d MB.' % (
-                cap['drives'], label, need, memory, cap['memory_total_mb'])})
+    memory = {'base_mb': opts['memory_base_mb'], 'per_stream_mb': opts['memory_per_stream_mb'],
+              'streams': cap['streams'], 'needed_mb': int(cap['memory_needed_mb'] or 0),
+              'total_mb': cap['memory_total_mb'], 'short_mb': cap['memory_short_mb']}
+    verdict['facts'].append({'id': 'host_capacity', 'label': label, 'held_mb_s': path_mb_s, 'drives': cap['drives'],
+                             'streaming': cap['streaming'], 'not_shoeshining': cap['not_shoeshining'],
+                             'streams': cap['streams'], 'memory': memory})
+    if cap['drives'] and cap['memory_short_mb']:
+        verdict['findings'].append({'id': 'memory_at_concurrency', 'severity': 'warning', 'drives': cap['drives'],
+                                    'label': label, 'memory': memory})
     return verdict
 
 
@@ -1099,10 +1006,8 @@ def evaluate_host(drives, source, config=None, memory_total_mb=None, options=Non
         busy = drives_kept_busy(item['spec'], source, options, num['link_mb_s'] if num.get('link_caps') else None)
         verdict['numbers']['drives_streaming_at_once'] = busy['streaming']
         verdict['numbers']['drives_not_shoeshining_at_once'] = busy['not_shoeshining']
-        verdict['reasons'].append(
-            'The host\'s sources, shared, keep %d %s drive%s streaming at once and %d from shoe-shining.' % (
-                busy['streaming'], verdict['drive_label'], '' if busy['streaming'] == 1 else 's',
-                busy['not_shoeshining']))
+        verdict['facts'].append({'id': 'drives_kept_busy', 'label': verdict['drive_label'],
+                                 'streaming': busy['streaming'], 'not_shoeshining': busy['not_shoeshining']})
         result.append(verdict)
     planned = [v['numbers']['streams_planned'] for v in result]
     for index, verdict in enumerate(result):
@@ -1119,118 +1024,27 @@ def worst(classes):
     return None
 
 
-# ---------------------------------------------------------------------------
-# wording
-
-
 def _round(value, digits=1):
     value = _num(value)
     return None if value is None else round(value, digits)
 
 
-def _backhitch_words(result):
-    per_hour = result['backhitches_per_hour']
-    if not per_hour:
-        return 'no back-hitches'
-    return '%.0f back-hitch%s an hour (%.0f %% of the time repositioning)' % (
-        per_hour, '' if round(per_hour) == 1 else 'es', 100 * result['time_share']['repositioning'])
-
-
-def _compare(before, after):
-    return '%s -> %s, %s -> %s' % (before['class'], after['class'], fmt_rate(before['effective_mb_s']),
-                                   fmt_rate(after['effective_mb_s']))
-
-
-def _class_words(result, need_floor, need_full):
-    cls = result['class']
-    feed = result['effective_mb_s']
-    if cls == STREAMING:
-        return 'STREAMING: the backup gets %s, the drive\'s full speed needs %s; %s' % (
-            fmt_rate(feed), fmt_rate(need_full), _backhitch_words(result))
-    if cls == SPEED_MATCHED:
-        return ('SPEED-MATCHED: the backup gets %s, between the %s floor and %s full speed: the drive slows down '
-                'but keeps moving (%s)' % (fmt_rate(feed), fmt_rate(need_floor), fmt_rate(need_full),
-                                           _backhitch_words(result)))
-    if cls == SHOE_SHINING:
-        below = (', below the %s floor' % fmt_rate(need_floor)) if _below(feed, need_floor) else ''
-        return 'SHOE-SHINING: %s; the backup gets %s%s' % (_backhitch_words(result), fmt_rate(feed), below)
-    return '%s: %s' % (cls, result.get('inconclusive_reason') or 'not enough data')
-
-
-def _summary(cls, label, now, fixed, need_floor, need_full, fixes, inconclusive):
-    feed = now['effective_mb_s']
-    if cls == INCONCLUSIVE:
-        head = 'Not enough data to judge %s: %s.' % (label, inconclusive)
-    elif cls == STREAMING:
-        head = '%s streams: the backup gets %s, full speed needs %s.' % (label, fmt_rate(feed), fmt_rate(need_full))
-    elif cls == SPEED_MATCHED:
-        head = '%s speed-matches: the backup gets %s, below full speed (%s) but above the floor (%s).' % (
-            label, fmt_rate(feed), fmt_rate(need_full), fmt_rate(need_floor))
-    elif cls == SHOE_SHINING:
-        head = '%s would shoe-shine: %s; the backup gets %s%s.' % (
-            label, _backhitch_words(now), fmt_rate(feed),
-            (' (floor %s)' % fmt_rate(need_floor)) if _below(feed, need_floor) else '')
-    else:
-        head = '%s is held back by its settings: %s now (%s), %s after the setting fixes (%s).' % (
-            label, now['class'], fmt_rate(feed), fixed['class'], fmt_rate(fixed['effective_mb_s']))
-    if fixes:
-        head += ' First fix: %s.' % fixes[0]['title']
-    return head
-
-
-def _setting(software, fix, value):
-    """Where to change it, in the words of the backup software."""
-    if fix == 'block_size':
-        if software == 'data_protector':
-            return 'Data Protector device > Properties > Settings > Advanced > Sizes: Block size (kB) = %d' % (
-                value // 1024)
-        if software in ('bacula', 'bareos'):
-            return '%s storage daemon Device resource: Maximum Block Size = %d' % (SOFTWARE_NAMES[software], value)
-        return 'the backup software\'s tape block size: %s' % fmt_bytes(value)
-    if fix == 'immediate_filemarks':
-        if software == 'data_protector':
-            return 'omnirc on the Media Agent: OB2IMMEDFM=1 (tapeops.qualify.dp_omnirc)'
-        return 'immediate file marks (MTWEOFI) in the writer'
-    if fix == 'segment_size':
-        if software == 'data_protector':
-            return 'Data Protector device > Advanced > Sizes: Segment size (MB) = %d' % value
-        if software in ('bacula', 'bareos'):
-            return '%s Device resource: Maximum File Size = %dM' % (SOFTWARE_NAMES[software], value)
-        return 'data between file marks: %d MB' % value
-    if fix == 'streams':
-        if software == 'data_protector':
-            return 'Data Protector device or backup specification: Concurrency (Disk Agents) = %d' % value
-        if software in ('bacula', 'bareos'):
-            return '%s: Maximum Concurrent Jobs = %d on the Storage and Device resources' % (
-                SOFTWARE_NAMES[software], value)
-        return '%d parallel backup streams into the drive' % value
-    if fix == 'staging':
-        if software == 'data_protector':
-            return 'Data Protector: back up to a disk (B2D / file library) device, then object copy to tape'
-        if software in ('bacula', 'bareos'):
-            return '%s Job: Spool Data = yes, Device: Spool Directory on a fast disk' % SOFTWARE_NAMES[software]
-        return 'back up to disk first, then copy to tape'
-    return str(value)  # pragma: no cover
-
-
 def mechanics_findings(mechanics, side='current'):
-    """Findings from a ``tape_mechanics_benchmark`` result (the host document's mechanics entry).
+    """Findings (as data, ``_words.finding`` words them) from a ``tape_mechanics_benchmark`` result.
 
-    ``side``: 'current' for the measured drive's own verdict, 'target' for the
-    what-if. A backup segment or file size below the size that reaches 90 % of
-    the streaming rate with the measured time per file mark is a warning; a
-    cartridge the benchmark could not put back is an error.
+    ``mechanics``: the host document's mechanics entry. ``side``: 'current'
+    for the measured drive's own verdict, 'target' for the what-if. A backup
+    segment or file size below the size that reaches 90 % of the streaming
+    rate with the measured time per file mark is a warning; a cartridge the
+    benchmark could not put back is an error.
     """
     out = []
     if not isinstance(mechanics, dict):
         return out
     for warning in mechanics.get('size_warnings') or []:
         if isinstance(warning, dict) and warning.get('drive') == side and warning.get('text'):
-            out.append({'id': 'object_size_below_90', 'severity': 'warning',
-                        'text': 'Library and drive mechanics: %s' % warning['text']})
+            out.append({'id': 'object_size_below_90', 'severity': 'warning', 'text': warning['text']})
     if side == 'current' and mechanics.get('restored') is False:
         out.append({'id': 'mechanics_cartridge_not_restored', 'severity': 'error',
-                    'text': 'The mechanics benchmark could not put %s back where it started (%s): put it back by '
-                            'hand before the next backup.' % (mechanics.get('barcode') or 'the cartridge',
-                                                              mechanics.get('final_location') or 'unknown')})
+                    'barcode': mechanics.get('barcode'), 'final_location': mechanics.get('final_location')})
     return out

@@ -20,46 +20,7 @@ import xml.etree.ElementTree as ET
 
 from ansible_collections.tapeops.qualify.plugins.module_utils._judge import _verdict
 from ansible_collections.tapeops.qualify.plugins.module_utils._reporting import (
-    _charts, _compare, _fleet, _report, _report_index, _report_mechanics, _templates)
-
-
-def restore_words(numbers):
-    """Restore (read-back) rate beside the backup rate, or None when the run did not read back."""
-    if numbers.get('restore_mb_s') is None:
-        return None
-    verified = numbers.get('restore_verified')
-    rate = _templates.rate
-    return 'restore (read-back) %s MB/s beside backup %s MB/s writing the same blocks (forecast feed now %s MB/s); ' \
-           '%s' % (rate(numbers.get('restore_mb_s')), rate(numbers.get('restore_write_mb_s')),
-                   rate(numbers.get('feed_now_mb_s')),
-                   'verified' if verified else 'NOT verified' if verified is False else 'verification unknown')
-
-
-def interface_words(numbers):
-    """The drive's HBA link against what it takes, and how many such drives the host keeps busy; or None."""
-    rate = _templates.rate
-    parts = []
-    if 'link_transport' in numbers:
-        name = ' '.join(str(numbers[k]) for k in ('link_transport', 'link_rate') if numbers.get(k))
-        if numbers.get('link_mb_s') is not None:
-            parts.append('%s link, %s MB/s usable: %s (the drive takes %s MB/s)' % (
-                name, rate(numbers['link_mb_s']), 'caps the drive' if numbers.get('link_caps') else 'enough',
-                rate(numbers.get('need_full_mb_s'))))
-        elif numbers.get('link_transport'):
-            parts.append('%s link, usable rate unknown' % name)
-        else:
-            parts.append('not a SAS or FC link')
-    if numbers.get('drives_streaming_at_once') is not None:
-        text = 'the host\'s sources keep %s streaming at once (%s from shoe-shining)' % (
-            numbers['drives_streaming_at_once'], numbers.get('drives_not_shoeshining_at_once'))
-        if numbers.get('memory_needed_at_once_mb') is not None:
-            total = numbers.get('memory_total_mb')
-            streams = numbers.get('streams_at_once')
-            text += '; %s stream%s need%s %s MB by the memory rule, the host has %s' % (
-                streams, '' if streams == 1 else 's', 's' if streams == 1 else '', numbers['memory_needed_at_once_mb'],
-                '%d MB' % total if total is not None else 'unknown RAM')
-        parts.append(text)
-    return '; '.join(parts) or None
+    _charts, _compare, _fleet, _report, _report_index, _report_mechanics, _templates, _words)
 
 
 def _page_rows(docs, charts=None):
@@ -68,8 +29,8 @@ def _page_rows(docs, charts=None):
     for index, row in enumerate(_report.rows(docs)):
         row = dict(row, restore=None, interface=None, charts=None)
         if row['verdict']:
-            row['restore'] = restore_words(row['verdict']['numbers'])
-            row['interface'] = interface_words(row['verdict']['numbers'])
+            row['restore'] = _words.restore_words(row['verdict']['numbers'])
+            row['interface'] = _words.interface_words(row['verdict']['numbers'])
             if charts is not None:
                 row['charts'] = _drive_charts(charts, row, 'd%d' % index)
         out.append(row)

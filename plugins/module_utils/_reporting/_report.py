@@ -29,7 +29,7 @@ import tempfile
 from ansible_collections.tapeops.qualify.plugins.module_utils._errors import TapeopsError
 from ansible_collections.tapeops.qualify.plugins.module_utils._judge import _verdict
 
-from ansible_collections.tapeops.qualify.plugins.module_utils._reporting import _compare, _report_mechanics
+from ansible_collections.tapeops.qualify.plugins.module_utils._reporting import _compare, _report_mechanics, _words
 from ansible_collections.tapeops.qualify.plugins.module_utils._tools import _hba_link
 
 SCHEMA = 'tapeops.qualify/host-report/v1'
@@ -350,7 +350,7 @@ def _with_preflight(info, preflight):
 
 
 def _host_verdicts(items, source, memory_total_mb, options):
-    """evaluate_host over real drives; a what-if target is judged on its own (it replaces a drive)."""
+    """evaluate_host over real drives; a what-if target is judged on its own (it replaces a drive). Worded."""
     real = [i for i in items if not i.get('what_if')]
     out = {}
     if real:
@@ -362,21 +362,11 @@ def _host_verdicts(items, source, memory_total_mb, options):
             out[id(item)] = _verdict.evaluate(item['spec'], source, None, item.get('drive'), item['config'],
                                               memory_total_mb, 0,
                                               options, what_if=True)
-    return [out[id(i)] for i in items]
+    return _words.verdicts([out[id(i)] for i in items])
 
 
 # ---------------------------------------------------------------------------
 # fleet rows
-
-
-def measured_before(doc):
-    """What a host without a verdict measured before it was lost (its source read), in words, or None."""
-    aggregate = (doc.get('source') or {}).get('aggregate') if isinstance(doc.get('source'), dict) else None
-    if not isinstance(aggregate, dict) or aggregate.get('mean_mb_s') is None:
-        return None
-    return 'Measured before: the sources delivered %s on average, %s sustained (%s per-second samples).' % (
-        _verdict.fmt_rate(aggregate.get('mean_mb_s')), _verdict.fmt_rate(aggregate.get('p5_mb_s')),
-        aggregate.get('samples', '?'))
 
 
 def rows(docs):
@@ -386,8 +376,8 @@ def rows(docs):
         drives = doc.get('drives') or []
         if doc.get('status') != STATUS_OK or not drives:
             error = doc.get('error') or 'No tape drive found on this host.'
-            if doc.get('status') != STATUS_OK and measured_before(doc):
-                error = '%s %s' % (error, measured_before(doc))
+            if doc.get('status') != STATUS_OK and _words.measured_before(doc):
+                error = '%s %s' % (error, _words.measured_before(doc))
             out.append({'host': doc['host'], 'drive': None, 'label': None, 'verdict': None,
                         'status': doc.get('status'), 'error': error, 'doc': doc, 'item': None})
             continue

@@ -10,7 +10,7 @@ Private to this collection: may change without notice.
 returned that a report needs (the per-operation percentiles, the object-size
 forecast for the current and the target drive, the size warnings, whether the
 cartridge went back); ``attach_findings`` puts the size warnings into the
-matching verdicts through ``_verdict.mechanics_findings``; ``markdown`` and
+matching verdicts through ``_verdict.mechanics_findings`` (worded by ``_words``); ``markdown`` and
 ``html`` fill templates/mechanics.*.j2: one table of times per drive and one table of object sizes.
 """
 
@@ -18,7 +18,7 @@ from __future__ import annotations
 
 from ansible_collections.tapeops.qualify.plugins.module_utils._measure import _mechanics
 from ansible_collections.tapeops.qualify.plugins.module_utils._judge import _verdict
-from ansible_collections.tapeops.qualify.plugins.module_utils._reporting import _templates
+from ansible_collections.tapeops.qualify.plugins.module_utils._reporting import _templates, _words
 
 _KEEP = ('summary', 'forecast', 'size_warnings', 'restored', 'final_location', 'locate_error', 'barcode', 'slot')
 
@@ -81,7 +81,8 @@ def attach_findings(entries, section):
                 side = 'current'
             else:
                 continue
-            verdict.setdefault('findings', []).extend(_verdict.mechanics_findings(mech, side))
+            found = _verdict.mechanics_findings(mech, side)
+            verdict.setdefault('findings', []).extend(_words.finding(f) for f in found)
 
 
 def _docs(docs):

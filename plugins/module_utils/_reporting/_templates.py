@@ -34,6 +34,7 @@ except ImportError:  # pragma: no cover - only on a managed host, which never re
     markupsafe = None
 
 from ansible_collections.tapeops.qualify.plugins.module_utils._judge import _verdict
+from ansible_collections.tapeops.qualify.plugins.module_utils._reporting import _words
 
 TEMPLATE_DIR = os.path.join(os.path.dirname(os.path.abspath(__file__)), 'templates')
 
@@ -57,7 +58,7 @@ def md(text):
 
 def rate(value):
     """A rate in a table cell: '123' / '12.3', '-' when unknown."""
-    return _verdict.fmt_rate(value).replace(' MB/s', '') if value is not None else '-'
+    return _words.table_rate(value)
 
 
 def badge(cls):

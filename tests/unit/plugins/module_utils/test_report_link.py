@@ -5,7 +5,7 @@
 
 from __future__ import annotations
 
-from ansible_collections.tapeops.qualify.plugins.module_utils._reporting import _render, _report
+from ansible_collections.tapeops.qualify.plugins.module_utils._reporting import _render, _report, _words
 
 
 def source(rate, streams=1, seconds=60):
@@ -37,7 +37,7 @@ def test_the_slowest_tape_link_of_the_host_caps_the_what_if_and_the_reports_say_
     num = entry['verdict']['numbers']
     assert (num['link_mb_s'], num['link_caps'], num['need_full_mb_s']) == (600.0, True, 1000.0)
     assert entry['verdict']['forecast']['now']['inputs']['path_mb_s'] == 600.0
-    words = _render.interface_words(num)
+    words = _words.interface_words(num)
     assert words.startswith('SAS 6.0 Gbit link, 600 MB/s usable: caps the drive (the drive takes 1000 MB/s)')
     markdown = _render.fleet_markdown([doc])
     assert '**Interface and host:** SAS 6.0 Gbit link, 600 MB/s usable: caps the drive' in markdown
@@ -51,7 +51,7 @@ def test_the_host_line_gives_drives_at_once_and_memory():
     num = doc['drives'][0]['verdict']['numbers']
     # 2000 MB/s over 4 streams, 2.5:1: 2 LTO-9 drives get 1000 each (full speed); 4 streams -> 512 + 4 x 512
     assert (num['drives_streaming_at_once'], num['streams_at_once'], num['memory_needed_at_once_mb']) == (2, 4, 2560)
-    words = _render.interface_words(num)
+    words = _words.interface_words(num)
     assert 'enough (the drive takes 1000 MB/s)' in words
     assert "the host's sources keep 2 streaming at once" in words
     assert '4 streams need 2560 MB by the memory rule, the host has 2048 MB' in words
@@ -61,7 +61,7 @@ def test_the_lab_virtual_host_and_no_preflight_at_all():
     lab = what_if({'drives': [{'device': '/dev/nst0', 'link': link(None, None, None, host='host2')}]})
     num = lab['drives'][0]['verdict']['numbers']
     assert num['link_transport'] is None and num['link_caps'] is False
-    assert _render.interface_words(num).startswith('not a SAS or FC link')
+    assert _words.interface_words(num).startswith('not a SAS or FC link')
     assert 'HBA link: not a SAS or FC link (host2 has no sas_phy or fc_host in sysfs).' in \
         lab['drives'][0]['verdict']['reasons']
     bare = what_if(None)

@@ -16,7 +16,8 @@ import pytest
 
 from ansible_collections.tapeops.qualify.plugins.module_utils._judge import _drive_model as dm
 from ansible_collections.tapeops.qualify.plugins.module_utils._measure import _mechanics as mech
-from ansible_collections.tapeops.qualify.plugins.module_utils._reporting import _render, _report, _report_mechanics
+from ansible_collections.tapeops.qualify.plugins.module_utils._reporting import (
+    _render, _report, _report_mechanics, _words)
 
 from report_cases import drive, source, write_result
 
@@ -80,7 +81,8 @@ def test_what_if_gets_the_target_side():
 
 def test_a_cartridge_not_put_back_is_an_error_finding():
     result = mechanics_result({}, restored=False)
-    findings = _report_mechanics._verdict.mechanics_findings(_report_mechanics.mechanics_section(result)[0])
+    findings = [_words.finding(f) for f in
+                _report_mechanics._verdict.mechanics_findings(_report_mechanics.mechanics_section(result)[0])]
     assert [f['id'] for f in findings] == ['mechanics_cartridge_not_restored']
     assert findings[0]['severity'] == 'error' and 'MA1001L5' in findings[0]['text']
 

@@ -16,6 +16,7 @@ import pytest
 
 from ansible_collections.tapeops.qualify.plugins.module_utils._judge import _drive_model as dm
 from ansible_collections.tapeops.qualify.plugins.module_utils._judge import _verdict as v
+from ansible_collections.tapeops.qualify.plugins.module_utils._reporting import _words
 
 LTO9 = dm.lookup(9, 'FH', 'IBM')        # full speed 400, floor 177 (IBM TS4300 speed matching)
 LTO5 = dm.lookup(5, vendor='IBM')
@@ -46,7 +47,7 @@ def sweep(rates, pattern='random', filemarks=None):
 def run(spec=LTO9, src=None, tape=None, drive=None, config=None, ratio=1.0, **kw):
     options = dict(kw.pop('options', {}))
     options.setdefault('tape_ratio', ratio)
-    return v.evaluate(spec, src, tape, drive, config, options=options, **kw)
+    return _words.verdict(v.evaluate(spec, src, tape, drive, config, options=options, **kw))
 
 
 def flat(rate, seconds=60):
@@ -117,14 +118,14 @@ def test_quoted_numbers_obey_sustained_mean_max():
 def test_drives_of_a_host_share_its_sources():
     # Issue case: four drives sharing 200 MB/s were each told they get 200. Here four LTO-9 FH
     # share 400 MB/s: 100 each, below the 177 floor.
-    verdicts = v.evaluate_host([{'spec': LTO9}] * 4, source(flat(400.0)), options={'tape_ratio': 1.0})
+    verdicts = _words.verdicts(v.evaluate_host([{'spec': LTO9}] * 4, source(flat(400.0)), options={'tape_ratio': 1.0}))
     for verdict in verdicts:
         assert verdict['numbers']['feed_share'] == 0.25
         assert verdict['numbers']['feed_mean_mb_s'] == 100.0
         assert verdict['class'] == v.SHOE_SHINING
         assert verdict['numbers']['drives_streaming_at_once'] == 1     # 400 >= 400
         assert verdict['numbers']['drives_not_shoeshining_at_once'] == 2   # 200 each >= 177; 133 is not
-    alone = v.evaluate_host([{'spec': LTO9}], source(flat(400.0)), options={'tape_ratio': 1.0})[0]
+    alone = _words.verdict(v.evaluate_host([{'spec': LTO9}], source(flat(400.0)), options={'tape_ratio': 1.0})[0])
     assert alone['class'] == v.STREAMING
 
 

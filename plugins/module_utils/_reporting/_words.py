@@ -1,0 +1,465 @@
+# Copyright (c) tapeops.qualify contributors
+# GNU General Public License v3.0+ (see COPYING or https://www.gnu.org/licenses/gpl-3.0.txt)
+# SPDX-License-Identifier: GPL-3.0-or-later
+
+"""The verdict in words: the one place its sentences are written.
+
+Private to this collection: may change without notice. Pure Python, no
+Ansible imports. ``_verdict.evaluate`` decides (class, numbers, facts,
+findings and fixes as data); :func:`verdict` turns that decision into the
+verdict the host document carries (``summary``, ``reasons``, each finding's
+``text``, each fix's ``title`` / ``setting`` / ``why``), the same words for
+Markdown, HTML and JUnit (the templates only place them). A fact, a finding
+or a fix is worded by the function of its ``id`` in the tables below.
+"""
+
+from __future__ import annotations
+
+from ansible_collections.tapeops.qualify.plugins.module_utils._judge import _forecast
+from ansible_collections.tapeops.qualify.plugins.module_utils._judge._verdict import (
+    INCONCLUSIVE, SHOE_SHINING, SOFTWARE_NAMES, SPEED_MATCHED, STREAMING, fmt_bytes, fmt_rate, rounded_rate_below)
+from ansible_collections.tapeops.qualify.plugins.module_utils._tools import _sg_logs
+
+
+def _plural(count, one='', many='s'):
+    return one if count == 1 else many
+
+
+def _ratio_text(pattern_ratio):
+    return 'incompressible' if pattern_ratio == 1.0 else '%.1f:1' % pattern_ratio
+
+
+# ---------------------------------------------------------------------------
+# forecasts and classes
+
+
+def backhitch_words(result):
+    """'no back-hitches' / '75 back-hitches an hour (12 % of the time repositioning)'."""
+    per_hour = result['backhitches_per_hour']
+    if not per_hour:
+        return 'no back-hitches'
+    return '%.0f back-hitch%s an hour (%.0f %% of the time repositioning)' % (
+        per_hour, '' if round(per_hour) == 1 else 'es', 100 * result['time_share']['repositioning'])
+
+
+def compare_words(before, after):
+    """'SHOE-SHINING -> STREAMING, 30.0 MB/s -> 140 MB/s'."""
+    return '%s -> %s, %s -> %s' % (before['class'], after['class'], fmt_rate(before['effective_mb_s']),
+                                   fmt_rate(after['effective_mb_s']))
+
+
+def class_words(result, need_floor, need_full):
+    """A forecast's class with the numbers behind it."""
+    cls = result['class']
+    feed = result['effective_mb_s']
+    if cls == STREAMING:
+        return 'STREAMING: the backup gets %s, the drive\'s full speed needs %s; %s' % (
+            fmt_rate(feed), fmt_rate(need_full), backhitch_words(result))
+    if cls == SPEED_MATCHED:
+        return ('SPEED-MATCHED: the backup gets %s, between the %s floor and %s full speed: the drive slows down '
+                'but keeps moving (%s)' % (fmt_rate(feed), fmt_rate(need_floor), fmt_rate(need_full),
+                                           backhitch_words(result)))
+    if cls == SHOE_SHINING:
+        below = (', below the %s floor' % fmt_rate(need_floor)) if rounded_rate_below(feed, need_floor) else ''
+        return 'SHOE-SHINING: %s; the backup gets %s%s' % (backhitch_words(result), fmt_rate(feed), below)
+    return '%s: %s' % (cls, result.get('inconclusive_reason') or 'not enough data')
+
+
+def summary(decision, fixes):
+    """The verdict's one paragraph: the class in a sentence and the first fix."""
+    cls, label = decision['class'], decision['drive_label']
+    now, fixed = decision['forecast']['now'], decision['forecast']['after_setting_fixes']
+    need_floor, need_full = now['need_floor_mb_s'], now['need_full_mb_s']
+    feed = now['effective_mb_s']
+    if cls == INCONCLUSIVE:
+        head = 'Not enough data to judge %s: %s.' % (label, decision['inconclusive_reason'])
+    elif cls == STREAMING:
+        head = '%s streams: the backup gets %s, full speed needs %s.' % (label, fmt_rate(feed), fmt_rate(need_full))
+    elif cls == SPEED_MATCHED:
+        head = '%s speed-matches: the backup gets %s, below full speed (%s) but above the floor (%s).' % (
+            label, fmt_rate(feed), fmt_rate(need_full), fmt_rate(need_floor))
+    elif cls == SHOE_SHINING:
+        head = '%s would shoe-shine: %s; the backup gets %s%s.' % (
+            label, backhitch_words(now), fmt_rate(feed),
+            (' (floor %s)' % fmt_rate(need_floor)) if rounded_rate_below(feed, need_floor) else '')
+    else:
+        head = '%s is held back by its settings: %s now (%s), %s after the setting fixes (%s).' % (
+            label, now['class'], fmt_rate(feed), fixed['class'], fmt_rate(fixed['effective_mb_s']))
+    if fixes:
+        head += ' First fix: %s.' % fixes[0]['title']
+    return head
+
+
+# ---------------------------------------------------------------------------
+# where to change a setting, per backup software
+
+
+def setting(software, fix, value):
+    """Where to change it, in the words of the backup software."""
+    name = SOFTWARE_NAMES.get(software)
+    bacula = software in ('bacula', 'bareos')
+    if fix == 'block_size':
+        if software == 'data_protector':
+            return 'Data Protector device > Properties > Settings > Advanced > Sizes: Block size (kB) = %d' % (
+                value // 1024)
+        if bacula:
+            return '%s storage daemon Device resource: Maximum Block Size = %d' % (name, value)
+        return 'the backup software\'s tape block size: %s' % fmt_bytes(value)
+    if fix == 'immediate_filemarks':
+        if software == 'data_protector':
+            return 'omnirc on the Media Agent: OB2IMMEDFM=1 (tapeops.qualify.dp_omnirc)'
+        return 'immediate file marks (MTWEOFI) in the writer'
+    if fix == 'segment_size':
+        if software == 'data_protector':
+            return 'Data Protector device > Advanced > Sizes: Segment size (MB) = %d' % value
+        if bacula:
+            return '%s Device resource: Maximum File Size = %dM' % (name, value)
+        return 'data between file marks: %d MB' % value
+    if fix == 'streams':
+        if software == 'data_protector':
+            return 'Data Protector device or backup specification: Concurrency (Disk Agents) = %d' % value
+        if bacula:
+            return '%s: Maximum Concurrent Jobs = %d on the Storage and Device resources' % (name, value)
+        return '%d parallel backup streams into the drive' % value
+    if fix == 'staging':
+        if software == 'data_protector':
+            return 'Data Protector: back up to a disk (B2D / file library) device, then object copy to tape'
+        if bacula:
+            return '%s Job: Spool Data = yes, Device: Spool Directory on a fast disk' % name
+        return 'back up to disk first, then copy to tape'
+    return str(value)  # pragma: no cover
+
+
+# ---------------------------------------------------------------------------
+# facts (the verdict's reasons), one function per id
+
+
+def _sources(f):
+    return 'The sources deliver %s on average, %s sustained (5th percentile of %d per-second sample%s over %d ' \
+           'stream%s%s)%s.' % (
+               fmt_rate(f['mean_mb_s']), fmt_rate(f['sustained_mb_s']), f['samples'], _plural(f['samples']),
+               f['streams'], _plural(f['streams']),
+               ', %d pass%s' % (f['passes'], _plural(f['passes'], '', 'es')) if f['passes'] else '',
+               '' if f['drives_sharing'] <= 1 else '; %d drives share them, this one gets %.0f %%: %s on average' % (
+                   f['drives_sharing'], 100 * f['share'], fmt_rate(f['feed_mean_mb_s'])))
+
+
+def _link_name(link):
+    """'SAS 6.0 Gbit' / 'FC 8 Gbit' / 'HBA'."""
+    words = ' '.join(str(link[k]) for k in ('transport', 'rate') if link.get(k))
+    return words or 'HBA'
+
+
+def _link(f):
+    link = f['link']
+    takes = '%s takes %s at %.2f:1 (its compressed maximum %s)' % (
+        f['label'], fmt_rate(f['need_full_mb_s']), f['ratio'], fmt_rate(f['compressed_max_mb_s']))
+    source = link.get('text') or 'sysfs'
+    if f['state'] == 'caps_drive':
+        return 'The %s link carries %s, below the %s: the link, not the sources (%s), caps the drive (%s).' % (
+            _link_name(link), fmt_rate(f['link_mb_s']), takes, fmt_rate(f['feed_mean_mb_s']), source)
+    if f['state'] == 'caps_sources_lower':
+        return 'The %s link carries %s, below the %s; the sources (%s) are lower still, so they limit first (%s).' % (
+            _link_name(link), fmt_rate(f['link_mb_s']), takes, fmt_rate(f['feed_mean_mb_s']), source)
+    return 'The %s link carries %s, enough for the %s%s.' % (
+        _link_name(link), fmt_rate(f['link_mb_s']), takes,
+        '; data that compresses better would meet the link first' if f['compressed_max_mb_s']
+        and f['link_mb_s'] < f['compressed_max_mb_s'] else '')
+
+
+def _restore(f):
+    return 'Read-back (restore) of the sweep\'s %.0f MB at %s: %s, against %s writing the same blocks; %s.' % (
+        f['bytes'] / 1e6,
+        'a %s read buffer' % fmt_bytes(f['read_size']) if f['read_size'] else 'the block sizes they were written with',
+        fmt_rate(f['mb_s']), fmt_rate(f['write_mb_s']),
+        'every block verified against the data written' if f['verified'] else 'NOT verified')
+
+
+def _limiter(f):
+    text = {'sources': 'the sources',
+            'path': 'the drive path%s' % (' at %s blocks' % fmt_bytes(f['block_size']) if f['block_size'] else ''),
+            'link': 'the %s link at %s' % (_link_name(f['link'] or {}), fmt_rate(f['link_mb_s']))}[f['limiter']]
+    if f['filemark_segment_mb'] is not None:
+        text += ' and synchronous file marks every %.0f MB' % f['filemark_segment_mb']
+    return text
+
+
+def _host_capacity(f):
+    label = f['label']
+    held = ' (each held to its %s link)' % fmt_rate(f['held_mb_s']) if f['held_mb_s'] else ''
+    if not f['drives']:
+        return 'The host\'s sources keep no %s drive from shoe-shining%s.' % (label, held)
+    kept = ('%d %s drive%s streaming at once (%d from shoe-shining)' % (
+        f['streaming'], label, _plural(f['streaming']), f['not_shoeshining'])
+        if f['streaming'] else
+        'no %s drive streaming at full speed, %d speed-matched at once' % (label, f['not_shoeshining']))
+    return 'The host\'s sources keep %s%s; at %d drive%s (%d stream%s, at least one per drive) the memory rule ' \
+           'asks %s; %s.' % (kept, held, f['drives'], _plural(f['drives']), f['streams'], _plural(f['streams']),
+                             memory_rule(f['memory']), _have(f['memory']))
+
+
+def memory_rule(m):
+    """'512 MB base + 512 MB x 3 streams = 2048 MB'."""
+    return '%d MB base + %d MB x %d stream%s = %d MB' % (
+        m['base_mb'], m['per_stream_mb'], m['streams'], _plural(m['streams']), m['needed_mb'])
+
+
+def _have(m):
+    if m['total_mb'] is None:
+        return 'the host\'s RAM is not known'
+    if m['short_mb']:
+        return 'the host has %d MB, %d MB short' % (m['total_mb'], m['short_mb'])
+    return 'the host has %d MB' % m['total_mb']
+
+
+FACTS = {
+    'sources': _sources,
+    'file_sizes': lambda f: str(f['text']).rstrip('.') + '.',
+    'ingest': lambda f: 'With competing ingest (%s) the sources gave %s, against %s without it.' % (
+        f['target_text'] or 'as configured', fmt_rate(f['with_mb_s']), fmt_rate(f['without_mb_s'])),
+    'need_full': lambda f: 'Full speed for %s needs %s: %s native x %.2f tape compression (%s)%s.' % (
+        f['label'], fmt_rate(f['need_full_mb_s']), fmt_rate(f['native_mb_s']), f['ratio'], f['ratio_basis'],
+        ', capped by what its interface sustains' if f['interface_caps'] else ''),
+    'need_floor': lambda f: 'Its slowest speed-matching step, %s, needs %s (%s x %.2f)%s; below that the drive stops '
+                            'and repositions (shoe-shining).' % (
+                                fmt_rate(f['floor_mb_s']), fmt_rate(f['need_floor_mb_s']), fmt_rate(f['floor_mb_s']),
+                                f['ratio'], ' (an estimate: %s)' % f['estimate'] if f['estimate'] else ''),
+    'sweep': lambda f: 'The write sweep measured the drive path at %s (%s data).' % (
+        ', '.join('%s %s' % (fmt_bytes(s), fmt_rate(r)) for s, r in f['rates']), _ratio_text(f['pattern_ratio'])),
+    'what_if_not_installed': lambda f: 'What-if for %s: the drive is not installed, so only the sources are measured '
+                                       'against its needs.' % f['label'],
+    'no_sweep': lambda f: 'The drive path was not measured (no write sweep: no scratch medium allowed or the write '
+                          'test was skipped); the verdict rests on the sources alone.',
+    'link': _link,
+    'link_text': lambda f: 'HBA link: %s.' % str(f['text']).rstrip('.'),
+    'drive_backhitches': lambda f: 'During the write benchmark (block-size sweep and file-mark tests) the drive itself '
+                                   'reported %d back-hitch%s (LOG SENSE page %s, parameter %s).' % (
+                                       f['count'], _plural(f['count'], '', 'es'), _sg_logs.BACKHITCH_PAGE,
+                                       _sg_logs.BACKHITCH_PARAMETER),
+    'restore': _restore,
+    'block_size_unknown': lambda f: 'The block size in use is not known (set tapeops_backup.block_size_bytes or the '
+                                    'drive\'s block_size_bytes to judge it); the sweep recommends %s.' % fmt_bytes(
+                                        f['recommended']),
+    'inconclusive': lambda f: 'Not enough to judge: %s.' % f['reason'],
+    'forecast_now': lambda f: 'The forecast at the current settings (%s limiting): %s.' % (
+        _limiter(f), class_words(f['forecast'], f['need_floor_mb_s'], f['need_full_mb_s'])),
+    'forecast_fixed': lambda f: 'With the setting fixes: %s.' % class_words(f['forecast'], f['need_floor_mb_s'],
+                                                                            f['need_full_mb_s']),
+    'host_capacity': _host_capacity,
+    'drives_kept_busy': lambda f: 'The host\'s sources, shared, keep %d %s drive%s streaming at once and %d from '
+                                  'shoe-shining.' % (f['streaming'], f['label'], _plural(f['streaming']),
+                                                     f['not_shoeshining']),
+}
+
+
+# ---------------------------------------------------------------------------
+# findings, one function per id
+
+
+FINDINGS = {
+    'small_file_bound': lambda f: str(f['text']),
+    'block_size_over_limit': lambda f: 'The configured block size %s is larger than %s (%s): writes fail with '
+                                       '"Invalid argument".' % (fmt_bytes(f['block_size']), LIMITS[f['limit_source']],
+                                                                fmt_bytes(f['limit'])),
+    'block_size_not_measured': lambda f: 'The sweep did not measure %s blocks; the drive path there is %s: %s. Add '
+                                         'the size to the sweep (tape_write_benchmark block_sizes) to measure it.' % (
+                                             fmt_bytes(f['block_size']), fmt_rate(f['path_mb_s']), f['basis']),
+    'read_back_not_verified': lambda f: 'The read-back did not return what was written: %d block(s) differ%s. Check '
+                                        'the drive, the HBA and the cabling (dmesg, sg_logs -a) before trusting '
+                                        'restores from this path.' % (
+                                            f['mismatched_blocks'], '; %s' % f['error'] if f['error'] else ''),
+    'settings_limit_feed': lambda f: 'The settings hold the drive back: %s now (%s), %s after the setting fixes '
+                                     '(%s).' % (f['class_now'], fmt_rate(f['now_mb_s']), f['class_fixed'],
+                                                fmt_rate(f['fixed_mb_s'])),
+    'occasional_backhitches': lambda f: 'The forecast has the drive back-hitch %.0f times an hour (fewer than the '
+                                        '%.0f that count as shoe-shining).' % (f['per_hour'],
+                                                                               _forecast.SHOESHINE_PER_HOUR),
+    'estimated_buffer_mb': lambda f: 'The drive model\'s buffer %.0f MB is an estimate: %s.' % (f['value'], f['basis']),
+    'estimated_backhitch_s': lambda f: 'The drive model\'s back-hitch %.1f s is an estimate: %s.' % (
+        f['value'], f['basis']),
+    'memory_at_concurrency': lambda f: 'Running %d %s drives at once needs %d MB by the memory rule (%s); the host has '
+                                       '%d MB.' % (f['drives'], f['label'], f['memory']['needed_mb'],
+                                                   memory_rule(f['memory']), f['memory']['total_mb']),
+    'object_size_below_90': lambda f: 'Library and drive mechanics: %s' % f['text'],
+    'mechanics_cartridge_not_restored': lambda f: (
+        'The mechanics benchmark could not put %s back where it started (%s): put it back by hand before the next '
+        'backup.' % (f['barcode'] or 'the cartridge', f['final_location'] or 'unknown')),
+}
+
+LIMITS = {'drive': "the drive's READ BLOCK LIMITS maximum", 'hba': "the HBA's maximum transfer"}
+
+
+def finding(data):
+    """{'id', 'severity', 'text'} of a finding decided as data."""
+    return {'id': data['id'], 'severity': data['severity'], 'text': FINDINGS[data['id']](data)}
+
+
+# ---------------------------------------------------------------------------
+# fixes: title, where to set it, why; one function per id
+
+
+def _block_size(fix, d, now):
+    why = 'The drive path took %s at %s against %s at %s%s; the forecast: %s.' % (
+        fmt_rate(d['best_mb_s']), fmt_bytes(fix['value']), fmt_rate(d['path_mb_s']),
+        fmt_bytes(d['block_size']) if d['block_size'] else 'the current block size',
+        ' (limit: %s, %s)' % (fmt_bytes(d['limit']), LIMITS[d['limit_source']]) if d['limit'] else '',
+        compare_words(now, fix['forecast']))
+    return 'Use %s tape blocks' % fmt_bytes(fix['value']), setting(d['software'], 'block_size', fix['value']), why
+
+
+def _immediate_filemarks(fix, d, now):
+    why = 'Every %.0f MB segment ends with a synchronous file mark that empties the drive buffer and costs a ' \
+          'reposition (%s); the forecast: %s.' % (
+              d['segment_mb'], '%.2f s measured per mark' % d['mark_s'] if d['mark_s'] is not None else
+              'not measured: the model\'s flush and back-hitch', compare_words(now, fix['forecast']))
+    return ('Write file marks without waiting (immediate file marks)',
+            setting(d['software'], 'immediate_filemarks', True), why)
+
+
+def _segment_size(fix, d, now):
+    why = 'A synchronous file mark every %.0f MB: %s; at %.0f MB the marks cost under %.0f %% of the time (the ' \
+          'forecast: %s).' % (d['segment_mb'], backhitch_words(now), d['recommended_mb'], 100 * d['loss_target'],
+                              compare_words(now, fix['forecast']))
+    return ('Write larger segments (%.0f MB or more between file marks)' % d['recommended_mb'],
+            setting(d['software'], 'segment_size', fix['value']), why)
+
+
+def _streams(fix, d, now):
+    target = fix['value']
+    why = '%d stream%s give %s (%s); the forecast: %s%s.' % (
+        target, _plural(target), fmt_rate(d['feed_mb_s']), d['basis'],
+        class_words(fix['forecast'], now['need_floor_mb_s'], now['need_full_mb_s']),
+        '' if d['reaches_full'] else '; no number of streams up to %d reaches full speed' % d['max_streams'])
+    return 'Run %d parallel streams into this drive' % target, setting(d['software'], 'streams', target), why
+
+
+def _staging(fix, d, now):
+    why = 'Even %d streams give %s (%s), and the forecast still has the drive shoe-shine; a disk stage that reads ' \
+          'sequentially at %s or more feeds the drive instead.' % (
+              d['max_streams'], fmt_rate(d['feed_mb_s']), d['basis'], fmt_rate(now['need_full_mb_s']))
+    return 'Stage to disk first, then copy to tape', setting(d['software'], 'staging', None), why
+
+
+def _drive_path(fix, d, now):
+    if d['cause'] == 'link':
+        link = _link_name(d['link'])
+        return ('Give the drive a faster link than %s' % link,
+                'HBA, cabling (and expander) to the drive: a link carrying %s or more' % fmt_rate(d['need_full_mb_s']),
+                'The %s link carries %s; %s needs %s at %.2f:1 and the sources give %s.' % (
+                    link, fmt_rate(d['link_mb_s']), d['label'], fmt_rate(d['need_full_mb_s']), d['ratio'],
+                    fmt_rate(d['feed_mean_mb_s'])))
+    why = 'At its best block size the drive path took %s of %s data, below the %s the drive itself takes of it; ' \
+          '%s.' % (fmt_rate(d['path_mb_s']), _ratio_text(d['pattern_ratio']), fmt_rate(d['drive_takes_mb_s']),
+                   'no number of streams gets past it' if rounded_rate_below(d['path_mb_s'], d['need_floor_mb_s'])
+                   else 'more streams can at best make the drive speed-match')
+    return 'Make the host-to-drive path faster', 'HBA, cabling, st driver buffer (see tapeops.qualify.st_tuning)', why
+
+
+def _memory(fix, d, now):
+    m = d['memory']
+    return ('Give the host at least %d MB of RAM' % m['needed_mb'], 'RAM',
+            '%d MB base + %d MB x %d interleaved stream%s = %d MB; the host has %d MB.' % (
+                m['base_mb'], m['per_stream_mb'], m['streams'], _plural(m['streams']), m['needed_mb'], m['total_mb']))
+
+
+FIXES = {
+    'block_size': _block_size, 'immediate_filemarks': _immediate_filemarks, 'segment_size': _segment_size,
+    'streams': _streams, 'staging': _staging, 'drive_path': _drive_path, 'memory': _memory,
+}
+
+# the keys of a fix in the host document besides its words
+_FIX_KEYS = ('id', 'rank', 'value', 'feed_after_mb_s', 'forecast')
+
+
+def fix(data, now):
+    """The fix as the host document carries it: its data and title / setting / why."""
+    title, where, why = FIXES[data['id']](data, data['data'], now)
+    out = dict((k, data[k]) for k in _FIX_KEYS if k in data)
+    out.update(title=title, setting=where, why=why)
+    return out
+
+
+def fact(data):
+    """One reason, in words."""
+    return FACTS[data['id']](data)
+
+
+# ---------------------------------------------------------------------------
+# the whole verdict
+
+
+_VERDICT_KEYS = ('class', 'class_at_current_settings', 'class_after_setting_fixes', 'would_shoe_shine',
+                 'inconclusive_reason', 'what_if', 'drive_label', 'numbers', 'forecast')
+
+
+def verdict(decision):
+    """The verdict of the host document from ``_verdict.evaluate``'s decision: the same data, with its words."""
+    now = decision['forecast']['now']
+    fixes = [fix(f, now) for f in decision['fixes']]
+    out = dict((k, decision[k]) for k in _VERDICT_KEYS)
+    out.update(reasons=[fact(f) for f in decision['facts']], findings=[finding(f) for f in decision['findings']],
+               fixes=fixes, summary=summary(decision, fixes))
+    return out
+
+
+def verdicts(decisions):
+    """:func:`verdict` of each decision (``_verdict.evaluate_host``'s list)."""
+    return [verdict(d) for d in decisions]
+
+
+# ---------------------------------------------------------------------------
+# beside the verdict in the reports
+
+
+def table_rate(value):
+    """'123' / '12.3' (a rate without its unit), '-' when unknown."""
+    return fmt_rate(value).replace(' MB/s', '') if value is not None else '-'
+
+
+def restore_words(numbers):
+    """Restore (read-back) rate beside the backup rate, or None when the run did not read back."""
+    if numbers.get('restore_mb_s') is None:
+        return None
+    verified = numbers.get('restore_verified')
+    rate = table_rate
+    return 'restore (read-back) %s MB/s beside backup %s MB/s writing the same blocks (forecast feed now %s MB/s); ' \
+           '%s' % (rate(numbers.get('restore_mb_s')), rate(numbers.get('restore_write_mb_s')),
+                   rate(numbers.get('feed_now_mb_s')),
+                   'verified' if verified else 'NOT verified' if verified is False else 'verification unknown')
+
+
+def interface_words(numbers):
+    """The drive's HBA link against what it takes, and how many such drives the host keeps busy; or None."""
+    rate = table_rate
+    parts = []
+    if 'link_transport' in numbers:
+        name = ' '.join(str(numbers[k]) for k in ('link_transport', 'link_rate') if numbers.get(k))
+        if numbers.get('link_mb_s') is not None:
+            parts.append('%s link, %s MB/s usable: %s (the drive takes %s MB/s)' % (
+                name, rate(numbers['link_mb_s']), 'caps the drive' if numbers.get('link_caps') else 'enough',
+                rate(numbers.get('need_full_mb_s'))))
+        elif numbers.get('link_transport'):
+            parts.append('%s link, usable rate unknown' % name)
+        else:
+            parts.append('not a SAS or FC link')
+    if numbers.get('drives_streaming_at_once') is not None:
+        text = 'the host\'s sources keep %s streaming at once (%s from shoe-shining)' % (
+            numbers['drives_streaming_at_once'], numbers.get('drives_not_shoeshining_at_once'))
+        if numbers.get('memory_needed_at_once_mb') is not None:
+            total = numbers.get('memory_total_mb')
+            streams = numbers.get('streams_at_once')
+            text += '; %s stream%s need%s %s MB by the memory rule, the host has %s' % (
+                streams, '' if streams == 1 else 's', 's' if streams == 1 else '', numbers['memory_needed_at_once_mb'],
+                '%d MB' % total if total is not None else 'unknown RAM')
+        parts.append(text)
+    return '; '.join(parts) or None
+
+
+def measured_before(doc):
+    """What a host without a verdict measured before it was lost (its source read), in words, or None."""
+    aggregate = (doc.get('source') or {}).get('aggregate') if isinstance(doc.get('source'), dict) else None
+    if not isinstance(aggregate, dict) or aggregate.get('mean_mb_s') is None:
+        return None
+    return 'Measured before: the sources delivered %s on average, %s sustained (%s per-second samples).' % (
+        fmt_rate(aggregate.get('mean_mb_s')), fmt_rate(aggregate.get('p5_mb_s')),
+        aggregate.get('samples', '?'))
