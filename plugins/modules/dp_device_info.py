@@ -14,6 +14,9 @@ description:
     device definition, from the drive model's native cartridge capacity (DP's rule, default segment
     size = native capacity / 50, and a segment also closes when its catalog reaches 12 MB) and the HBA
     path's maximum transfer.
+  - Where a qualify run's verdict recommends a segment or block size for a drive (O(drives[].segment_size_mb),
+    O(drives[].block_size_kb)), that is the recommendation, so the module never says something else than the
+    verdict.
   - Device definitions live on the Cell Manager, so this module only reports; it changes nothing.
 author:
   - tapeops.qualify contributors (@tapeops)
@@ -60,6 +63,17 @@ options:
         type: float
       hba_max_transfer_bytes:
         description: Largest transfer the HBA path carries (from the st_tuning preflight facts).
+        type: int
+      segment_size_mb:
+        description:
+          - The verdict's segment size for this drive, MB (a C(segment_size) fix of a qualify run; the
+            C(tapeops.qualify.apply_fixes) playbook passes it). Given, it is the recommendation instead of
+            the native capacity / 50 rule, and O(drives[].generation) is not needed.
+        type: int
+      block_size_kb:
+        description:
+          - The verdict's block size for this drive, KB (a C(block_size) fix of a qualify run). Given, it is the
+            recommendation instead of the largest power of two the limits allow; it must stay within them.
         type: int
   hba_max_transfer_bytes:
     description: HBA path maximum transfer for drives that do not give their own.
@@ -108,8 +122,11 @@ devices:
       description: Native capacity used, decimal GB.
       type: float
     segment_size_mb:
-      description: Recommended segment size (native capacity / 50), MB.
+      description: Recommended segment size, MB (the verdict's when given, else native capacity / 50).
       type: int
+    segment_size_basis:
+      description: C(verdict) (O(drives[].segment_size_mb) given) or C(rule) (native capacity / 50).
+      type: str
     catalog_segment_limit_mb:
       description: Catalog size at which DP closes a segment regardless of the segment size, MB.
       type: int
@@ -117,7 +134,9 @@ devices:
       description: Recommended device block size, KB.
       type: int
     block_size_limited_by:
-      description: C(dp) (Data Protector's maximum) or C(hba) (the HBA path's maximum transfer).
+      description:
+        - C(dp) (Data Protector's maximum) or C(hba) (the HBA path's maximum transfer), or C(verdict) when
+          O(drives[].block_size_kb) gave the size.
       type: str
     drive_label:
       description: The drive model's label (V(LTO-6), V(LTO-9 HH)); null when only C(native_capacity_gb) was given.
@@ -127,7 +146,7 @@ devices:
         The drive's identity from the collection's drive resolver, as
         RV(tapeops.qualify.tape_drive_info#module:drives[].generation) (C(source), C(inventory), C(medium) ...).
       type: dict
-  sample: [{"name": "/dev/nst0", "native_capacity_gb": 2500, "segment_size_mb": 50000,
+  sample: [{"name": "/dev/nst0", "native_capacity_gb": 2500, "segment_size_mb": 50000, "segment_size_basis": "rule",
             "catalog_segment_limit_mb": 12, "block_size_kb": 1024, "block_size_limited_by": "dp",
             "drive_label": "LTO-6", "identity": {"generation": 6, "source": "inventory", "medium": null}}]
 '''
@@ -176,6 +195,8 @@ def main():
                 discovered=dict(type='dict'),
                 native_capacity_gb=dict(type='float'),
                 hba_max_transfer_bytes=dict(type='int'),
+                segment_size_mb=dict(type='int'),
+                block_size_kb=dict(type='int'),
             )),
             hba_max_transfer_bytes=dict(type='int'),
             max_block_kb=dict(type='int', default=1024),
@@ -187,12 +208,16 @@ def main():
         try:
             capacity, label, identity = capacity_of(drive)
         except _resolve.ResolveError as exc:
-            module.fail_json(msg='Drive %s: %s' % (drive['name'], exc))
+            # a verdict's segment size needs no capacity (the block size rule needs none either)
+            if drive['segment_size_mb'] is None:
+                module.fail_json(msg='Drive %s: %s' % (drive['name'], exc))
+            capacity, label, identity = None, None, None
         discovered = drive['discovered'] or {}
         try:
             hba = drive['hba_max_transfer_bytes'] or discovered.get('hba_max_transfer_bytes') or \
                 module.params['hba_max_transfer_bytes']
-            rec = recommend_device(capacity, hba, module.params['max_block_kb'])
+            rec = recommend_device(capacity, hba, module.params['max_block_kb'],
+                                   segment_size_mb=drive['segment_size_mb'], block_size_kb=drive['block_size_kb'])
         except OmnircError as exc:
             module.fail_json(msg='Drive %s: %s' % (drive['name'], exc))
         rec.update(name=drive['name'], drive_label=label, identity=identity)

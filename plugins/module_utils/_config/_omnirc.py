@@ -161,40 +161,62 @@ def update_omnirc(text, keys):
     return new_text, changes
 
 
-def recommend_device(native_capacity_gb, hba_max_transfer_bytes=None, max_block_kb=DP_MAX_BLOCK_KB):
+def _block_limit_kb(hba_max_transfer_bytes, max_block_kb):
+    """(largest block in KB Data Protector and the HBA path take, 'dp' or 'hba')."""
+    if max_block_kb < 64 or max_block_kb > DP_MAX_BLOCK_KB:
+        raise OmnircError('max_block_kb must be between 64 and %d KB, got %r.' % (DP_MAX_BLOCK_KB, max_block_kb))
+    if hba_max_transfer_bytes and int(hba_max_transfer_bytes) // 1024 < max_block_kb:
+        return int(hba_max_transfer_bytes) // 1024, 'hba'
+    return max_block_kb, 'dp'
+
+
+def recommend_device(native_capacity_gb, hba_max_transfer_bytes=None, max_block_kb=DP_MAX_BLOCK_KB,
+                     segment_size_mb=None, block_size_kb=None):
     """Recommend a Data Protector tape device block size and segment size.
 
     ``native_capacity_gb`` is the cartridge's native (uncompressed) capacity in
-    decimal GB, from the drive model. Returns a dict:
+    decimal GB, from the drive model. ``segment_size_mb`` and ``block_size_kb``
+    are the verdict's recommendation for this drive (apply_fixes passes them):
+    given, they are the recommendation, so the role never says something else
+    than the verdict; the block size is still checked against the limits.
+    Returns a dict:
 
-    - ``segment_size_mb``: native capacity / 50, in MB (DP's default rule);
+    - ``segment_size_mb``: the verdict's, else native capacity / 50, in MB (DP's default rule);
+    - ``segment_size_basis``: ``verdict`` or ``rule``;
     - ``catalog_segment_limit_mb``: 12 (a segment also closes at 12 MB of catalog);
-    - ``block_size_kb``: the largest power-of-two KB block not above
-      ``max_block_kb`` nor the HBA path's maximum transfer (when known);
-    - ``block_size_limited_by``: ``dp`` or ``hba``.
+    - ``block_size_kb``: the verdict's, else the largest power-of-two KB block not
+      above ``max_block_kb`` nor the HBA path's maximum transfer (when known);
+    - ``block_size_limited_by``: ``dp`` or ``hba`` (the limit of the rule), ``verdict`` (the verdict's size).
     """
-    if native_capacity_gb is None or native_capacity_gb <= 0:
-        raise OmnircError('native capacity must be a positive number of GB, got %r.' % (native_capacity_gb,))
-    if max_block_kb < 64 or max_block_kb > DP_MAX_BLOCK_KB:
-        raise OmnircError('max_block_kb must be between 64 and %d KB, got %r.' % (DP_MAX_BLOCK_KB, max_block_kb))
-    segment_mb = int(round(native_capacity_gb * 1000.0 / SEGMENT_DIVISOR))
-    limit_kb = max_block_kb
-    limited_by = 'dp'
-    if hba_max_transfer_bytes:
-        hba_kb = int(hba_max_transfer_bytes) // 1024
-        if hba_kb < limit_kb:
-            limit_kb = hba_kb
-            limited_by = 'hba'
-    block_kb = 1
-    while block_kb * 2 <= limit_kb:
-        block_kb *= 2
-    if block_kb < 64:
-        raise OmnircError(
-            'the HBA path carries only %d KB per transfer, below the 64 KB minimum worth configuring: '
-            'raise the st max_sg_segs / HBA sg_tablesize limit (see the st_tuning preflight facts).' % limit_kb)
+    limit_kb, limited_by = _block_limit_kb(hba_max_transfer_bytes, max_block_kb)
+    if segment_size_mb is not None:
+        if isinstance(segment_size_mb, bool) or int(segment_size_mb) <= 0:
+            raise OmnircError('segment_size_mb must be a positive number of MB, got %r.' % (segment_size_mb,))
+        segment_mb, segment_basis = int(segment_size_mb), 'verdict'
+    else:
+        if native_capacity_gb is None or native_capacity_gb <= 0:
+            raise OmnircError('native capacity must be a positive number of GB, got %r.' % (native_capacity_gb,))
+        segment_mb, segment_basis = int(round(native_capacity_gb * 1000.0 / SEGMENT_DIVISOR)), 'rule'
+    if block_size_kb is not None:
+        if isinstance(block_size_kb, bool) or int(block_size_kb) <= 0 or int(block_size_kb) > limit_kb:
+            raise OmnircError(
+                'the verdict\'s block size %r KB is not between 1 KB and %d KB (%s): re-run qualify, whose write '
+                'sweep stays within the limits, or give a smaller one.' % (
+                    block_size_kb, limit_kb, 'the HBA path\'s maximum transfer' if limited_by == 'hba'
+                    else 'max_block_kb'))
+        block_kb, limited_by = int(block_size_kb), 'verdict'
+    else:
+        block_kb = 1
+        while block_kb * 2 <= limit_kb:
+            block_kb *= 2
+        if block_kb < 64:
+            raise OmnircError(
+                'the HBA path carries only %d KB per transfer, below the 64 KB minimum worth configuring: '
+                'raise the st max_sg_segs / HBA sg_tablesize limit (see the st_tuning preflight facts).' % limit_kb)
     return {
         'native_capacity_gb': native_capacity_gb,
         'segment_size_mb': segment_mb,
+        'segment_size_basis': segment_basis,
         'catalog_segment_limit_mb': CATALOG_SEGMENT_LIMIT_MB,
         'block_size_kb': block_kb,
         'block_size_limited_by': limited_by,

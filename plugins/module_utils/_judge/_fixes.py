@@ -1,0 +1,281 @@
+# Copyright (c) tapeops.qualify contributors
+# GNU General Public License v3.0+ (see COPYING or https://www.gnu.org/licenses/gpl-3.0.txt)
+# SPDX-License-Identifier: GPL-3.0-or-later
+
+"""From a qualify run's verdicts to the roles' variables: the one table of which role applies which fix.
+
+Private to this collection: may change without notice. Used on the controller
+by the ``qualify_fixes_info`` action, which ``playbooks/apply_fixes.yml`` calls
+for each host before it runs the roles.
+
+A verdict's ``fixes`` are data (``_verdict.evaluate``): an ``id`` (one of
+``_verdict.FIX_ORDER``), in the verdict's order, a ``value`` and the verdict's words (``title``,
+``setting``, ``why``). ``TABLE`` says, per fix and backup software, which role
+takes it through which variable and what that does on the host; ``plan_host``
+turns one host's document into the variables of each role to run and the
+fixes left to do by hand (streams, staging, the drive path, memory, and what
+lives outside the host, such as Data Protector's device definitions on the
+Cell Manager), each with the verdict's words.
+"""
+
+from __future__ import annotations
+
+import collections
+import copy
+import json
+import os
+
+from ansible_collections.tapeops.qualify.plugins.module_utils._reporting import _report
+
+DATA_PROTECTOR = ('data_protector',)
+BACULA = ('bacula', 'bareos')
+ANY = None
+
+# What a role does with a fix on the host.
+SETS = 'sets'              # changes the host's configuration (omnirc, Device resources)
+CHECKS = 'checks'          # checks it on the host and fails before anything else changes where it does not fit
+RECOMMENDS = 'recommends'  # exports it: the setting lives elsewhere (Data Protector: the Cell Manager's device)
+
+# The roles in the order apply_fixes runs them: st_tuning first, it exports the
+# HBA path's maximum transfer (st_tuning_preflight) that the other two check block sizes against.
+ROLE_ORDER = ('st_tuning', 'dp_omnirc', 'bacula_sd')
+
+Row = collections.namedtuple('Row', 'fix software role variable per_drive convert effect what')
+
+
+class FixesError(ValueError):
+    """The run cannot be read, or a value cannot become a role variable; the message says what to do."""
+
+
+def _positive_int(value):
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or value <= 0 or int(value) != value:
+        raise FixesError('expected a positive whole number, got %r' % (value,))
+    return int(value)
+
+
+def _kib(value):
+    value = _positive_int(value)
+    if value % 1024:
+        raise FixesError('%d bytes is not a whole number of KB, as Data Protector\'s block size is' % value)
+    return value // 1024
+
+
+def _bacula_size(value):
+    # Maximum File Size in decimal MB (Bacula's "mb" is 10^6 bytes, as the verdict's MB are), at least
+    # the bacula_sd role's lower bound of 1 GB: the verdict asks for "this much or more".
+    return '%dMB' % max(_positive_int(value), 1000)
+
+
+def _true(value):
+    if value is not True:
+        raise FixesError('expected true, got %r' % (value,))
+    return True
+
+
+# One row per fix a role takes: (fix id, backup software or ANY) -> role, variable (for per_drive rows a
+# key of that role's per-drive entries), how the verdict's value becomes the variable's, and what it does.
+TABLE = (
+    Row('block_size', ANY, 'st_tuning', 'st_tuning_block_size', False, _positive_int, CHECKS,
+        'st_tuning checks that each drive\'s HBA path carries it (st_tuning_fail_on_preflight) and keeps the '
+        'drives in variable-block mode (its st options)'),
+    Row('block_size', BACULA, 'bacula_sd', 'bacula_sd_maximum_block_size', False, _positive_int, SETS,
+        'Maximum Block Size of the tape Device resources'),
+    Row('block_size', DATA_PROTECTOR, 'dp_omnirc', 'block_size_kb', True, _kib, RECOMMENDS,
+        'dp_omnirc_devices: the block size (KB) for the device definition on the Cell Manager'),
+    Row('immediate_filemarks', DATA_PROTECTOR, 'dp_omnirc', 'dp_omnirc_immediate_filemarks', False, _true, SETS,
+        'omnirc OB2IMMEDFM=1 and OB2FORCESCSI=1 (refused where the st driver has no MTWEOFI)'),
+    Row('segment_size', DATA_PROTECTOR, 'dp_omnirc', 'segment_size_mb', True, _positive_int, RECOMMENDS,
+        'dp_omnirc_devices: the segment size (MB) for the device definition on the Cell Manager'),
+    Row('segment_size', BACULA, 'bacula_sd', 'bacula_sd_maximum_file_size', False, _bacula_size, SETS,
+        'Maximum File Size of the tape Device resources (decimal MB, at least 1 GB)'),
+)
+
+# The variables apply_fixes gives a role it runs, with the values that leave a setting as it is when
+# the host's verdicts have no fix for it (the playbook passes exactly these).
+ROLE_VARIABLES = {
+    'st_tuning': {'st_tuning_block_size': None, 'st_tuning_devices': [], 'st_tuning_fail_on_preflight': True},
+    'dp_omnirc': {'dp_omnirc_immediate_filemarks': False, 'dp_omnirc_drives': []},
+    'bacula_sd': {'bacula_sd_flavor': 'bacula', 'bacula_sd_maximum_block_size': None,
+                  'bacula_sd_maximum_file_size': None},
+}
+
+# The per-drive entries of a role (dp_omnirc_drives[]).
+PER_DRIVE_VARIABLE = {'dp_omnirc': 'dp_omnirc_drives'}
+
+
+def rows_for(fix_id, software):
+    """The table's rows that apply fix ``fix_id`` for ``software`` (None: not known)."""
+    return [row for row in TABLE if row.fix == fix_id and (row.software is ANY or software in row.software)]
+
+
+# ---------------------------------------------------------------------------
+# reading the run: the one place that knows the host document's layout
+
+
+def verdicts_of(doc):
+    """[(drive id, verdict)] of a host document.
+
+    The layout with ``verdicts`` beside ``drives`` (each verdict naming its
+    ``drive``) and the one with a ``verdict`` in each drive entry both read.
+    """
+    if isinstance(doc.get('verdicts'), list):
+        return [(v.get('drive'), v) for v in doc['verdicts'] if isinstance(v, dict)]
+    return [(d.get('id'), d['verdict']) for d in doc.get('drives') or []
+            if isinstance(d, dict) and isinstance(d.get('verdict'), dict)]
+
+
+def software_of(doc):
+    """The backup software the run judged the host with (tapeops_backup.software), or None."""
+    facts = doc.get('facts') or doc.get('host_facts') or {}
+    software = (facts.get('backup') or {}).get('software') if isinstance(facts, dict) else None
+    return software or None
+
+
+def load_host(run_dir, host):
+    """(document, None) of ``host`` in ``run_dir``, or (None, why it cannot be used)."""
+    if not os.path.isdir(run_dir):
+        raise FixesError('The run directory %s does not exist: give a directory the qualify playbook wrote, '
+                         'e.g. -e qualify_run_dir=reports/20261123T195725Z (it holds hosts/<host>.json).' % run_dir)
+    path = _report.host_json_path(run_dir, host)
+    if not os.path.exists(path):
+        return None, ('%s has no document for %s (%s): the host was not in that run or did not get that far; '
+                      'qualify it first (-l %s).' % (run_dir, host, path, host))
+    try:
+        with open(path, encoding='utf-8') as handle:
+            doc = json.load(handle)
+    except (OSError, ValueError) as exc:
+        return None, 'Cannot read %s (%s): re-run qualify on %s.' % (path, exc, host)
+    if not isinstance(doc, dict) or not str(doc.get('schema') or doc.get('schema_version') or '').strip():
+        return None, '%s is not a host document of a qualify run: it names no schema.' % path
+    if doc.get('status') != _report.STATUS_OK:
+        return None, ('The run has no verdict for %s (status %s: %s): nothing to apply; fix that and re-run qualify '
+                      '(-l %s).' % (host, doc.get('status'), doc.get('error') or 'no reason recorded', host))
+    return doc, None
+
+
+# ---------------------------------------------------------------------------
+# the plan for one host
+
+
+def _words(drive, fix):
+    """The verdict's own words for a fix left to do by hand."""
+    text = '%s: %s.' % (drive, str(fix.get('title') or fix.get('id')).rstrip('.'))
+    if fix.get('setting'):
+        text += ' Where: %s.' % str(fix['setting']).rstrip('.')
+    if fix.get('why'):
+        text += ' Why: %s.' % str(fix['why']).rstrip('.')
+    if fix.get('note'):
+        text += ' Not applied: %s.' % fix['note']
+    return text
+
+
+def _fix_entry(drive, fix, software):
+    """One fix of one drive with the table's rows for it, each converted (or why not)."""
+    entry = {'drive': drive, 'id': fix.get('id'), 'title': fix.get('title'), 'value': fix.get('value'),
+             'setting': fix.get('setting'), 'why': fix.get('why'), 'applied_by': [], 'by_hand': True,
+             'note': None}
+    for row in rows_for(entry['id'], software):
+        try:
+            value = row.convert(fix.get('value'))
+        except FixesError as exc:
+            entry['note'] = '%s cannot take it (%s)' % (row.variable, exc)
+            continue
+        entry['applied_by'].append({'role': row.role, 'variable': row.variable, 'value': value,
+                                    'effect': row.effect, 'what': row.what, 'per_drive': row.per_drive})
+    entry['by_hand'] = not any(a['effect'] == SETS for a in entry['applied_by'])
+    return entry
+
+
+def _host_wide_conflicts(entries):
+    """Drop host-wide variables the drives disagree on (one value per host): those stay by hand."""
+    values = collections.defaultdict(set)
+    for entry in entries:
+        for applied in entry['applied_by']:
+            if not applied['per_drive']:
+                values[applied['variable']].add(json.dumps(applied['value']))
+    for entry in entries:
+        keep = []
+        for applied in entry['applied_by']:
+            if not applied['per_drive'] and len(values[applied['variable']]) > 1:
+                entry['note'] = ('the drives of this host ask for different values of %s (%s), which sets one for '
+                                 'all: set it per device by hand' % (
+                                     applied['variable'], ', '.join(sorted(values[applied['variable']]))))
+                entry['by_hand'] = True
+                continue
+            keep.append(applied)
+        entry['applied_by'] = keep
+
+
+def _role_variables(entries, software, labels):
+    """{role: variables} for the roles that have something to do, in ROLE_ORDER."""
+    roles = {}
+    drives = collections.OrderedDict()
+    for entry in entries:
+        for applied in entry['applied_by']:
+            variables = roles.setdefault(applied['role'], copy.deepcopy(ROLE_VARIABLES[applied['role']]))
+            if applied['per_drive']:
+                drive = drives.setdefault((applied['role'], entry['drive']),
+                                          {'name': entry['drive'], 'generation': labels.get(entry['drive'])})
+                drive[applied['variable']] = applied['value']
+            else:
+                variables[applied['variable']] = applied['value']
+            if applied['role'] == 'st_tuning' and entry['drive'] not in variables['st_tuning_devices']:
+                variables['st_tuning_devices'].append(entry['drive'])
+    for (role, dummy), drive in drives.items():
+        roles[role][PER_DRIVE_VARIABLE[role]].append(drive)
+    if 'bacula_sd' in roles:
+        roles['bacula_sd']['bacula_sd_flavor'] = software
+    return collections.OrderedDict((role, roles[role]) for role in ROLE_ORDER if role in roles)
+
+
+def plan_host(doc, software=None):
+    """What apply_fixes does on one host: the roles' variables and the fixes left to do by hand.
+
+    ``doc`` is the host's document from the run; ``software`` the inventory's
+    tapeops_backup.software, used when the run did not record one (a run that
+    did record another one was judged for that software: an error).
+    """
+    recorded = software_of(doc)
+    if recorded and software and recorded != software:
+        raise FixesError('The run judged %s as a %s host but the inventory now says %s: its fixes are worded for %s; '
+                         're-run qualify with the inventory as it is now.' % (
+                             doc.get('host'), recorded, software, recorded))
+    software = recorded or software
+    entries, ignored, labels = [], [], {}
+    for drive, verdict in verdicts_of(doc):
+        if verdict.get('what_if'):
+            ignored.append({'drive': drive, 'reason': 'a what-if verdict: the drive is not installed yet'})
+            continue
+        labels[drive] = verdict.get('drive_label')
+        for fix in verdict.get('fixes') or []:
+            if isinstance(fix, dict) and fix.get('id'):
+                entries.append(_fix_entry(drive, fix, software))
+    _host_wide_conflicts(entries)
+    manual = [{'drive': e['drive'], 'id': e['id'], 'text': _words(e['drive'], e)} for e in entries if e['by_hand']]
+    applied = ['%s: %s -> %s %s = %s (%s %s)' % (
+        e['drive'], str(e['title'] or e['id']).rstrip('.'), a['role'], a['variable'], json.dumps(a['value']),
+        a['effect'], a['what']) for e in entries for a in e['applied_by']]
+    return {
+        'host': doc.get('host'),
+        'run': doc.get('run') or {},
+        'software': software,
+        'roles': _role_variables(entries, software, labels),
+        'fixes': entries,
+        'applied': applied,
+        'manual': manual,
+        'ignored': ignored,
+    }
+
+
+def plan(run_dir, host, software=None):
+    """``plan_host`` for ``host`` of ``run_dir``, or {'skipped': True, 'reason': ...} when the run has no verdict for it."""
+    doc, reason = load_host(run_dir, host)
+    if doc is None:
+        return {'host': host, 'skipped': True, 'reason': reason}
+    if not verdicts_of(doc):
+        return {'host': host, 'skipped': True,
+                'reason': 'The run has no verdict for %s (its document lists no drive with one): nothing to apply.'
+                          % host}
+    out = plan_host(doc, software)
+    out['skipped'] = False
+    return out
