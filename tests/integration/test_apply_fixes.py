@@ -136,9 +136,12 @@ def test_data_protector_segment_size_is_the_verdicts(tmp_path, omni_home):
     assert rc == 0 and changed == 0, out
     assert digest(omni_home) == before
     devices = re.search(r'"devices_for_the_cell_manager": (\[.*?\])\s*\}', out, re.S).group(1)
-    assert json.loads(devices) == [{'name': '/dev/nst0', 'segment_size_mb': 17000, 'segment_size_basis': 'verdict',
-                                    'native_capacity_gb': 2500.0, 'catalog_segment_limit_mb': 12,
-                                    'block_size_kb': 1024, 'block_size_limited_by': 'dp'}]
+    keys = ('name', 'drive_label', 'segment_size_mb', 'segment_size_basis', 'native_capacity_gb',
+            'catalog_segment_limit_mb', 'block_size_kb', 'block_size_limited_by')
+    assert [dict((k, d[k]) for k in keys) for d in json.loads(devices)] == [
+        {'name': '/dev/nst0', 'drive_label': 'LTO-6', 'segment_size_mb': 17000, 'segment_size_basis': 'verdict',
+         'native_capacity_gb': 2500, 'catalog_segment_limit_mb': 12, 'block_size_kb': 1024,
+         'block_size_limited_by': 'dp'}]
 
 
 @pytest.mark.skipif(BACULA_SD is None, reason='bacula-sd is not installed (tools/run setup installs it)')
