@@ -145,7 +145,8 @@ def test_dp_omnirc_sizes_a_discovered_drive_as_the_verdict_identifies_it(omni_ho
         {'name': '/dev/nst0', 'discovered': hp6},
         {'name': '/dev/nst1', 'discovered': dict(hp6, nst='/dev/nst1'), 'model': {'native_capacity_gb': 2400}}]})
     assert rc == 0, out
-    devices = re.findall(r'"name": "(/dev/nst\d)",\s+"native_capacity_gb": (\d+),\s+"segment_size_mb": (\d+)', out)
+    devices = re.findall(r'"name": "(/dev/nst\d)",\s+"native_capacity_gb": (\d+),\s+"segment_size_basis": "rule",'
+                         r'\s+"segment_size_mb": (\d+)', out)
     # the drive, not its cartridge: LTO-6's 2500 GB (not LTO-5's 1500), / 50 per segment; the inventory's 2400
     assert devices == [('/dev/nst0', '2500', '50000'), ('/dev/nst1', '2400', '48000')], out
 
