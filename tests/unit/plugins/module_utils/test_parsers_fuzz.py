@@ -27,6 +27,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from ansible_collections.tapeops.qualify.plugins.module_utils._tools import _btape
+from ansible_collections.tapeops.qualify.plugins.module_utils._tools import _chio
 from ansible_collections.tapeops.qualify.plugins.module_utils._tools import _fio
 from ansible_collections.tapeops.qualify.plugins.module_utils._tools import _mt
 from ansible_collections.tapeops.qualify.plugins.module_utils._tools import _mtx
@@ -63,10 +64,16 @@ PARSERS = {
     'sg_logs.classify_failure': (lambda t: _sg_logs.classify_failure(1, t, t), None),
     'mt.parse_mt_status': (_mt.parse_mt_status, None),
     'mtx.parse_mtx_status': (_mtx.parse_mtx_status, None),
+    'chio.parse_chio_status': (_chio.parse_chio_status, _chio.ChioParseError),
     'inq.parse_lsscsi': (inq.parse_lsscsi, None),
     'inq.parse_sg_inq': (inq.parse_sg_inq, None),
     'inq.parse_tapeinfo': (inq.parse_tapeinfo, None),
     'inq.parse_hex_bytes': (inq.parse_hex_bytes, None),
+    'inq.parse_proc_scsi_scsi': (inq.parse_proc_scsi_scsi, inq.InquiryParseError),
+    'inq.parse_lshw_tape': (inq.parse_lshw_tape, inq.InquiryParseError),
+    'sysfs.parse_stats_text': (_st_sysfs.parse_stats_text, None),
+    'sysfs.parse_stats_listing': (_st_sysfs.parse_stats_listing, None),
+    'sysfs.parse_tapestat': (_st_sysfs.parse_tapestat, _st_sysfs.TapestatParseError),
     'sysfs.decode_options': (_st_sysfs.decode_options, None),
     'discovery.element_status': (_element_status, None),
     'fio.parse_json': (_fio.parse_json, _fio.FioParseError),
@@ -86,10 +93,15 @@ OWN = {
     'sg_logs': ('sg_logs.parse_all',),
     'mt': ('mt.parse_mt_status',),
     'mtx': ('mtx.parse_mtx_status',),
+    'chio': ('chio.parse_chio_status',),
+    'proc_scsi_scsi': ('inq.parse_proc_scsi_scsi',),
+    'lshw': ('inq.parse_lshw_tape',),
+    'tapestat': ('sysfs.parse_tapestat',),
     'fio': ('fio.parse_log',),
     'btape': ('btape.parse_speed',),
     'lsscsi': ('inq.parse_lsscsi',),
     'tapeinfo': ('inq.parse_tapeinfo',),
+    'sysfs': ('sysfs.parse_stats_text',),
 }
 
 
@@ -148,6 +160,12 @@ def check_no_new_value(parser, cut, full, where):
             for entry in cut[kind]:
                 if entry['element'] in full_by and entry['barcode'] is not None:
                     assert entry['barcode'] == full_by[entry['element']]['barcode'], where
+    elif parser == 'chio.parse_chio_status':
+        for kind in ('slots', 'portals', 'drives'):
+            full_by = dict((e['unit'], e) for e in full[kind])
+            for entry in cut[kind]:
+                if entry['barcode'] is not None:
+                    assert entry['barcode'] == full_by[entry['unit']]['barcode'], where
     elif parser == 'sg_logs.parse_all':
         for code, page in cut['pages'].items():
             other = full['pages'].get(code)
@@ -160,6 +178,20 @@ def check_no_new_value(parser, cut, full, where):
             for key, value in (page.get('parameters') or {}).items():
                 if key in (other.get('parameters') or {}):
                     assert value == other['parameters'][key], '%s: page %s parameter %s' % (where, code, key)
+    elif parser == 'sysfs.parse_tapestat':
+        for index, report in enumerate(cut['reports']):
+            if index < len(full['reports']) and cut['format'] == 'text':
+                full_rows = dict((t['device'], t) for t in full['reports'][index]['tapes'])
+                for row in report['tapes']:
+                    assert row == full_rows.get(row['device']), where
+    elif parser in ('inq.parse_proc_scsi_scsi',):
+        full_by = dict((d['hctl'], d) for d in full['devices'])
+        for device in cut['devices']:
+            _same_or_none(device, full_by[device['hctl']], ('vendor', 'model', 'revision', 'type'), where)
+    elif parser == 'inq.parse_lshw_tape':
+        for index, tape in enumerate(cut['tapes']):
+            _same_or_none(tape, full['tapes'][index], ('product', 'vendor', 'logical_name', 'serial', 'version'),
+                          where)
     elif parser == 'fio.parse_log':
         assert cut == full[:len(cut)], where
     elif parser == 'btape.parse_speed':
@@ -245,8 +277,6 @@ def test_fixture_lines_shuffled_into_other_tools_parsers(data):
 
 
 def test_every_fixture_is_covered_by_a_parser_of_its_own():
-    # proc_scsi_scsi/ and lshw/: INQUIRY strings the drive model's tests read; the collection runs neither tool
     uncovered = [name for name in FIXTURE_NAMES if not own_parsers(name)
-                 and not name.startswith(('sg_inq', 'mt_densities', 'omnirc', 'bareos', 'sysfs_st_tuning',
-                                          'proc_scsi_scsi', 'lshw'))]
+                 and not name.startswith(('sg_inq', 'mt_densities', 'omnirc', 'bareos', 'sysfs_st_tuning'))]
     assert uncovered == []

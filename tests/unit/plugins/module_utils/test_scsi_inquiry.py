@@ -71,9 +71,64 @@ def test_read_block_limits_granularity_is_not_part_of_the_maximum():
         inq.decode_read_block_limits(b'\x00\x01')
 
 
+def test_read_block_limits_text_from_the_man_page_example():
+    text = fixture('sg_inq', 'doc_sg_read_block_limits__sg3_utils-manpage__1.txt')
+    assert inq.parse_read_block_limits_text(text) == {'min': 1, 'max': 16777215}
+
+
 def test_short_read_block_limits_is_the_modules_own_error():
     with pytest.raises(inq.InquiryParseError, match='returned 5 bytes'):
         inq.decode_read_block_limits(b'\x09\x10\x00\x00\x00')
+
+
+def test_proc_scsi_scsi_hp_ultrium7():
+    r = inq.parse_proc_scsi_scsi(fixture('proc_scsi_scsi', 'proc_scsi_scsi__HP-Ultrium7-SCSI-G9Q1__1.txt'))
+    assert r['devices'] == [{'hctl': '8:0:0:0', 'host': 8, 'channel': 0, 'id': 0, 'lun': 0, 'vendor': 'HP',
+                             'model': 'Ultrium 7-SCSI', 'revision': 'G9Q1', 'type': 'Sequential-Access',
+                             'ansi_revision': 6}]
+    assert r['complete'] is True
+
+
+def test_proc_scsi_scsi_spectra_library_two_ait_drives():
+    r = inq.parse_proc_scsi_scsi(fixture('proc_scsi_scsi', 'proc_scsi_scsi__SPECTRA-215_SONY-SDX-500C__1.txt'))
+    types = ['Direct-Access', 'CD-ROM', 'Medium Changer', 'Sequential-Access', 'Sequential-Access']
+    assert [d['type'] for d in r['devices']] == types
+    # Model is a fixed 16-character column with spaces inside.
+    assert r['devices'][0]['model'] == 'WDC WD5000AAKS-2' and r['devices'][1]['vendor'] == 'HL-DT-ST'
+    tapes = inq.tape_devices(r['devices'])
+    assert [(t['hctl'], t['model'], t['revision']) for t in tapes] == [('7:0:3:0', 'SDX-500C', '02b3'),
+                                                                       ('7:0:4:0', 'SDX-500C', '02b3')]
+
+
+def test_proc_scsi_scsi_cut_device_is_incomplete():
+    text = fixture('proc_scsi_scsi', 'proc_scsi_scsi__HP-Ultrium7-SCSI-G9Q1__1.txt')
+    r = inq.parse_proc_scsi_scsi(text[:text.index('Model: Ultrium') + 12])
+    assert r['devices'][0]['vendor'] is None and r['complete'] is False
+
+
+def test_not_proc_scsi_scsi_says_what_to_paste():
+    with pytest.raises(inq.InquiryParseError, match='cat /proc/scsi/scsi'):
+        inq.parse_proc_scsi_scsi('Attached devices:\n')
+
+
+def test_lshw_tape_tandberg_lto5_and_hp_dat160():
+    r = inq.parse_lshw_tape(fixture('lshw', 'lshw_tape__TANDBERG-LTO5-HH_HP-DAT160__1.txt'))
+    assert [(t['vendor'], t['product'], t['logical_name'], t['serial']) for t in r['tapes']] == [
+        ('TANDBERG', 'LTO-5 HH', '/dev/nst0', 'HU1246T99F'), ('HP', 'DAT160', '/dev/nst1', 'HU10123NFH')]
+    assert r['tapes'][0]['configuration'] == {'ansiversion': '6'} and r['tapes'][1]['version'] == 'WU8A'
+    assert r['tapes'][0]['bus_info'] == 'scsi@13:0.0.0' and r['complete'] is True
+
+
+def test_lshw_cut_last_line_is_not_read():
+    text = fixture('lshw', 'lshw_tape__TANDBERG-LTO5-HH_HP-DAT160__1.txt')
+    r = inq.parse_lshw_tape(text[:text.index('HU10123NFH') + 4])
+    assert r['tapes'][1]['serial'] is None and r['complete'] is False
+
+
+@pytest.mark.parametrize('text', ['', 'no tape here\n', '[{"class": "tape"}]'])
+def test_lshw_without_tape_entry_is_an_error(text):
+    with pytest.raises(inq.InquiryParseError):
+        inq.parse_lshw_tape(text)
 
 
 def test_lsscsi_changers_without_upper_driver_and_t10000b():
