@@ -143,3 +143,38 @@ def test_upgrade_check_report_only_names_the_run_what_if(play, run_dir):
     assert 'DEPRECATED: target_generation is set' in out and 'use qualify_target_generation instead' in out
     junit = ET.parse(str(run_dir / 'junit.xml')).getroot()
     assert junit.find('./testsuite').get('name') == 'tapeops.qualify.upgrade_check'
+
+
+@pytest.mark.lab
+def test_what_if_mechanics_on_the_lab_put_the_cartridge_back(lab, tmp_path):
+    """The what-if's opt-in mechanics through the role, on lab-ma1's changer and drive (about 2 min).
+
+    qualify_profile_overrides {mechanics: true} (the old upgrade_mechanics) times one cycle on the
+    allowed cartridge loaded in the drive, forecasts the target drive, and leaves the cartridge where
+    it was; the guest's own mtx status is read before and after.
+    """
+    host = 'lab-ma1'
+    if host not in lab.hosts:
+        pytest.skip('the lab has no %s' % host)
+    loaded = lab.hostvars[host]['tapeops_lab_loaded_barcode']
+    assert loaded in lab.hostvars[host]['tapeops_allowed_barcodes']
+    changer = lab.hostvars[host]['tapeops_lab_changer']['sg']
+    before = lab.run(host, 'mtx -f %s status' % changer, check=True).stdout
+    run_dir = tmp_path / 'what-if'
+    result = lab.playbook('tapeops.qualify.upgrade_check', limit=host, extra_vars={
+        'qualify_run_dir': str(run_dir), 'qualify_target_generation': 'LTO-9 FH', 'qualify_media': False,
+        'qualify_profile_overrides': {'source_seconds': 5, 'mechanics': True, 'mechanics_repeats': 1},
+        'tapeops_sources': ['/srv/backup-src/large']}, timeout=900)
+    assert result.rc == 0, result.stdout[-4000:] + result.stderr[-2000:]
+    assert 'DEPRECATED' not in result.stdout
+    with open(str(run_dir / 'hosts' / (host + '.json')), encoding='utf-8') as handle:
+        doc = json.load(handle)
+    assert doc['run']['mode'] == 'upgrade_check' and doc['run']['profile'] == 'what_if'
+    assert doc['run']['target_generation'] == 'LTO-9 FH'
+    [mech] = doc['mechanics']
+    assert mech['barcode'] == loaded and mech['error'] is None
+    assert mech['restored'] is True and mech['final_location'] == {'where': 'drive', 'element': 0}
+    assert sorted(op for op, row in mech['summary'].items() if row['n'] == 1) == sorted(mech['summary'])
+    assert mech['filemarks']['written'] is True
+    assert mech['forecast']['target']['label'] == 'LTO-9 FH'
+    assert lab.run(host, 'mtx -f %s status' % changer, check=True).stdout == before
