@@ -61,6 +61,21 @@ def progress_line(host, task_name, item_label, elapsed, attempts, retries, delay
     return line
 
 
+def _task_and_data(result):
+    """The task and the result dict of a callback's task result.
+
+    ansible-core 2.19 names them ``result.task`` and ``result.result``; before 2.19 (2.16 to 2.18, which
+    meta/runtime.yml also claims) the task result has only ``_task`` and ``_result``.
+    """
+    task = getattr(result, 'task', None)
+    data = getattr(result, 'result', None)
+    if task is None:
+        task = result._task  # pylint: disable=protected-access
+    if data is None:
+        data = result._result  # pylint: disable=protected-access
+    return task, data
+
+
 class CallbackModule(DefaultCallback):
     """The default callback with progress lines for waiting tasks."""
 
@@ -73,9 +88,9 @@ class CallbackModule(DefaultCallback):
         self._wait_started = {}
 
     def v2_runner_retry(self, result):
-        task = result.task
+        task, data = _task_and_data(result)
         task_name = result.task_name or getattr(task, 'name', None) or str(task)
-        item = result.result.get('_ansible_item_label') or result.result.get('item')
+        item = data.get('_ansible_item_label') or data.get('item')
         label = item if isinstance(item, str) else None
         key = (self.host_label(result), getattr(task, '_uuid', task_name), repr(item))
         now = time.monotonic()
@@ -85,8 +100,8 @@ class CallbackModule(DefaultCallback):
         except (TypeError, ValueError):
             delay = None
         started = self._wait_started.setdefault(key, now - (delay or 0.0))
-        attempts, retries = result.result.get('attempts'), result.result.get('retries')
+        attempts, retries = data.get('attempts'), data.get('retries')
         self._display.display(progress_line(self.host_label(result), task_name, label, now - started,
                                             attempts, retries, delay), color=C.COLOR_DEBUG)
         if self._run_is_verbose(result, verbosity=2):
-            self._display.display('Result was: %s' % self._dump_results(result.result), color=C.COLOR_DEBUG)
+            self._display.display('Result was: %s' % self._dump_results(data), color=C.COLOR_DEBUG)

@@ -320,7 +320,7 @@ def transfer_limits(hba_max_transfer_bytes, host_sg_tablesize, st_max_sg_segs, p
                               'pages): st will copy through its driver buffer. Raise st max_sg_segs (module '
                               'parameter, e.g. max_sg_segs=%d) to keep direct I/O.'
                               % (wanted_block_size, direct_max, direct_by, page_size,
-                                 -(-wanted_block_size // page_size) + 1))
+                                 (wanted_block_size + page_size - 1) // page_size + 1))
         else:
             out['fits'] = True if hba_max_transfer_bytes else None
             out['message'] = ('A %d-byte block fits the HBA path (%s).' % (
