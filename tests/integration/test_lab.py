@@ -240,9 +240,17 @@ def _molecule(*args, timeout=600):
     finally:
         sys.path.pop(0)
     bindir = os.path.dirname(sys.executable)
+    # molecule keeps a scenario's state (created, converged, the instance config) in
+    # ~/.ansible/tmp/molecule.<checksum of the project folder's name>.<scenario>: every checkout's
+    # mirror is named 'qualify', so two runs on one machine would share it (one skips create because the
+    # other created). Its own folder beside the scenario's lab run dir keeps runs apart.
+    scenario = args[args.index('-s') + 1] if '-s' in args else 'default'
+    lab_dir = os.environ.get('TAPEOPS_MOLECULE_LAB_DIR') or '/var/tmp/tapeops-lab-molecule'
     env = dict(os.environ, PATH=bindir + os.pathsep + os.environ.get('PATH', ''),
                ANSIBLE_COLLECTIONS_PATH=collections_path(), ANSIBLE_COLLECTIONS_SCAN_SYS_PATH='false',
-               ANSIBLE_NOCOLOR='1', NO_COLOR='1', PY_COLORS='0')
+               ANSIBLE_NOCOLOR='1', NO_COLOR='1', PY_COLORS='0',
+               MOLECULE_EPHEMERAL_DIRECTORY=os.environ.get('MOLECULE_EPHEMERAL_DIRECTORY') or
+               os.path.join(lab_dir + '-molecule-state', scenario))
     molecule = os.path.join(bindir, 'molecule')
     return subprocess.run([molecule if os.path.exists(molecule) else 'molecule'] + list(args), cwd=ROOT, env=env,
                           capture_output=True, text=True, timeout=timeout, stdin=subprocess.DEVNULL, check=False)

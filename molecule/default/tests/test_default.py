@@ -1,10 +1,12 @@
 # Copyright: tapeops.qualify contributors
 # GNU General Public License v3.0+ (see COPYING or https://www.gnu.org/licenses/gpl-3.0.txt)
-"""molecule verify (testinfra) on the lab guests: devices present, settings applied, reports written."""
+"""molecule verify (testinfra) on the lab guests: devices present, settings applied, and the verdict, numbers
+and reports the converge must produce on the lab's deterministic drives and sources."""
 
 import glob
 import json
 import os
+import xml.etree.ElementTree as ET
 
 import pytest
 import yaml
@@ -50,10 +52,101 @@ def test_source_tree_mounted(host):
     assert mount.exists and mount.filesystem == 'ext4'
 
 
-def test_qualify_report_written_for_this_host(name):
+# What the converge must conclude on each guest of this scenario: the lab's spread is deterministic
+# (docs/lab.md, "The spread"): lab-ma1's LTO-5 emulated at scale 0.05 (7 .. 2 MB/s) behind an unthrottled
+# source streams; lab-ma2's LTO-6 at 0.25 (40 .. 13.5 MB/s) behind a source held to 20 MB/s speed-matches.
+EXPECTED = {
+    'lab-ma1': {'class': 'STREAMING', 'label': 'LTO-5', 'native_mb_s': 7.0, 'speed_floor_mb_s': 2.0,
+                'source_limit_mb_s': None},
+    'lab-ma2': {'class': 'SPEED-MATCHED', 'label': 'LTO-6', 'native_mb_s': 40.0, 'speed_floor_mb_s': 13.5,
+                'source_limit_mb_s': 20.0},
+}
+# The per-second source rate may read a little over the guest's throttle (a second's bytes counted at its end).
+LIMIT_SLACK_MB_S = 0.5
+
+
+def _brief(num):
+    """The numbers these checks read, for a failure message that shows them all (pytest cuts a long dict)."""
+    keys = ('tape_ratio', 'need_floor_mb_s', 'need_full_mb_s', 'feed_now_mb_s', 'source_mean_mb_s',
+            'source_sustained_mb_s', 'source_max_mb_s', 'source_samples')
+    return ', '.join('%s=%s' % (k, num.get(k)) for k in keys)
+
+
+def _run_dir():
     base = os.path.join(os.environ['MOLECULE_EPHEMERAL_DIRECTORY'], 'reports')
-    reports = sorted(glob.glob(os.path.join(base, '*', 'hosts', name + '.json')))
-    assert reports, 'no report for %s under %s' % (name, base)
-    with open(reports[-1]) as f:
-        data = json.load(f)
-    assert data
+    runs = sorted(d for d in glob.glob(os.path.join(base, '*')) if os.path.isdir(os.path.join(d, 'hosts')))
+    assert runs, 'no run directory under %s' % base
+    return runs[-1]
+
+
+def _host_doc(name):
+    path = os.path.join(_run_dir(), 'hosts', name + '.json')
+    assert os.path.exists(path), 'no report for %s: %s' % (name, path)
+    with open(path) as f:
+        return json.load(f)
+
+
+def _junit_cases():
+    tree = ET.parse(os.path.join(_run_dir(), 'junit.xml'))
+    suite = tree.getroot().find('testsuite')
+    return suite, dict((case.get('classname'), case) for case in suite.findall('testcase'))
+
+
+def test_the_verdict_is_the_class_the_lab_gives(name):
+    want = EXPECTED[name]
+    doc = _host_doc(name)
+    assert doc['host'] == name and doc['error'] is None, doc.get('error')
+    assert [d['nst'] for d in doc['drives']] == ['/dev/nst0']
+    drive = doc['drives'][0]
+    verdict = drive['verdict']
+    assert (drive['label'], verdict['class']) == (want['label'], want['class']), verdict['summary']
+    assert verdict['inconclusive_reason'] is None
+    assert verdict['would_shoe_shine'] is False, verdict['reasons']
+
+
+def test_the_verdict_numbers_are_the_drive_and_source_the_lab_has(name):
+    want = EXPECTED[name]
+    num = _host_doc(name)['drives'][0]['verdict']['numbers']
+    # the inventory's scaled drive model, not a generation's published figures
+    assert (num['native_mb_s'], num['speed_floor_mb_s']) == (want['native_mb_s'], want['speed_floor_mb_s'])
+    # what the drive needs = its speeds x the compression the sampled sources get (random data: ~1)
+    ratio = num['tape_ratio']
+    assert 1.0 <= ratio <= 1.05, num['tape_ratio_basis']
+    assert num['need_full_mb_s'] == round(want['native_mb_s'] * ratio, 1)
+    assert num['need_floor_mb_s'] == round(want['speed_floor_mb_s'] * ratio, 1)
+    assert num['streams_measured'] == 1 and num['source_samples'] >= 10
+    if want['source_limit_mb_s'] is None:
+        # unthrottled: the sources give more than full speed needs, the drive takes full speed
+        assert num['source_mean_mb_s'] >= num['need_full_mb_s'], _brief(num)
+        assert num['feed_now_mb_s'] == num['need_full_mb_s'], _brief(num)
+    else:
+        # held to the throttle; on average between the drive's floor and its full speed (the class rests on
+        # the mean: a loaded machine can push single seconds, and so the 5th percentile, below the floor)
+        limit = want['source_limit_mb_s'] + LIMIT_SLACK_MB_S
+        assert num['need_floor_mb_s'] < num['source_mean_mb_s'] <= limit, _brief(num)
+        assert num['source_sustained_mb_s'] <= num['source_mean_mb_s'] <= num['source_max_mb_s'] <= limit, _brief(num)
+        assert num['feed_now_mb_s'] == num['source_mean_mb_s'] < num['need_full_mb_s'], _brief(num)
+
+
+def test_junit_has_one_passing_case_per_guest_with_its_class(name):
+    want = EXPECTED[name]
+    suite, cases = _junit_cases()
+    assert sorted(cases) == sorted(EXPECTED)
+    assert (suite.get('tests'), suite.get('failures'), suite.get('errors')) == (str(len(EXPECTED)), '0', '0')
+    case = cases[name]
+    assert case.get('name') == '/dev/nst0 (%s)' % want['label']
+    assert case.find('failure') is None and case.find('error') is None
+    props = dict((p.get('name'), p.get('value')) for p in case.find('properties'))
+    num = _host_doc(name)['drives'][0]['verdict']['numbers']
+    assert props['class'] == want['class']
+    assert float(props['need_full_mb_s']) == num['need_full_mb_s']
+
+
+def test_html_and_markdown_reports_name_the_class(name):
+    want = EXPECTED[name]
+    with open(os.path.join(_run_dir(), 'report.html')) as f:
+        page = f.read()
+    assert ' data-host="%s" data-class="%s">' % (name, want['class']) in page
+    with open(os.path.join(_run_dir(), 'summary.md')) as f:
+        summary = f.read()
+    assert '## %s /dev/nst0: %s' % (name, want['class']) in summary.splitlines()
