@@ -1,0 +1,100 @@
+# Copyright (c) tapeops.qualify contributors
+# GNU General Public License v3.0+ (see COPYING or https://www.gnu.org/licenses/gpl-3.0.txt)
+# SPDX-License-Identifier: GPL-3.0-or-later
+"""Run a module's main() in-process, the way community.crypto and community.docker unit-test modules.
+
+- ``set_module_args(args)``: the arguments AnsibleModule reads. ansible-core 2.19 has
+  ``ansible.module_utils.testing.patch_module_args``; 2.16 to 2.18 (which meta/runtime.yml also claims, and
+  the unit tests run on) read ``ansible.module_utils.basic._ANSIBLE_ARGS``.
+- ``run_module(main, args)`` runs it and returns ``(failed, result)``: exit_json / fail_json raise instead
+  of exiting, with the result dict as the module built it.
+- ``recorded_tools(tmp_path, monkeypatch, {'mt': 'mt/mt_status....txt'})``: every named tool on PATH
+  is a script that prints that recorded capture (its ``#`` source header removed) and exits 0, so the
+  module runs its real command runner (module_utils/_tools/_cli.py) and its real parsers on real output.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import stat
+
+from ansible.module_utils import basic
+from ansible.module_utils.common.text.converters import to_bytes
+
+FIXTURES = os.path.join(os.path.dirname(__file__), '..', '..', 'fixtures')
+
+
+class ModuleExit(Exception):
+    """exit_json or fail_json was called; ``result`` is what the module returned."""
+
+    def __init__(self, failed, result):
+        super().__init__(result.get('msg'))
+        self.failed = failed
+        self.result = result
+
+
+@contextlib.contextmanager
+def set_module_args(args):
+    try:
+        from ansible.module_utils.testing import patch_module_args  # pylint: disable=import-outside-toplevel
+    except ImportError:  # ansible-core before 2.19
+        saved = getattr(basic, '_ANSIBLE_ARGS', None)
+        basic._ANSIBLE_ARGS = to_bytes(json.dumps({'ANSIBLE_MODULE_ARGS': args}))  # pylint: disable=protected-access
+        try:
+            yield
+        finally:
+            basic._ANSIBLE_ARGS = saved  # pylint: disable=protected-access
+    else:
+        with patch_module_args(args):
+            yield
+
+
+def run_module(main, args, monkeypatch, check_mode=False, diff=False):
+    """(failed, result) of one run of ``main`` with ``args``."""
+    def exit_json(self, **kwargs):  # pylint: disable=unused-argument
+        kwargs.setdefault('changed', False)
+        raise ModuleExit(False, kwargs)
+
+    def fail_json(self, msg=None, **kwargs):  # pylint: disable=unused-argument
+        kwargs['msg'] = msg
+        kwargs['failed'] = True
+        raise ModuleExit(True, kwargs)
+
+    monkeypatch.setattr(basic.AnsibleModule, 'exit_json', exit_json)
+    monkeypatch.setattr(basic.AnsibleModule, 'fail_json', fail_json)
+    payload = dict(args)
+    if check_mode:
+        payload['_ansible_check_mode'] = True
+    if diff:
+        payload['_ansible_diff'] = True
+    with set_module_args(payload):
+        try:
+            main()
+        except ModuleExit as done:
+            return done.failed, done.result
+    raise AssertionError('the module returned without exit_json or fail_json')
+
+
+def fixture_text(relpath):
+    """A recorded capture without its source header (the leading '# ' lines)."""
+    with open(os.path.join(FIXTURES, relpath)) as handle:
+        lines = handle.read().splitlines(True)
+    while lines and lines[0].startswith('# '):
+        lines.pop(0)
+    return ''.join(lines)
+
+
+def recorded_tools(tmp_path, monkeypatch, tools):
+    """Put a script per tool first on PATH that prints its recorded output; returns the bin directory."""
+    bindir = tmp_path / 'recorded-bin'
+    bindir.mkdir(exist_ok=True)
+    for name, relpath in tools.items():
+        out = tmp_path / ('%s.out' % name)
+        out.write_text(fixture_text(relpath))
+        script = bindir / name
+        script.write_text('#!/bin/sh\nexec cat %s\n' % out)
+        script.chmod(script.stat().st_mode | stat.S_IXUSR | stat.S_IXGRP | stat.S_IXOTH)
+    monkeypatch.setenv('PATH', '%s%s%s' % (bindir, os.pathsep, os.environ.get('PATH', '')))
+    return bindir
