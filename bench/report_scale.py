@@ -21,7 +21,6 @@ rebuild linear: 1,000 hosts in at most 12 x the time of 100.
 import argparse
 import copy
 import glob
-import json
 import os
 import shutil
 import tempfile
@@ -38,8 +37,7 @@ from ansible_collections.tapeops.qualify.plugins.module_utils._reporting import 
 def recorded():
     docs = []
     for path in sorted(glob.glob(os.path.join(FIXTURE, '*.json'))):
-        with open(path, encoding='utf-8') as handle:
-            docs.append(json.load(handle))
+        docs.append(_report.load_host(path))
     if not docs:
         raise SystemExit('no host documents in %s' % FIXTURE)
     return docs

@@ -9,7 +9,8 @@ from __future__ import annotations
 from ansible.errors import AnsibleActionFail
 from ansible.plugins.action import ActionBase
 
-from ansible_collections.tapeops.qualify.plugins.module_utils._reporting import _report, _report_mechanics
+from ansible_collections.tapeops.qualify.plugins.module_utils import _records
+from ansible_collections.tapeops.qualify.plugins.module_utils._reporting import _report
 
 ARGUMENT_SPEC = {
     'report_dir': {'type': 'path', 'required': True},
@@ -44,25 +45,12 @@ class ActionModule(ActionBase):
         del validation
         host = (task_vars or {}).get('inventory_hostname') or 'localhost'
         path = _report.host_json_path(args['report_dir'], host)
-        if args['status'] == 'failed':
-            doc = _report.host_document(host, _report.STATUS_FAILED, source=args['source'], run=args['run'],
-                                        host_facts=args['host_facts'], preflight=args['preflight'],
-                                        error=args['error'] or 'The host failed before its verdict.',
-                                        media=_report.media_section(args['media']),
-                                        mechanics=_report_mechanics.mechanics_section(args['mechanics']))
-        else:
-            options = dict(args['options'])
-            try:
-                doc = _report.assemble(
-                    host, drives_info=args['drives'], source=args['source'],
-                    write_results=args['write_benchmarks'], drive_settings=args['drive_settings'],
-                    backup=args['backup'], memory_total_mb=args['memory_total_mb'], options=options,
-                    target_generation=args['target_generation'], run=args['run'],
-                    preflight=args['preflight'], host_facts=args['host_facts'], media=args['media'],
-                    mechanics=args['mechanics'])
-            except (_report.ReportError, ValueError) as exc:
-                raise AnsibleActionFail(str(exc))
-        result['verdicts'] = [dict(d['verdict'], id=d['id']) for d in doc['drives'] if d.get('verdict')]
+        try:
+            measured = records_of(args)
+        except _records.RecordError as exc:
+            raise AnsibleActionFail('%s Pass the registered result of the module as it is.' % exc)
+        doc = self._document(host, args, measured)
+        result['verdicts'] = [dict(v, id=v['drive']) for v in doc['verdicts']]
         result['drive_errors'] = [{'id': d['id'], 'error': d['error']} for d in doc['drives'] if d.get('error')]
         result['worst_class'] = doc['worst_class']
         result['status'] = doc['status']
@@ -79,3 +67,45 @@ class ActionModule(ActionBase):
         result['msg'] = '; '.join('%s: %s' % (v['id'], v['summary']) for v in result['verdicts']) or (
             doc['error'] or 'no verdict')
         return result
+
+    @staticmethod
+    def _document(host, args, measured):
+        """The host document (version 2) from the records."""
+        if args['status'] == 'failed':
+            return _report.host_document(
+                host, _report.STATUS_FAILED, source=measured['source'], run=args['run'], host_facts=args['host_facts'],
+                preflight=measured['preflight'], error=args['error'] or 'The host failed before its verdict.',
+                media=measured['media'], mechanics=measured['mechanics'])
+        try:
+            return _report.assemble(
+                host, drives_info=measured['drives'], source=measured['source'], write_results=measured['writes'],
+                drive_settings=args['drive_settings'], backup=args['backup'], memory_total_mb=args['memory_total_mb'],
+                options=dict(args['options']), target_generation=args['target_generation'], run=args['run'],
+                preflight=measured['preflight'], host_facts=args['host_facts'], media=measured['media'],
+                mechanics=measured['mechanics'])
+        except (_report.ReportError, ValueError) as exc:
+            raise AnsibleActionFail(str(exc))
+
+
+def records_of(args):
+    """The measurements in the task's arguments as records, once: Ansible's loop and async output stops here.
+
+    ``drives`` is tape_drive_info's list, ``source`` the source read's
+    (async_status) result, ``write_benchmarks`` the write sweeps' async_status
+    loop results, ``preflight``, ``media`` and ``mechanics`` the registered
+    results. Returns plain dicts of the records (the verdict reads dicts).
+    """
+    def plain(record):
+        return record.to_dict() if record is not None else None
+
+    writes = [_records.WriteSweep.from_result(r) for r in args['write_benchmarks'] or []]
+    media = _records.Media.from_result(args['media'])
+    mechanics = _records.Mechanics.from_results(args['mechanics'])
+    return {
+        'drives': [_records.DriveIdentity.from_dict(d).to_dict() for d in args['drives'] or []],
+        'source': plain(_records.SourceRead.from_result(args['source'])),
+        'writes': [w for w in writes if w is not None],
+        'preflight': plain(_records.Preflight.from_result(args['preflight'])),
+        'media': plain(media),
+        'mechanics': [m.to_dict() for m in mechanics] if mechanics else None,
+    }

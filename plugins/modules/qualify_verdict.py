@@ -19,7 +19,12 @@ description:
     per-second source rate, the drive's share of it, is replayed through the drive's buffer, speed steps,
     back-hitches and file marks. Each fix is the forecast with that change.
   - Writes the host's JSON document to O(report_dir)/hosts/<host>.json at once, so a host's result is
-    kept even when other hosts fail later. The document's schema is in docs/reports.md.
+    kept even when other hosts fail later. The document (schema version 2) holds the measurements as typed
+    records and the verdicts, and nothing of Ansible's transport (job ids, stdout, loop items); it is
+    described in docs/reports.md, and docs/host-report.schema.json is its JSON Schema.
+  - The registered results it is given (O(source), O(write_benchmarks), O(preflight), O(media),
+    O(mechanics)) may be passed as Ansible returns them (async_status, loop results); they are turned into
+    records once, on entry.
   - With O(target_generation), also judges the same sources against a drive the host does not have yet
     (pre-upgrade what-if); no tape is needed for that.
   - The verdict logic lives in one place (the collection's private C(_verdict) module utils); see
@@ -57,12 +62,16 @@ options:
     elements: dict
     default: []
   source:
-    description: The result of M(tapeops.qualify.source_read_benchmark) (needs C(aggregate); C(streams) and C(compressibility) are used when present).
+    description:
+      - The result of M(tapeops.qualify.source_read_benchmark) as registered (needs C(aggregate); C(streams)
+        and C(compressibility) are used when present). A skipped or failed result counts as no source read.
     type: dict
   write_benchmarks:
     description:
-      - Results of M(tapeops.qualify.tape_write_benchmark), one per drive. Each is matched to its drive by
-        its C(nst) / C(device) key, or by C(item.nst) of a registered loop result.
+      - Results of M(tapeops.qualify.tape_write_benchmark), one per drive, as registered (the
+        C(results) of an async_status loop). Each is matched to its drive by its C(device) key, or by
+        C(item.nst) of a registered loop result. A skipped, refused or failed result records why the drive
+        has no write sweep.
     type: list
     elements: dict
     default: []
@@ -102,10 +111,12 @@ options:
     type: dict
     default: {}
   preflight:
-    description: Preflight facts (st driver, HBA, backup software settings) stored in the document as they are.
+    description:
+      - The result of M(tapeops.qualify.st_preflight_info) (st driver, HBA path maximum, links), stored in the
+        document as its C(preflight) record; a failed one keeps only its message.
     type: dict
   host_facts:
-    description: Other facts stored in the document (kernel, distribution, CPU count).
+    description: Other facts stored in the document's C(facts) (kernel, distribution, CPU count).
     type: dict
     default: {}
   media:
@@ -146,13 +157,19 @@ EXAMPLES = r'''
 
 RETURN = r'''
 verdicts:
-  description: One verdict per drive (and the what-if target); the full structure is in docs/verdict.md.
+  description:
+    - One verdict per drive (and the what-if target), as the document's C(verdicts) holds them; the full
+      structure is in docs/verdict.md.
   returned: always
   type: list
   elements: dict
   contains:
+    drive:
+      description: The drive (its nst path) or C(what-if <label>), the C(id) of its entry in the document's C(drives).
+      type: str
+      sample: /dev/nst0
     id:
-      description: The drive (its nst path) or C(what-if <label>).
+      description: The same as C(drive).
       type: str
       sample: /dev/nst0
     class:

@@ -586,6 +586,7 @@ fio_cmd:
 
 from ansible.module_utils.basic import AnsibleModule
 
+from ansible_collections.tapeops.qualify.plugins.module_utils import _records
 from ansible_collections.tapeops.qualify.plugins.module_utils._measure._source_read import (
     SourceReadBenchmark,
     SourceReadError,
@@ -640,7 +641,8 @@ def main():
         module.fail_json(**exc.fail_kwargs)
     for warning in result.get('warnings_list', []):
         module.warn(warning)
-    module.exit_json(**result)
+    # the SourceRead record (module_utils/_records.py), the structure RETURN documents
+    module.exit_json(changed=bool(result.get('changed')), **_records.SourceRead.from_dict(result).to_dict())
 
 
 if __name__ == '__main__':

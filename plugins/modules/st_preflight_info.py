@@ -133,6 +133,7 @@ import re
 
 from ansible.module_utils.basic import AnsibleModule
 
+from ansible_collections.tapeops.qualify.plugins.module_utils import _records
 from ansible_collections.tapeops.qualify.plugins.module_utils._tools._hba_link import device_link
 from ansible_collections.tapeops.qualify.plugins.module_utils._config._stinit import st_driver_params, transfer_limits
 from ansible_collections.tapeops.qualify.plugins.module_utils._measure._tape_discovery import (
@@ -201,8 +202,7 @@ def main():
     known = [d['hba_max_transfer_bytes'] for d in drives if d['hba_max_transfer_bytes']]
     weofi, weofi_basis = mtweofi_from_st_driver(SYS_ROOT)
     fits = [d.get('fits') for d in drives]
-    module.exit_json(
-        changed=False,
+    record = _records.Preflight(
         kernel=release,
         mtweofi_supported=weofi,
         mtweofi_basis=weofi_basis,
@@ -211,7 +211,9 @@ def main():
         hba_max_transfer_bytes=min(known) if known else None,
         block_size_fits=None if block is None or None in fits or not fits else all(fits),
         drives=drives,
-    )
+    ).to_dict()
+    record.pop('error')     # the controller's note for a preflight that failed, never the module's
+    module.exit_json(changed=False, **record)
 
 
 if __name__ == '__main__':

@@ -268,6 +268,7 @@ import traceback
 
 from ansible.module_utils.basic import AnsibleModule
 
+from ansible_collections.tapeops.qualify.plugins.module_utils import _records
 from ansible_collections.tapeops.qualify.plugins.module_utils._tools import _cli
 from ansible_collections.tapeops.qualify.plugins.module_utils._measure._tape_discovery import TOOL_TIMEOUT, discover
 
@@ -306,7 +307,9 @@ def main():
         if changer.get('error'):
             hint = (changer.get('status') or {}).get('error_hint') or ''
             module.warn('changer %s: %s %s' % (changer.get('sg'), changer['error'], hint))
-    module.exit_json(changed=False, **found)
+    # each drive is a DriveIdentity record (module_utils/_records.py), the structure RETURN documents
+    module.exit_json(changed=False, drives=[_records.DriveIdentity.from_dict(d).to_dict() for d in found['drives']],
+                     changers=found['changers'])
 
 
 if __name__ == '__main__':

@@ -143,6 +143,19 @@ EXAMPLES = r'''
 '''
 
 RETURN = r'''
+device:
+  description:
+    - The tape device written. With the keys below it is the C(WriteSweep) record (the collection's
+      C(_records) module utils), the structure the host document keeps as a drive's C(write_sweep);
+      a key that does not apply is null.
+  returned: always
+  type: str
+  sample: /dev/nst0
+pool_seconds:
+  description: Seconds spent building the data pattern pools before writing.
+  returned: when the benchmark wrote
+  type: float
+  sample: 1.365
 plan:
   description: What the run writes (in check mode, what it would write) - block sizes kept and skipped, patterns,
     volumes, the barcode and the media rule.
@@ -286,6 +299,7 @@ import traceback
 from ansible.module_utils.basic import AnsibleModule
 from ansible.module_utils.common.text.formatters import human_to_bytes
 
+from ansible_collections.tapeops.qualify.plugins.module_utils import _records
 from ansible_collections.tapeops.qualify.plugins.module_utils._tools import _cli
 from ansible_collections.tapeops.qualify.plugins.module_utils._measure._tape_benchmark import BenchmarkError, TapeBenchmark
 from ansible_collections.tapeops.qualify.plugins.module_utils._measure._tape_discovery import TOOL_TIMEOUT
@@ -380,7 +394,15 @@ def main():
                          exception=traceback.format_exc(), reason='internal_error', **partial)
     for warning in result.get('warnings') or []:
         module.warn(warning)
-    module.exit_json(**result)
+    # the WriteSweep record (module_utils/_records.py), the structure RETURN documents; msg and reason
+    # belong to a refusal (fail_json above), not to a measurement; the warnings reach the result through
+    # module.warn above (passing them to exit_json is deprecated in ansible-core 2.19)
+    out = _records.WriteSweep.from_dict(result).to_dict()
+    del out['warnings']
+    for key in ('msg', 'reason'):
+        if out[key] is None:
+            del out[key]
+    module.exit_json(changed=bool(result.get('changed')), **out)
 
 
 if __name__ == '__main__':

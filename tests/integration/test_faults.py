@@ -47,6 +47,8 @@ import time
 
 import pytest
 
+import host_schema
+
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 pytestmark = pytest.mark.lab
 
@@ -72,8 +74,7 @@ SETTLE = ('for i in $(seq 1 60); do pgrep -f "tape_write_benchmark|mt -f|mtx -f|
 def _doc(run_dir, host=HOST):
     path = os.path.join(run_dir, 'hosts', host + '.json')
     try:
-        with open(path, encoding='utf-8') as handle:
-            return json.load(handle)
+        return host_schema.load(path)
     except (OSError, ValueError):
         return None
 

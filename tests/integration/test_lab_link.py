@@ -8,9 +8,9 @@ The guests reach their drive through LIO's tcm_loop (emulated mode) or open-iscs
 error or a made-up rate. Discovery and the preflight read the same sysfs and agree.
 """
 
-import json
-
 import pytest
+
+import host_schema
 
 from test_tape_side import run_module
 
@@ -50,12 +50,11 @@ def test_upgrade_check_reports_the_lab_link_and_the_host_section_without_writing
         'tapeops_sources': ['/srv/backup-src/large']}, timeout=900)
     assert result, result.stdout[-3000:] + result.stderr[-2000:]
     assert lab.run(HOST, counters, check=True).stdout.split() == before
-    with open(run_dir / 'hosts' / ('%s.json' % HOST)) as handle:
-        doc = json.load(handle)
+    doc = host_schema.load(str(run_dir / 'hosts' / ('%s.json' % HOST)))
     entry = [d for d in doc['drives'] if d.get('what_if')][0]
     assert [row['device'] for row in entry['links']] == ['/dev/nst0'], entry['links']
     assert entry['link']['transport'] is None and entry['link']['usable_mb_s'] is None
-    verdict = entry['verdict']
+    [verdict] = [v for v in doc['verdicts'] if v['drive'] == entry['id']]
     num = verdict['numbers']
     assert (num['link_transport'], num['link_mb_s'], num['link_caps']) == (None, None, False)
     assert any(r.startswith('HBA link: not a SAS or FC link') for r in verdict['reasons']), verdict['reasons']

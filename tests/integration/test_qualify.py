@@ -49,6 +49,8 @@ import xml.etree.ElementTree as ET
 
 import pytest
 
+import host_schema
+
 pytestmark = pytest.mark.lab
 
 SPREAD = ('lab-ma1', 'lab-ma2', 'lab-ma3')
@@ -92,12 +94,11 @@ def _recap(result):
 
 
 def _doc(run_dir, host):
-    with open(os.path.join(run_dir, 'hosts', host + '.json'), encoding='utf-8') as handle:
-        return json.load(handle)
+    return host_schema.load(os.path.join(run_dir, 'hosts', host + '.json'))
 
 
 def _verdict(run_dir, host):
-    return _doc(run_dir, host)['drives'][0]['verdict']
+    return _doc(run_dir, host)['verdicts'][0]
 
 
 def test_all_four_report_kinds_written(qualified):
@@ -162,22 +163,24 @@ def test_the_spread_gives_three_classes(qualified):
 def test_drives_identified_and_written_on_scratch_media(qualified):
     run_dir, lab = qualified['run_dir'], qualified['lab']
     for host in SPREAD:
-        entry = _doc(run_dir, host)['drives'][0]
+        doc = _doc(run_dir, host)
+        entry = doc['drives'][0]
         generation = lab.hostvars[host]['tapeops_lab_drives'][0]['lto_generation']
         assert entry['label'].split()[0] == 'LTO-%d' % generation, entry['label']
         # one resolver: the inventory entry (the scaled drive) named the drive in discovery and in the verdict,
         # and the loaded cartridge (the drive's own generation in the lab) is recorded as the medium
-        ident, model = entry['info']['generation'], lab.hostvars[host]['tapeops_drives'][0]['model']
+        ident, model = entry['identity']['generation'], lab.hostvars[host]['tapeops_drives'][0]['model']
         assert (ident['source'], ident['generation'], ident['medium']['generation']) == (
             'inventory', generation, generation), ident
         assert ident['inventory']['model'] == model
-        assert entry['info']['drive_model']['buffer_mb'] == model['buffer_mb']
-        if entry['write_benchmark'] is None:
+        assert entry['identity']['drive_model']['buffer_mb'] == model['buffer_mb']
+        if entry['write_sweep'] is None:
             pytest.fail('%s wrote no sweep: %s' % (host, entry.get('write_note')))
-        assert entry['write_benchmark']['plan']['barcode'] in lab.hostvars[host]['tapeops_allowed_barcodes']
-        rates = [r['mb_s'] for r in entry['write_benchmark']['sweep'] if r.get('mb_s')]
+        assert entry['write_sweep']['plan']['barcode'] in lab.hostvars[host]['tapeops_allowed_barcodes']
+        rates = [r['mb_s'] for r in entry['write_sweep']['sweep'] if r.get('mb_s')]
         assert rates and min(rates) > 0
-        assert entry['verdict']['numbers']['drive_path_mb_s'] > 0
+        assert doc['verdicts'][0]['drive'] == entry['id']
+        assert doc['verdicts'][0]['numbers']['drive_path_mb_s'] > 0
 
 
 def test_unreachable_host_is_reported_and_loses_nobody_else(qualified):
@@ -213,7 +216,7 @@ def test_report_only_compared_with_an_earlier_run_marks_a_regression(qualified, 
     # the earlier run had twice lab-ma2's drive path: measured now, it is a regression
     earlier_doc = earlier_dir / 'hosts' / 'lab-ma2.json'
     doc = json.loads(earlier_doc.read_text())
-    numbers = doc['drives'][0]['verdict']['numbers']
+    numbers = doc['verdicts'][0]['numbers']
     numbers['drive_path_best_mb_s'] = 2 * numbers['drive_path_best_mb_s']
     earlier_doc.write_text(json.dumps(doc))
     result = lab.playbook('tapeops.qualify.qualify', extra_vars={
@@ -272,9 +275,9 @@ def test_upgrade_check_what_if_without_tape_writes(lab, tmp_path):
         doc = _doc(str(run_dir), host)
         assert doc['run']['mode'] == 'upgrade_check'
         [entry] = doc['drives']
-        assert entry['id'] == 'what-if LTO-9 FH' and entry['write_benchmark'] is None
-        verdict = entry['verdict']
-        assert verdict['what_if'] is True
+        assert entry['id'] == 'what-if LTO-9 FH' and entry['write_sweep'] is None
+        [verdict] = doc['verdicts']
+        assert verdict['drive'] == entry['id'] and verdict['what_if'] is True
         num = verdict['numbers']
         assert num['need_floor_mb_s'] == 177.0 and num['need_full_mb_s'] == 400.0
         # no drive path in a what-if: the class is the forecast of the measured source series

@@ -25,12 +25,13 @@ Run on a private lab: TAPEOPS_LAB_DIR=/var/tmp/tapeops-lab-media TAPEOPS_LAB_POR
 
 from __future__ import annotations
 
-import json
 import os
 import re
 import time
 
 import pytest
+
+import host_schema
 
 from ansible_collections.tapeops.qualify.plugins.module_utils._judge import _drive_model
 
@@ -81,8 +82,7 @@ def upgrade(lab, tmp_path_factory):
     for host in lab.hosts:
         path = os.path.join(str(run_dir), 'hosts', host + '.json')
         if os.path.exists(path):
-            with open(path, encoding='utf-8') as handle:
-                docs[host] = json.load(handle)
+            docs[host] = host_schema.load(path)
     return {'result': result, 'run_dir': str(run_dir), 'before': before, 'after': after, 'docs': docs,
             'seconds': seconds}
 

@@ -26,6 +26,7 @@ about a change); it is listed as such.
 
 from __future__ import annotations
 
+from ansible_collections.tapeops.qualify.plugins.module_utils import _records
 from ansible_collections.tapeops.qualify.plugins.module_utils._reporting import _templates
 
 DEFAULT_TOLERANCE = 0.10
@@ -51,10 +52,8 @@ def index(docs):
         if not host:
             continue
         hosts[host] = doc.get('status')
-        for item in doc.get('drives') or []:
-            if not isinstance(item, dict):
-                continue
-            verdict = item.get('verdict') or {}
+        for item, verdict in _records.drives_with_verdicts(doc):
+            verdict = verdict or {}
             if not verdict.get('class'):
                 continue
             numbers = verdict.get('numbers') or {}

@@ -19,6 +19,7 @@ the first rows of each group are the drives a settings change helps most.
 
 from __future__ import annotations
 
+from ansible_collections.tapeops.qualify.plugins.module_utils import _records
 from ansible_collections.tapeops.qualify.plugins.module_utils._reporting import _templates
 
 SETTING_FIXES = ('block_size', 'immediate_filemarks', 'segment_size')
@@ -41,10 +42,8 @@ def settings_rows(docs):
     """Rows of the fleet settings table, grouped by drive label and sorted by gain (MB/s) within a group."""
     out = []
     for doc in docs or []:
-        for item in doc.get('drives') or []:
-            if not isinstance(item, dict):
-                continue
-            verdict = item.get('verdict') or {}
+        for item, verdict in _records.drives_with_verdicts(doc):
+            verdict = verdict or {}
             numbers = verdict.get('numbers') or {}
             if not verdict.get('class') or not numbers:
                 continue

@@ -11,7 +11,8 @@ shipped to managed hosts, no module imports it).
 One run directory holds:
 
 - ``hosts/<host>.json``: one document per host, written as soon as the host's
-  verdict exists (schema ``tapeops.qualify/host-report/v1``, docs/reports.md);
+  verdict exists (schema version 2: _records.HostReport, docs/reports.md and
+  docs/host-report.schema.json; version 1 files are converted on load);
   this module assembles, writes and loads them;
 - ``summary.md``, ``report.html``, ``junit.xml`` and ``hosts/<host>.html``:
   the fleet reports, rendered from the documents by ``_render`` (templates
@@ -27,12 +28,13 @@ import re
 import tempfile
 
 from ansible_collections.tapeops.qualify.plugins.module_utils._errors import TapeopsError
+from ansible_collections.tapeops.qualify.plugins.module_utils import _records
 from ansible_collections.tapeops.qualify.plugins.module_utils._judge import _verdict
 
 from ansible_collections.tapeops.qualify.plugins.module_utils._reporting import _compare, _report_mechanics, _words
 from ansible_collections.tapeops.qualify.plugins.module_utils._tools import _hba_link
 
-SCHEMA = 'tapeops.qualify/host-report/v1'
+SCHEMA_VERSION = _records.SCHEMA_VERSION
 HOSTS_DIR = 'hosts'
 SUMMARY_MD = 'summary.md'
 REPORT_HTML = 'report.html'
@@ -86,24 +88,29 @@ def atomic_write(path, text):
 
 def host_document(host, status=STATUS_OK, drives=None, source=None, host_facts=None, run=None, error=None,
                   preflight=None, media=None, mechanics=None):
-    """The per-host document (see docs/reports.md for every key)."""
-    drives = list(drives or [])
-    classes = [(d.get('verdict') or {}).get('class') for d in drives]
-    return {
-        'schema': SCHEMA,
-        'host': str(host),
-        'status': status,
-        'error': error,
-        'generated_at': utc_now(),
-        'run': dict(run or {}),
-        'host_facts': dict(host_facts or {}),
-        'preflight': preflight,
-        'media': media,
-        'mechanics': mechanics,
-        'source': source,
-        'drives': drives,
-        'worst_class': _verdict.worst([c for c in classes if c]),
-    }
+    """The per-host document, schema version 2 (docs/reports.md, docs/host-report.schema.json).
+
+    ``drives`` are the assembled entries, each with its ``verdict`` (or None);
+    the document keeps the drives' measurements under ``drives`` and their
+    verdicts apart under ``verdicts`` (each naming its ``drive``). Every
+    measurement goes through its record, so nothing of Ansible's transport
+    reaches the file.
+    """
+    entries, verdicts = [], []
+    for drive in drives or []:
+        drive = dict(drive)
+        verdict = drive.pop('verdict', None)
+        entries.append(_records.DriveEntry.from_dict(drive))
+        if verdict:
+            verdicts.append(dict(verdict, drive=drive.get('id')))
+    report = _records.HostReport(
+        host=str(host), status=status, error=error, generated_at=utc_now(), run=dict(run or {}),
+        facts=dict(host_facts or {}), preflight=_records.Preflight.from_dict(preflight),
+        source=_records.SourceRead.from_dict(source), drives=entries, verdicts=verdicts,
+        media=_records.Media.from_dict(media) if isinstance(media, dict) else media,
+        mechanics=[_records.Mechanics.from_dict(m) for m in mechanics] if mechanics else None,
+        worst_class=_verdict.worst([v['class'] for v in verdicts if v.get('class')]))
+    return report.to_dict()
 
 
 def host_json_path(run_dir, host):
@@ -116,6 +123,22 @@ def write_host(run_dir, document):
                         json.dumps(document, indent=2, sort_keys=True, default=str) + '\n')
 
 
+def load_host(path):
+    """One host document from its file: version 2 as written, version 1 converted; a failed entry otherwise."""
+    host = os.path.basename(path)[:-5]
+    try:
+        with open(path, encoding='utf-8') as handle:
+            data = json.load(handle)
+    except (OSError, ValueError) as exc:
+        return host_document(host, STATUS_FAILED,
+                             error='Cannot read %s (%s): delete it and re-run this host.' % (path, exc))
+    try:
+        return _records.HostReport.load(data).to_dict()
+    except (_records.RecordError, TypeError) as exc:
+        name = data.get('host') if isinstance(data, dict) and data.get('host') else host
+        return host_document(name, STATUS_FAILED, error='%s has %s' % (path, exc))
+
+
 def load_run(run_dir, expected_hosts=None):
     """All host documents of a run directory, plus a 'missing' entry for each expected host without one."""
     hosts_dir = os.path.join(run_dir, HOSTS_DIR)
@@ -125,17 +148,7 @@ def load_run(run_dir, expected_hosts=None):
         for name in sorted(os.listdir(hosts_dir)):
             if not name.endswith('.json') or name.startswith('.'):
                 continue
-            path = os.path.join(hosts_dir, name)
-            try:
-                with open(path, encoding='utf-8') as handle:
-                    doc = json.load(handle)
-            except (OSError, ValueError) as exc:
-                doc = host_document(name[:-5], STATUS_FAILED,
-                                    error='Cannot read %s (%s): delete it and re-run this host.' % (path, exc))
-            if doc.get('schema') != SCHEMA:
-                doc = host_document(doc.get('host') or name[:-5], STATUS_FAILED,
-                                    error='%s is not a %s document: it was not written by this collection.' % (
-                                        path, SCHEMA))
+            doc = load_host(os.path.join(hosts_dir, name))
             docs.append(doc)
             seen.add(doc['host'])
     for host in expected_hosts or ():
@@ -148,29 +161,12 @@ def load_run(run_dir, expected_hosts=None):
 
 
 # ---------------------------------------------------------------------------
-# assembling a host's verdicts from the modules' results
-
-
-def _device_of(item):
-    """The nst path a drive entry / write result / inventory setting refers to."""
-    if not isinstance(item, dict):
-        return None
-    for key in ('nst', 'device', 'path'):
-        if item.get(key):
-            return str(item[key])
-    for key in ('item', 'drive'):
-        inner = item.get(key)
-        if isinstance(inner, dict) and _device_of(inner):
-            return _device_of(inner)
-    args = (item.get('invocation') or {}).get('module_args') or {}
-    if args.get('device'):
-        return str(args['device'])
-    return None
+# assembling a host's verdicts from the modules' records
 
 
 def _match(nst, entries):
     for entry in entries or []:
-        if _device_of(entry) == nst:
+        if _records.device_of(entry) == nst:
             return entry
     return None
 
@@ -192,51 +188,79 @@ def resolve_spec(info, setting):
     if spec is None:
         raise ReportError(
             'Cannot tell the LTO generation of %s: %s; set generation (e.g. "LTO-7") for it in tapeops_drives in '
-            'the inventory.' % (_device_of(info) or _device_of(setting) or 'the drive', identity.reason))
+            'the inventory.' % (_records.device_of(info) or _records.device_of(setting) or 'the drive',
+                                identity.reason))
     return spec
 
 
 _SETTING_KEYS = ('block_size_bytes', 'segment_size_mb', 'immediate_filemarks', 'concurrency')
 
 
-def _write_hung(tape):
-    """Why the write test says the drive hung (a tape operation past its deadline), or None."""
-    # 'failed' is not asked: the playbook's wait registers a refusal as a finding (failed_when: false)
-    if not isinstance(tape, dict):
+def _write_hung(sweep):
+    """Why the write test says the drive hung (a tape operation past its deadline), or None.
+
+    ``sweep``: the drive's WriteSweep record (a write without a sweep keeps only its msg and reason, whether
+    Ansible marked it failed or the playbook's wait registered it as a finding with failed_when: false).
+    """
+    if sweep is None or sweep.written:
         return None
-    if tape.get('msg') == 'Timeout exceeded':   # async_wrapper's words when the job outlived its time limit
+    if sweep.msg == 'Timeout exceeded':   # async_wrapper's words when the job outlived its time limit
         return ('the write test did not end within its time limit (qualify_write_timeout): a tape operation waits '
                 'on the drive.')
-    if tape.get('reason') == 'timeout':
-        return str(tape.get('msg') or 'a tape operation did not finish within its deadline (op_timeout).')
+    if sweep.reason == 'timeout':
+        return str(sweep.msg or 'a tape operation did not finish within its deadline (op_timeout).')
     return None
+
+
+def _write_records(write_results):
+    """{device: WriteSweep} of write results (records, or module results as Ansible returned them)."""
+    out = {}
+    for result in write_results or []:
+        record = _records.WriteSweep.from_result(result)
+        if record is not None:
+            out[record.device] = record
+    return out
 
 
 def assemble(host, drives_info=None, source=None, write_results=None, drive_settings=None, backup=None,
              memory_total_mb=None, options=None, target_generation=None, run=None, preflight=None,
              host_facts=None, media=None, mechanics=None):
-    """The host document with a verdict per drive (and for the what-if target, if any)."""
-    drives_info = [d for d in (drives_info or []) if isinstance(d, dict)]
+    """The host document with a verdict per drive (and for the what-if target, if any).
+
+    The measurements are records (_records): ``drives_info`` DriveIdentity,
+    ``source`` SourceRead, ``write_results`` WriteSweep, ``preflight``
+    Preflight, ``media`` Media, ``mechanics`` a list of Mechanics; dicts as
+    the modules return them are turned into records here.
+    """
+    drives_info = [_records.DriveIdentity.from_dict(d).to_dict() for d in (drives_info or [])
+                   if isinstance(d, (dict, _records.DriveIdentity))]
+    source = _records.SourceRead.from_result(source)
+    source = source.to_dict() if source is not None else None
+    preflight = _records.Preflight.from_result(preflight)
+    preflight = preflight.to_dict() if preflight is not None else None
     settings = [d for d in (drive_settings or []) if isinstance(d, dict)]
+    writes = {} if target_generation else _write_records(write_results)
     what_if_only = bool(target_generation)
     # drives the inventory lists but discovery did not find still get a line
-    known = set(_device_of(d) for d in drives_info)
+    known = set(d.get('nst') for d in drives_info)
+    missing = set()
     for setting in settings:
-        if _device_of(setting) and _device_of(setting) not in known and not what_if_only:
-            drives_info.append({'nst': _device_of(setting), 'missing': True})
+        nst = _records.device_of(setting)
+        if nst and nst not in known and not what_if_only:
+            drives_info.append(_records.DriveIdentity(nst=nst).to_dict())
+            missing.add(nst)
     entries = []
     for info in drives_info:
-        nst = _device_of(info)
+        nst = info.get('nst')
         setting = _match(nst, settings) or {}
-        tape = None if what_if_only else _match(nst, write_results)
-        write_note = None
-        hung = info.get('hung') or _write_hung(tape)
-        if tape is not None and (tape.get('skipped') or tape.get('failed') or not tape.get('sweep')):
-            write_note = tape.get('msg') or tape.get('skip_reason') or tape.get('reason') or 'no sweep was written'
-            tape = None
-        entry = {'id': nst, 'nst': nst, 'info': info, 'write_benchmark': tape, 'settings': setting,
+        sweep = writes.get(nst)
+        tape = sweep.to_dict() if sweep is not None and sweep.written else None
+        write_note = sweep.note if sweep is not None else None
+        hung = info.get('hung') or _write_hung(sweep)
+        entry = {'id': nst, 'nst': nst, 'identity': info, 'write_sweep': tape, 'settings': setting,
                  'verdict': None, 'error': None, 'label': None, 'write_note': write_note}
-        if info.get('missing'):
+        if nst in missing:
+            entry['identity'] = None
             entry['error'] = ('%s is listed in tapeops_drives but discovery did not find it: check the cabling, '
                               'the st driver and the path.' % nst)
             entries.append(entry)
@@ -259,44 +283,8 @@ def assemble(host, drives_info=None, source=None, write_results=None, drive_sett
         entry['_item'] = {'spec': spec, 'drive': info, 'tape': tape, 'config': cfg}
         entries.append(entry)
     if target_generation:
-        from ansible_collections.tapeops.qualify.plugins.module_utils._judge import _drive_model
-        generation, form_factor = _drive_model.parse_generation(target_generation)
-        target = options.get('target_vendor') if options else None
-        spec = _drive_model.lookup(generation, form_factor, target,
-                                   (options or {}).get('target_speed_floor_mb_s'),
-                                   interface=(options or {}).get('target_interface'),
-                                   overrides=(options or {}).get('target_model'))
-        tid = 'what-if %s' % spec.label
-        links = host_links(drives_info, preflight)
-        link = _hba_link.slowest([row['link'] for row in links]) or (links[0]['link'] if links else None)
-        entries.append({'id': tid, 'nst': None, 'info': None, 'write_benchmark': None, 'settings': {},
-                        'verdict': None, 'error': None, 'label': spec.label, 'what_if': True,
-                        'link': link, 'links': links,
-                        '_item': {'spec': spec, 'drive': {'link': link} if link else None, 'tape': None,
-                                  'config': dict(backup or {}), 'what_if': True}})
-    items = [e['_item'] for e in entries if '_item' in e]
-    error = None
-    if items:
-        if not source:
-            error = 'No source read result: the source test failed or was skipped, so no verdict is possible.'
-            for entry in entries:
-                entry.pop('_item', None)
-                entry['error'] = entry['error'] or error
-        else:
-            verdict_options = dict((k, v) for k, v in (options or {}).items() if k in _verdict.DEFAULTS)
-            try:
-                planned = _host_verdicts(items, source, memory_total_mb, verdict_options)
-            except (_verdict.VerdictInputError, ValueError) as exc:
-                planned = None
-                error = str(exc)
-            for entry in entries:
-                item = entry.pop('_item', None)
-                if item is None:
-                    continue
-                if planned is None:
-                    entry['error'] = error
-                else:
-                    entry['verdict'] = planned[items.index(item)]
+        entries.append(_what_if_entry(target_generation, options, backup, drives_info, preflight))
+    error = _judge_entries(entries, source, memory_total_mb, options)
     status = STATUS_OK if any(e['verdict'] for e in entries) else STATUS_FAILED
     if status == STATUS_FAILED and error is None:
         error = next((e['error'] for e in entries if e['error']), None) or \
@@ -312,6 +300,47 @@ def assemble(host, drives_info=None, source=None, write_results=None, drive_sett
                          preflight, media=media_section(media), mechanics=mech)
 
 
+def _what_if_entry(target_generation, options, backup, drives_info, preflight):
+    """The drive entry of the what-if target (a drive the host does not have yet)."""
+    from ansible_collections.tapeops.qualify.plugins.module_utils._judge import _drive_model
+    options = options or {}
+    generation, form_factor = _drive_model.parse_generation(target_generation)
+    spec = _drive_model.lookup(generation, form_factor, options.get('target_vendor'),
+                               options.get('target_speed_floor_mb_s'), interface=options.get('target_interface'),
+                               overrides=options.get('target_model'))
+    links = host_links(drives_info, preflight)
+    link = _hba_link.slowest([row['link'] for row in links]) or (links[0]['link'] if links else None)
+    return {'id': 'what-if %s' % spec.label, 'nst': None, 'identity': None, 'write_sweep': None, 'settings': {},
+            'verdict': None, 'error': None, 'label': spec.label, 'what_if': True, 'link': link, 'links': links,
+            '_item': {'spec': spec, 'drive': {'link': link} if link else None, 'tape': None,
+                      'config': dict(backup or {}), 'what_if': True}}
+
+
+def _judge_entries(entries, source, memory_total_mb, options):
+    """Set each entry's verdict (or error) from its '_item'; the host's error, or None."""
+    items = [e['_item'] for e in entries if '_item' in e]
+    if not items:
+        return None
+    planned = error = None
+    if not source:
+        error = 'No source read result: the source test failed or was skipped, so no verdict is possible.'
+    else:
+        verdict_options = dict((k, v) for k, v in (options or {}).items() if k in _verdict.DEFAULTS)
+        try:
+            planned = _host_verdicts(items, source, memory_total_mb, verdict_options)
+        except (_verdict.VerdictInputError, ValueError) as exc:
+            error = str(exc)
+    for entry in entries:
+        item = entry.pop('_item', None)
+        if item is None:
+            continue
+        if planned is None:
+            entry['error'] = entry['error'] or error
+        else:
+            entry['verdict'] = planned[items.index(item)]
+    return error
+
+
 def host_links(drives_info, preflight):
     """[{'device', 'link'}] of the host's tape drives: tape_drive_info's link, else the st preflight's.
 
@@ -324,7 +353,7 @@ def host_links(drives_info, preflight):
                                                 else []):
         if not isinstance(entry, dict) or not isinstance(entry.get('link'), dict):
             continue
-        device = _device_of(entry)
+        device = _records.device_of(entry)
         if device in seen:
             continue
         seen.add(device)
@@ -337,7 +366,7 @@ def _with_preflight(info, preflight):
     if not isinstance(preflight, dict):
         return info
     merged = dict(info)
-    mine = _match(_device_of(info), preflight.get('drives')) or {}
+    mine = _match(_records.device_of(info), preflight.get('drives')) or {}
     if merged.get('hba_max_transfer_bytes') is None and mine.get('hba_max_transfer_bytes'):
         merged['hba_max_transfer_bytes'] = mine['hba_max_transfer_bytes']
     if not isinstance(merged.get('link'), dict) and isinstance(mine.get('link'), dict):
@@ -381,8 +410,7 @@ def rows(docs):
             out.append({'host': doc['host'], 'drive': None, 'label': None, 'verdict': None,
                         'status': doc.get('status'), 'error': error, 'doc': doc, 'item': None})
             continue
-        for item in drives:
-            verdict = item.get('verdict')
+        for item, verdict in _records.drives_with_verdicts(doc):
             out.append({'host': doc['host'], 'drive': item.get('id') or item.get('nst'),
                         'label': (verdict or {}).get('drive_label') or item.get('label'),
                         'verdict': verdict, 'status': doc.get('status'),
@@ -420,15 +448,5 @@ def load_comparison(compare_to, docs, tolerance=_compare.DEFAULT_TOLERANCE):
 
 def media_section(media):
     """The host document's ``media`` from a media_inventory result (None when the run read no media)."""
-    if not isinstance(media, dict) or not media:
-        return None
-    if media.get('skipped'):
-        return {'status': 'skipped', 'error': media.get('skip_reason') or media.get('msg') or 'skipped'}
-    if media.get('failed'):
-        return {'status': 'failed', 'error': str(media.get('msg') or 'media_inventory failed')}
-    summary = media.get('summary') if 'summary' in media else media
-    if not isinstance(summary, dict) or 'libraries' not in summary or 'target' not in summary:
-        # A failure the play kept going past (failed_when: false) still carries the module's message.
-        return {'status': 'failed', 'error': str(media.get('msg') or 'media_inventory returned no classification '
-                                                                     '(no target generation?)')}
-    return dict(summary, status='ok')
+    record = _records.Media.from_result(media)
+    return record.to_dict() if record is not None else None

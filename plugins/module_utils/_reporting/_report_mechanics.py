@@ -16,50 +16,16 @@ matching verdicts through ``_verdict.mechanics_findings`` (worded by ``_words``)
 
 from __future__ import annotations
 
+from ansible_collections.tapeops.qualify.plugins.module_utils import _records
 from ansible_collections.tapeops.qualify.plugins.module_utils._measure import _mechanics
 from ansible_collections.tapeops.qualify.plugins.module_utils._judge import _verdict
 from ansible_collections.tapeops.qualify.plugins.module_utils._reporting import _templates, _words
 
-_KEEP = ('summary', 'forecast', 'size_warnings', 'restored', 'final_location', 'locate_error', 'barcode', 'slot')
-
-
-def _results(registered):
-    """A registered result of a looped task, a list, or one result -> list of dicts."""
-    if isinstance(registered, dict) and isinstance(registered.get('results'), list):
-        registered = registered['results']
-    if isinstance(registered, dict):
-        registered = [registered]
-    return [r for r in (registered or []) if isinstance(r, dict)]
-
 
 def mechanics_section(registered):
     """The host document's ``mechanics``: a list, one entry per drive, or None when nothing was asked."""
-    out = []
-    for result in _results(registered):
-        item = result.get('item') if isinstance(result.get('item'), dict) else {}
-        device = result.get('device') or (result.get('invocation') or {}).get('module_args', {}).get('device') \
-            or item.get('nst')
-        if result.get('skipped'):
-            continue
-        entry = {'device': device, 'status': 'ok', 'error': None, 'warnings': list(result.get('warnings') or [])}
-        # failed_when: false keeps the play going: the refusal is then only in reason / msg
-        if result.get('failed') or result.get('reason') or ('summary' not in result and result.get('msg')):
-            entry['status'] = 'failed'
-            entry['error'] = str(result.get('msg') or 'tape_mechanics_benchmark failed')
-            entry['reason'] = result.get('reason')
-        elif 'summary' not in result:
-            entry['status'] = 'planned'
-            entry['error'] = 'check mode: nothing was moved or timed'
-        for key in _KEEP:
-            if key in result:
-                entry[key] = result[key]
-        marks = result.get('filemarks')
-        if isinstance(marks, dict):
-            entry['filemarks'] = dict((k, marks.get(k)) for k in (
-                'written', 'refused', 'reason', 'msg', 'marks', 'files', 'file_mb', 'bytes', 'rate_mb_s',
-                'seconds_lost_per_mark', 'media_decision') if k in marks)
-        out.append(entry)
-    return out or None
+    records = _records.Mechanics.from_results(registered)
+    return [r.to_dict() for r in records] if records else None
 
 
 def attach_findings(entries, section):

@@ -12,7 +12,6 @@ here are that run with one thing changed, as an admin's change would change it.
 from __future__ import annotations
 
 import copy
-import json
 import os
 import xml.etree.ElementTree as ET
 
@@ -27,14 +26,13 @@ HOSTS = ('lab-ma1', 'lab-ma2', 'lab-ma3')
 def recorded():
     docs = []
     for host in HOSTS:
-        with open(os.path.join(FIXTURE, host + '.json'), encoding='utf-8') as handle:
-            docs.append(json.load(handle))
+        docs.append(_report.load_host(os.path.join(FIXTURE, host + '.json')))     # version 1, converted
     return docs
 
 
 def verdict_of(docs, host):
     doc = next(d for d in docs if d['host'] == host)
-    return doc['drives'][0]['verdict']
+    return doc['verdicts'][0]
 
 
 def by_host(result):

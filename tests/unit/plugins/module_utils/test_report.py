@@ -44,20 +44,21 @@ def run_dir(tmp_path):
 
 def test_assemble_identifies_drive_and_uses_inventory_floor():
     doc = ma1(source(mean=60.0, p5=55.0))
-    assert doc['schema'] == _report.SCHEMA and doc['status'] == 'ok'
+    assert doc['schema_version'] == 2 and doc['status'] == 'ok'
     entry = doc['drives'][0]
+    assert doc['verdicts'][0]['drive'] == entry['id'] == '/dev/nst0'
     assert entry['label'] == 'LTO-5'
-    num = entry['verdict']['numbers']
+    num = doc['verdicts'][0]['numbers']
     assert num['speed_floor_mb_s'] == 10.0 and num['floor_estimated'] is False
     # drive path at 256 KiB (bacula's block) with the pattern closest to the 1.6 ratio (2:1): 45.9
     assert num['drive_path_mb_s'] == 45.9
-    assert entry['verdict']['class'] in (_verdict.SPEED_MATCHED, _verdict.MISCONFIGURED)
-    assert entry['write_benchmark']['ceiling_block_size'] == 1048576
+    assert doc['verdicts'][0]['class'] in (_verdict.SPEED_MATCHED, _verdict.MISCONFIGURED)
+    assert entry['write_sweep']['ceiling_block_size'] == 1048576
 
 
 def test_throttled_source_shoe_shines_and_unthrottled_does_not():
-    fast = ma1(source(mean=60.0, p5=55.0))['drives'][0]['verdict']
-    slow = ma1(source(mean=6.0, p5=4.0))['drives'][0]['verdict']
+    fast = ma1(source(mean=60.0, p5=55.0))['verdicts'][0]
+    slow = ma1(source(mean=6.0, p5=4.0))['verdicts'][0]
     assert slow['class'] == _verdict.SHOE_SHINING and slow['would_shoe_shine']
     assert not fast['would_shoe_shine']
 
@@ -82,9 +83,9 @@ def test_a_hung_drive_has_an_error_and_the_other_drive_its_verdict():
     alone = _report.assemble('h', [drive('/dev/nst0', 'IBM', 'ULT3580-TD5', 's')], source(60.0, 55.0))
     assert doc['status'] == 'ok'
     # the hung drive takes no share of the sources' feed: the other drive is judged as if alone
-    assert doc['drives'][0]['verdict']['class'] == alone['drives'][0]['verdict']['class'] == _verdict.SHOE_SHINING
-    assert doc['drives'][0]['verdict']['forecast'] == alone['drives'][0]['verdict']['forecast']
-    assert doc['drives'][1]['verdict'] is None
+    assert [v['drive'] for v in doc['verdicts']] == ['/dev/nst0']      # none for the hung drive
+    assert doc['verdicts'][0]['class'] == alone['verdicts'][0]['class'] == _verdict.SHOE_SHINING
+    assert doc['verdicts'][0]['forecast'] == alone['verdicts'][0]['forecast']
     assert doc['drives'][1]['error'] == (
         '/dev/nst1 does not answer: sg_read_block_limits did not finish within 10 seconds. It has no verdict. '
         'Check the drive and its path (dmesg, the drive\'s panel, the HBA), then re-run this host.')
@@ -96,7 +97,7 @@ def test_a_write_test_past_its_time_limit_is_a_hung_drive_not_a_source_only_verd
     timed_out = {'failed': False, 'finished': 1, 'msg': 'Timeout exceeded', 'child_pid': 1234,
                  'ansible_job_id': 'j1', 'item': {'item': {'nst': '/dev/nst0'}}}
     doc = _report.assemble('h', [drive('/dev/nst0', 'IBM', 'ULT3580-TD5', 's')], source(60.0, 55.0), [timed_out])
-    assert doc['status'] == 'failed' and doc['drives'][0]['verdict'] is None
+    assert doc['status'] == 'failed' and doc['verdicts'] == [] and doc['drives'][0]['write_sweep'] is None
     assert doc['drives'][0]['error'] == (
         '/dev/nst0 does not answer: the write test did not end within its time limit (qualify_write_timeout): a '
         'tape operation waits on the drive. It has no verdict. Check the drive and its path (dmesg, the drive\'s '
@@ -114,16 +115,16 @@ def test_what_if_needs_no_drive_and_no_tape():
                            options={'target_vendor': 'IBM', 'tape_ratio': 1.0}, run={'mode': 'upgrade_check'})
     entry = doc['drives'][0]
     assert entry['id'] == 'what-if LTO-9 FH' and entry['what_if'] is True
-    assert entry['verdict']['what_if'] is True
-    assert entry['verdict']['class'] == _verdict.SPEED_MATCHED     # 180 between 177 and 400
-    assert entry['write_benchmark'] is None
+    assert doc['verdicts'][0]['drive'] == 'what-if LTO-9 FH' and doc['verdicts'][0]['what_if'] is True
+    assert doc['verdicts'][0]['class'] == _verdict.SPEED_MATCHED     # 180 between 177 and 400
+    assert entry['write_sweep'] is None
 
 
 def test_host_json_written_at_once_and_atomically(tmp_path):
     path = _report.write_host(str(tmp_path), ma1(source(60.0, 55.0)))
     assert path == str(tmp_path / 'hosts' / 'lab-ma1.json')
     data = json.loads(open(path).read())
-    assert data['host'] == 'lab-ma1' and data['drives'][0]['verdict']['class']
+    assert data['host'] == 'lab-ma1' and data['verdicts'][0]['class']
     assert os.listdir(tmp_path / 'hosts') == ['lab-ma1.json']
 
 
@@ -198,11 +199,14 @@ def test_preflight_hba_limit_makes_large_block_misconfigured():
     info = drive('/dev/nst0', 'IBM', 'ULT3580-TD5', 's')
     doc = _report.assemble('h', [info], source(60.0, 55.0), [write_result('/dev/nst0')], SETTINGS_MA1,
                            {'software': 'bacula', 'block_size_bytes': 1048576}, preflight=preflight)
-    verdict = doc['drives'][0]['verdict']
+    verdict = doc['verdicts'][0]
     assert verdict['class'] == _verdict.MISCONFIGURED
     assert verdict['findings'][0]['id'] == 'block_size_over_limit'
     assert verdict['numbers']['block_size_limit_bytes'] == 524288
-    assert doc['preflight'] == preflight
+    # the preflight record: what was given, the fields it did not give null
+    assert doc['preflight'] == dict(kernel='6.1.0', mtweofi_supported=True, drives=preflight['drives'], mtweofi_basis=None,
+                                    st_driver_version=None, st_driver=None, hba_max_transfer_bytes=None,
+                                    block_size_fits=None, error=None)
 
 
 def test_refused_write_is_a_note_and_the_verdict_rests_on_sources(tmp_path):
@@ -211,10 +215,10 @@ def test_refused_write_is_a_note_and_the_verdict_rests_on_sources(tmp_path):
     doc = _report.assemble('h', [drive('/dev/nst0', 'IBM', 'ULT3580-TD5', 's')], source(60.0, 55.0), [refused],
                            SETTINGS_MA1, options={'tape_ratio': 1.0})
     entry = doc['drives'][0]
-    assert entry['write_benchmark'] is None
+    assert entry['write_sweep'] is None
     assert 'MA1009L5 holds data' in entry['write_note']
-    assert entry['verdict']['numbers']['drive_path_mb_s'] is None
-    assert 'not measured' in ' '.join(entry['verdict']['reasons'])
+    assert doc['verdicts'][0]['numbers']['drive_path_mb_s'] is None
+    assert 'not measured' in ' '.join(doc['verdicts'][0]['reasons'])
     _report.write_host(str(tmp_path), doc)
     md = _render.fleet_markdown(_report.load_run(str(tmp_path)))
     assert '- No write sweep: The loaded cartridge MA1009L5 holds data' in md
@@ -228,7 +232,7 @@ def test_scaling_curve_file_sizes_and_ingest_reach_the_report(tmp_path):
                          'small_file_bound': True}
     src['ingest'] = {'with': {'mean_mb_s': 41.0}, 'without': {'mean_mb_s': 60.0}, 'target_text': '20 MB/s'}
     doc = ma1(src)
-    verdict = doc['drives'][0]['verdict']
+    verdict = doc['verdicts'][0]
     assert 'small_file_bound' in [f['id'] for f in verdict['findings']]
     assert any('competing ingest (20 MB/s) the sources gave 41.0 MB/s, against 60.0 MB/s' in r
                for r in verdict['reasons'])

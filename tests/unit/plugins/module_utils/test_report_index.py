@@ -12,7 +12,6 @@ index is opened in a real headless Chromium: its filter runs there.
 from __future__ import annotations
 
 import copy
-import json
 import os
 import re
 
@@ -28,8 +27,7 @@ FIXTURE = os.path.join(os.path.dirname(__file__), '..', '..', 'fixtures', 'lab_r
 def fleet(count):
     templates = []
     for host in ('lab-ma1', 'lab-ma2', 'lab-ma3'):
-        with open(os.path.join(FIXTURE, host + '.json'), encoding='utf-8') as handle:
-            templates.append(json.load(handle))
+        templates.append(_report.load_host(os.path.join(FIXTURE, host + '.json')))     # version 1, converted
     docs = []
     for index in range(count):
         doc = copy.deepcopy(templates[index % 3])

@@ -34,9 +34,9 @@ def test_the_slowest_tape_link_of_the_host_caps_the_what_if_and_the_reports_say_
     entry = doc['drives'][0]
     assert entry['what_if'] and entry['link']['rate'] == '6.0 Gbit'
     assert [row['device'] for row in entry['links']] == ['/dev/nst0', '/dev/nst1']
-    num = entry['verdict']['numbers']
+    num = doc['verdicts'][0]['numbers']
     assert (num['link_mb_s'], num['link_caps'], num['need_full_mb_s']) == (600.0, True, 1000.0)
-    assert entry['verdict']['forecast']['now']['inputs']['path_mb_s'] == 600.0
+    assert doc['verdicts'][0]['forecast']['now']['inputs']['path_mb_s'] == 600.0
     words = _words.interface_words(num)
     assert words.startswith('SAS 6.0 Gbit link, 600 MB/s usable: caps the drive (the drive takes 1000 MB/s)')
     markdown = _render.fleet_markdown([doc])
@@ -48,7 +48,7 @@ def test_the_slowest_tape_link_of_the_host_caps_the_what_if_and_the_reports_say_
 
 def test_the_host_line_gives_drives_at_once_and_memory():
     doc = what_if({'drives': [{'device': '/dev/nst0', 'link': link('SAS', '12.0 Gbit', 1200.0)}]}, rate=2000.0)
-    num = doc['drives'][0]['verdict']['numbers']
+    num = doc['verdicts'][0]['numbers']
     # 2000 MB/s over 4 streams, 2.5:1: 2 LTO-9 drives get 1000 each (full speed); 4 streams -> 512 + 4 x 512
     assert (num['drives_streaming_at_once'], num['streams_at_once'], num['memory_needed_at_once_mb']) == (2, 4, 2560)
     words = _words.interface_words(num)
@@ -59,14 +59,14 @@ def test_the_host_line_gives_drives_at_once_and_memory():
 
 def test_the_lab_virtual_host_and_no_preflight_at_all():
     lab = what_if({'drives': [{'device': '/dev/nst0', 'link': link(None, None, None, host='host2')}]})
-    num = lab['drives'][0]['verdict']['numbers']
+    num = lab['verdicts'][0]['numbers']
     assert num['link_transport'] is None and num['link_caps'] is False
     assert _words.interface_words(num).startswith('not a SAS or FC link')
     assert 'HBA link: not a SAS or FC link (host2 has no sas_phy or fc_host in sysfs).' in \
-        lab['drives'][0]['verdict']['reasons']
+        lab['verdicts'][0]['reasons']
     bare = what_if(None)
     assert bare['drives'][0]['link'] is None and bare['drives'][0]['links'] == []
-    assert bare['drives'][0]['verdict']['numbers']['link_transport'] is None
+    assert bare['verdicts'][0]['numbers']['link_transport'] is None
 
 
 def test_a_real_drive_takes_its_link_from_the_preflight_when_discovery_had_none():

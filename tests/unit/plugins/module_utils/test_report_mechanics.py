@@ -51,7 +51,7 @@ def test_section_lands_in_the_host_json_and_warns_in_the_verdict(tmp_path):
     # file mark 0.5 s at 7 MB/s: 90 % at 7 * 0.5 * 9 = 31.5 MB; the 10 MB segment reaches (10/7)/(10/7 + 0.5) = 74 %
     rows = dict((r['object'], r) for r in entry['forecast']['current']['objects'])
     assert rows['filemark']['size_90_mb'] == 31.5
-    verdict = doc['drives'][0]['verdict']
+    verdict = doc['verdicts'][0]
     found = [f for f in verdict['findings'] if f['id'] == 'object_size_below_90']
     assert len(found) == 1 and found[0]['severity'] == 'warning'
     assert 'segment size' in found[0]['text'] and '74 %' in found[0]['text'] and '32 MB' in found[0]['text']
@@ -75,7 +75,7 @@ def test_what_if_gets_the_target_side():
                            options={'target_vendor': 'IBM'}, backup={'segment_size_mb': 1000}, mechanics=result)
     what_if = doc['drives'][0]
     assert what_if['what_if']
-    texts = [f['text'] for f in what_if['verdict']['findings'] if f['id'] == 'object_size_below_90']
+    texts = [f['text'] for f in doc['verdicts'][0]['findings'] if f['id'] == 'object_size_below_90']
     assert len(texts) == 1 and 'target' in texts[0] and '1800 MB' in texts[0]
 
 

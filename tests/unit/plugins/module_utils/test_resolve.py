@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import pytest
 
+from ansible_collections.tapeops.qualify.plugins.module_utils import _records
 from ansible_collections.tapeops.qualify.plugins.module_utils._judge import _drive_model
 from ansible_collections.tapeops.qualify.plugins.module_utils._judge import _resolve
 from ansible_collections.tapeops.qualify.plugins.module_utils._measure import _tape_discovery
@@ -65,8 +66,11 @@ def discover(tmp_path, inquiry, mt_name, settings=None):
 
 
 def assemble(drive, settings=None):
-    return _report.assemble('ma', [drive], source(mean=300.0, p5=280.0), [], settings or [],
-                            {'software': 'bacula', 'block_size_bytes': 262144}, memory_total_mb=8192)['drives'][0]
+    """The drive's entry in the host document, with its verdict (None without one) beside it."""
+    doc = _report.assemble('ma', [drive], source(mean=300.0, p5=280.0), [], settings or [],
+                           {'software': 'bacula', 'block_size_bytes': 262144}, memory_total_mb=8192)
+    [(entry, verdict)] = _records.drives_with_verdicts(doc)
+    return dict(entry, verdict=verdict)
 
 
 LTO5_MEDIUM = {'code': '0x58', 'generation': 5, 'media': 'LTO-5', 'capacity_gb': 1500, 'note': None}
@@ -86,7 +90,7 @@ def test_lto6_drive_with_an_lto5_tape_is_an_lto6_in_discovery_and_report(tmp_pat
         'LTO-6', 160.0, 2500, 54.0)   # HPE: HP's LTO-3 range (27/80 of native) applied, docs/drive-model.md
     entry = assemble(drive)
     assert entry['label'] == 'LTO-6' and entry['error'] is None
-    assert entry['info']['generation'] == ident
+    assert entry['identity']['generation'] == ident
     # judged as the LTO-6 it is: 160 x 1.6 (the sources' ratio) at full speed, 54 x 1.6 at its floor; as the
     # LTO-5 its cartridge would make it, it would need 140 x 1.6 = 224 and 40 x 1.6 = 64
     numbers = entry['verdict']['numbers']
@@ -113,7 +117,7 @@ def test_inventory_entry_applied_once_and_seen_by_discovery_and_report(tmp_path)
     spec = _report.resolve_spec(dict(drive), setting)
     assert spec.as_dict() == model
     entry = assemble(drive, [setting])
-    assert entry['info']['generation'] == ident and entry['info']['drive_model'] == model
+    assert entry['identity']['generation'] == ident and entry['identity']['drive_model'] == model
     assert entry['verdict']['numbers']['speed_floor_mb_s'] == 54.0
 
 
@@ -124,8 +128,8 @@ def test_discovery_without_the_inventory_entry_and_the_report_with_it_agree_with
     assert bare['drive_model']['native_capacity_gb'] == 2500 and given['drive_model']['native_capacity_gb'] == 2400
     assert given['generation']['source'] == 'inventory' and given['generation']['vendor'] == 'HPE'
     entry = assemble(bare, [dict(setting, nst='/dev/nst0')])
-    assert entry['info']['generation'] == given['generation']
-    assert entry['info']['drive_model'] == given['drive_model']
+    assert entry['identity']['generation'] == given['generation']
+    assert entry['identity']['drive_model'] == given['drive_model']
 
 
 def test_unknown_inquiry_falls_back_to_the_cartridge_and_says_so(tmp_path):
@@ -142,7 +146,7 @@ def test_unknown_inquiry_falls_back_to_the_cartridge_and_says_so(tmp_path):
     assert entry['verdict']['summary'].startswith('LTO-5 (by cartridge density) ')
     # the inventory's word ends the guess; the cartridge stays the medium
     entry = assemble(drive, [{'nst': '/dev/nst0', 'generation': 'LTO-6'}])
-    ident = entry['info']['generation']
+    ident = entry['identity']['generation']
     assert (ident['generation'], ident['source'], ident['medium']) == (6, 'inventory', LTO5_MEDIUM)
     assert entry['label'] == 'LTO-6'
 

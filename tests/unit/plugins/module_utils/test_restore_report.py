@@ -42,7 +42,7 @@ def host(tape):
 
 
 def verdict_of(doc):
-    return doc['drives'][0]['verdict']
+    return doc['verdicts'][0]
 
 
 def test_the_restore_rate_reaches_the_numbers_the_reasons_and_both_reports():

@@ -14,7 +14,6 @@ pages, settings) are judged again here by the current code, from the recorded in
 
 from __future__ import annotations
 
-import json
 import os
 
 import pytest
@@ -29,8 +28,8 @@ HOSTS = ('lab-ma1', 'lab-ma2', 'lab-ma3')
 
 
 def recorded(host):
-    with open(os.path.join(RUN, '%s.json' % host), encoding='utf-8') as handle:
-        return json.load(handle)
+    """The host's document as the reports load it (this run is in the version 1 layout: converted on load)."""
+    return _report.load_host(os.path.join(RUN, '%s.json' % host))
 
 
 def judge(host, **changes):
@@ -38,11 +37,11 @@ def judge(host, **changes):
     doc = recorded(host)
     drives = doc['drives']
     settings = [dict(d['settings'], nst=d['nst'], **changes) for d in drives]
-    facts = doc.get('host_facts') or {}
-    out = _report.assemble(host, [d['info'] for d in drives], doc['source'], [d['write_benchmark'] for d in drives],
+    facts = doc['facts']
+    out = _report.assemble(host, [d['identity'] for d in drives], doc['source'], [d['write_sweep'] for d in drives],
                            settings, facts.get('backup') or {}, memory_total_mb=facts.get('memory_total_mb'),
                            preflight=doc.get('preflight'), host_facts=facts)
-    return [d['verdict'] for d in out['drives']]
+    return out['verdicts']
 
 
 @pytest.fixture(scope='module')

@@ -1,0 +1,512 @@
+# Copyright (c) tapeops.qualify contributors
+# GNU General Public License v3.0+ (see COPYING or https://www.gnu.org/licenses/gpl-3.0.txt)
+# SPDX-License-Identifier: GPL-3.0-or-later
+
+"""Typed records of what the modules measure: the joint between _measure and _judge.
+
+Private to this collection: may change without notice.
+
+tape_drive_info (each drive), tape_write_benchmark, source_read_benchmark and
+st_preflight_info exit with their record as their documented RETURN
+structure (``to_dict``; a unit test holds RETURN and record to the same
+keys). ``Mechanics`` and ``Media`` are the host document's sections made from
+tape_mechanics_benchmark's and media_inventory's results. The controller
+turns whatever
+Ansible hands it (a module result, an ``async_status`` result, a looped
+task's ``results`` entry) into the same record ONCE with ``from_result``:
+``from_dict`` keeps the record's fields and drops everything Ansible adds in
+transport (``ansible_job_id``, ``results_file``, ``stdout_lines``,
+``invocation``, ``item``, ``changed``, ``started``/``finished``, ...). After
+that, the verdict and the reports read records only.
+
+``HostReport`` is the per-host JSON document (schema version 2,
+docs/host-report.schema.json); ``HostReport.load`` also reads the layout
+before it (``tapeops.qualify/host-report/v1``) and converts it.
+
+Importable on Python 3.9 managed hosts: no ``X | Y`` types at runtime, no
+``match``.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import typing as t
+
+SCHEMA_VERSION = 2
+SCHEMA_V1 = 'tapeops.qualify/host-report/v1'
+
+# Keys Ansible adds to a module's result on its way to the controller, or that
+# only say how the task ran. Records never carry them; ``transport_keys``
+# lists the ones a dict still holds (tests use it on every written document).
+# Ansible's boolean ``skipped`` is not listed: SourceRead.skipped is the list
+# of paths the source read left out (a measurement).
+TRANSPORT_KEYS = frozenset((
+    'ansible_job_id', 'results_file', 'started', 'finished', 'attempts', 'stdout', 'stdout_lines', 'stderr',
+    'stderr_lines', 'invocation', 'item', 'ansible_loop_var', 'ansible_index_var', 'ansible_loop', 'changed',
+    'failed', 'failed_when_result', 'changed_when_result', 'skip_reason', 'false_condition',
+    'deprecations', '_ansible_no_log', '_ansible_verbose_always', '_ansible_item_label', 'ansible_facts',
+))
+
+
+class RecordError(ValueError):
+    """Input that is not a record of the expected kind; the message says what to pass instead."""
+
+
+def _plain(value):
+    """``value`` with nested records turned into dicts (lists and dicts walked)."""
+    if isinstance(value, Record):
+        return value.to_dict()
+    if isinstance(value, dict):
+        return dict((k, _plain(v)) for k, v in value.items())
+    if isinstance(value, (list, tuple)):
+        return [_plain(v) for v in value]
+    return value
+
+
+def _nested(kind, many=False):
+    """Field metadata: the field holds a record (or a list of records) of class ``kind``."""
+    return {'record': kind, 'many': many}
+
+
+def transport_keys(data):
+    """The keys of ``data`` (a dict) that belong to Ansible's transport, not to a measurement."""
+    return sorted(k for k in (data or {}) if k in TRANSPORT_KEYS or str(k).startswith('_ansible'))
+
+
+@dataclasses.dataclass
+class Record:
+    """Base of every record: ``to_dict`` / ``from_dict`` over the dataclass fields."""
+
+    def to_dict(self):
+        """The record as plain JSON data (a copy: every dict and list is new)."""
+        return dict((f.name, _plain(getattr(self, f.name))) for f in dataclasses.fields(self))
+
+    @classmethod
+    def from_dict(cls, data):
+        """The record from a dict; keys that are not fields (Ansible's transport among them) are dropped."""
+        if data is None:
+            return None
+        if isinstance(data, cls):
+            return data
+        if not isinstance(data, dict):
+            raise RecordError('%s: expected a mapping, got %s (%r).' % (
+                cls.__name__, type(data).__name__, str(data)[:80]))
+        values = {}
+        for field in dataclasses.fields(cls):
+            if field.name not in data:
+                continue
+            value = data[field.name]
+            kind = field.metadata.get('record')
+            if kind is not None and value is not None:
+                if field.metadata.get('many'):
+                    value = [kind.from_dict(v) for v in value or [] if isinstance(v, dict)]
+                elif isinstance(value, dict):
+                    value = kind.from_dict(value)
+            values[field.name] = value     # not copied here: to_dict copies
+        return cls(**values)
+
+
+# ---------------------------------------------------------------------------
+# what the modules measure
+
+
+@dataclasses.dataclass
+class DriveIdentity(Record):
+    """One drive as tapeops.qualify.tape_drive_info found it (INQUIRY, st, sg, loaded cartridge, counters)."""
+
+    nst: t.Optional[str] = None
+    st: t.Optional[str] = None
+    sg: t.Optional[str] = None
+    hctl: t.Optional[str] = None
+    vendor: t.Optional[str] = None
+    product: t.Optional[str] = None
+    revision: t.Optional[str] = None
+    serial: t.Optional[str] = None
+    serial_hex: t.Optional[str] = None
+    generation: t.Optional[dict] = None
+    block_limits: t.Optional[dict] = None
+    hba_max_transfer_bytes: t.Optional[int] = None
+    link: t.Optional[dict] = None
+    block_size: t.Optional[int] = None
+    density_code: t.Optional[str] = None
+    media_loaded: t.Optional[bool] = None
+    write_protected: t.Optional[bool] = None
+    busy: t.Optional[bool] = None
+    mt_status: t.Optional[dict] = None
+    mt_error: t.Optional[str] = None
+    barcode: t.Optional[str] = None
+    changer: t.Optional[dict] = None
+    mtweofi_supported: t.Optional[bool] = None
+    mtweofi_basis: t.Optional[str] = None
+    warnings: t.Optional[list] = None
+    st_options: t.Optional[dict] = None
+    stats: t.Optional[dict] = None
+    log_pages: t.Optional[dict] = None
+    drive_model: t.Optional[dict] = None
+    hung: t.Optional[str] = None
+
+
+@dataclasses.dataclass
+class FilemarkCost(Record):
+    """One file-mark run of the write benchmark: a payload written in segments, each closed by a mark."""
+
+    kind: t.Optional[str] = None
+    segment_mb: t.Optional[float] = None
+    block_size: t.Optional[int] = None
+    bytes: t.Optional[int] = None
+    seconds: t.Optional[float] = None
+    mb_s: t.Optional[float] = None
+    marks: t.Optional[int] = None
+    mark_seconds: t.Optional[float] = None
+    seconds_lost_per_mark: t.Optional[float] = None
+    error: t.Optional[str] = None
+
+
+@dataclasses.dataclass
+class WriteSweep(Record):
+    """What tapeops.qualify.tape_write_benchmark measured on one drive (or why it wrote nothing: reason, msg)."""
+
+    device: t.Optional[str] = None
+    plan: t.Optional[dict] = None
+    drive: t.Optional[dict] = None
+    media: t.Optional[dict] = None
+    media_decision: t.Optional[str] = None
+    sweep: t.Optional[list] = None
+    ceiling_block_size: t.Optional[int] = None
+    sweep_stopped: t.Optional[str] = None
+    best: t.Optional[dict] = None
+    filemarks: t.Optional[list] = dataclasses.field(default=None, metadata=_nested(FilemarkCost, many=True))
+    st_stats_delta: t.Optional[dict] = None
+    log_pages_before: t.Optional[dict] = None
+    log_pages_after: t.Optional[dict] = None
+    rewound: t.Optional[bool] = None
+    mtweofi_supported: t.Optional[bool] = None
+    mtweofi_basis: t.Optional[str] = None
+    mtweofi: t.Optional[dict] = None
+    read_back: t.Optional[dict] = None
+    pool_seconds: t.Optional[float] = None
+    warnings: t.Optional[list] = None
+    reason: t.Optional[str] = None
+    msg: t.Optional[str] = None
+
+    @property
+    def written(self):
+        return bool(self.sweep)
+
+    @property
+    def note(self):
+        """Why there is no sweep (refused media, barcode not allowed, failed, skipped), or None."""
+        if self.written:
+            return None
+        return str(self.msg or self.reason or 'no sweep was written')
+
+    @classmethod
+    def from_result(cls, result):
+        """The record of one task result (the module's, async_status's, a loop item's); None for a non-dict.
+
+        A result that wrote no sweep keeps only its device and why (``msg``,
+        ``reason``): a refusal is a finding, not a measurement.
+        """
+        if isinstance(result, cls):
+            return result
+        if not isinstance(result, dict):
+            return None
+        device = device_of(result)
+        if result.get('skipped') or result.get('failed') or not result.get('sweep'):
+            return cls(device=device, reason=result.get('reason'),
+                       msg=result.get('msg') or result.get('skip_reason') or result.get('reason'))
+        record = cls.from_dict(result)
+        record.device = record.device or device
+        return record
+
+
+@dataclasses.dataclass
+class SourceRead(Record):
+    """What tapeops.qualify.source_read_benchmark measured: the sources read file by file, as a backup reads."""
+
+    streams: t.Optional[list] = None
+    aggregate: t.Optional[dict] = None
+    passes: t.Optional[float] = None
+    seconds: t.Optional[float] = None
+    samples: t.Optional[int] = None
+    min_samples: t.Optional[int] = None
+    inconclusive: t.Optional[str] = None
+    scaling: t.Optional[list] = None
+    per_drive: t.Optional[dict] = None
+    ingest: t.Optional[dict] = None
+    file_sizes: t.Optional[dict] = None
+    compressibility: t.Optional[dict] = None
+    cache: t.Optional[dict] = None
+    skipped: t.Optional[list] = None
+    skipped_counts: t.Optional[dict] = None
+    warnings_list: t.Optional[list] = None
+    synthetic: t.Optional[dict] = None
+    plan: t.Optional[dict] = None
+    fio_version: t.Optional[str] = None
+    fio_cmd: t.Optional[list] = None
+
+    @classmethod
+    def from_result(cls, result):
+        """The record of source_read_benchmark's (or async_status's) result; None when it measured nothing."""
+        if isinstance(result, cls):
+            return result
+        if not isinstance(result, dict) or result.get('skipped') is True or result.get('failed') or not result:
+            return None
+        return cls.from_dict(result)
+
+
+@dataclasses.dataclass
+class Preflight(Record):
+    """What tapeops.qualify.st_preflight_info read (st driver, MTWEOFI, HBA path maximum, links)."""
+
+    kernel: t.Optional[str] = None
+    mtweofi_supported: t.Optional[bool] = None
+    mtweofi_basis: t.Optional[str] = None
+    st_driver_version: t.Optional[str] = None
+    st_driver: t.Optional[dict] = None
+    hba_max_transfer_bytes: t.Optional[int] = None
+    block_size_fits: t.Optional[bool] = None
+    drives: t.Optional[list] = None
+    error: t.Optional[str] = None
+
+    @classmethod
+    def from_result(cls, result):
+        """The record of st_preflight_info's result; a failed one (it is informational) keeps only its error."""
+        if isinstance(result, cls):
+            return result
+        if not isinstance(result, dict) or result.get('skipped') or not result:
+            return None
+        if result.get('failed'):
+            return cls(error=str(result.get('msg') or 'st_preflight_info failed'))
+        return cls.from_dict(result)
+
+
+@dataclasses.dataclass
+class Mechanics(Record):
+    """One drive's tapeops.qualify.tape_mechanics_benchmark (status ok, failed with reason, or planned)."""
+
+    device: t.Optional[str] = None
+    status: str = 'ok'
+    error: t.Optional[str] = None
+    reason: t.Optional[str] = None
+    barcode: t.Optional[str] = None
+    slot: t.Optional[int] = None
+    restored: t.Optional[bool] = None
+    final_location: t.Optional[dict] = None
+    summary: t.Optional[dict] = None
+    filemarks: t.Optional[dict] = None
+    locate_error: t.Optional[str] = None
+    forecast: t.Optional[dict] = None
+    size_warnings: t.Optional[list] = None
+    warnings: t.Optional[list] = None
+
+    _FILEMARK_KEYS = ('written', 'refused', 'reason', 'msg', 'marks', 'files', 'file_mb', 'bytes', 'rate_mb_s',
+                      'seconds_lost_per_mark', 'media_decision')
+
+    @classmethod
+    def from_result(cls, result):
+        """The record of one module result (None for a skipped loop item)."""
+        if isinstance(result, cls):
+            return result
+        if not isinstance(result, dict) or result.get('skipped'):
+            return None
+        if result.get('status') in ('ok', 'failed', 'planned'):
+            return cls.from_dict(result)    # a record already (the module's result has no status)
+        item = result.get('item') if isinstance(result.get('item'), dict) else {}
+        record = cls.from_dict(result)
+        record.device = result.get('device') or _module_arg(result, 'device') or item.get('nst')
+        record.status, record.error, record.reason = 'ok', None, None
+        record.warnings = list(result.get('warnings') or [])
+        # failed_when: false keeps the play going: the refusal is then only in reason / msg
+        if result.get('failed') or result.get('reason') or ('summary' not in result and result.get('msg')):
+            record.status = 'failed'
+            record.error = str(result.get('msg') or 'tape_mechanics_benchmark failed')
+            record.reason = result.get('reason')
+        elif 'summary' not in result:
+            record.status = 'planned'
+            record.error = 'check mode: nothing was moved or timed'
+        if isinstance(record.filemarks, dict):
+            record.filemarks = dict((k, record.filemarks[k]) for k in cls._FILEMARK_KEYS if k in record.filemarks)
+        return record
+
+    @classmethod
+    def from_results(cls, registered):
+        """Records of a registered result (one, a looped task's, or a list); None when nothing was asked."""
+        out = [cls.from_result(r) for r in _results(registered)]
+        return [r for r in out if r is not None] or None
+
+    def to_dict(self):
+        # absent operations stay absent in the document (docs/reports.md, "The mechanics section")
+        return dict((k, v) for k, v in super().to_dict().items()
+                    if v is not None or k in ('device', 'status', 'error'))
+
+
+@dataclasses.dataclass
+class Media(Record):
+    """The media section: tapeops.qualify.media_inventory's summary against the target drive."""
+
+    status: str = 'ok'
+    error: t.Optional[str] = None
+    target: t.Optional[dict] = None
+    parameters: t.Optional[dict] = None
+    libraries: t.Optional[list] = None
+    totals: t.Optional[dict] = None
+    migration: t.Optional[dict] = None
+    keep_old_drive_libraries: t.Optional[list] = None
+    findings: t.Optional[list] = None
+
+    @classmethod
+    def from_result(cls, media):
+        """The record of a media_inventory result (None when the run read no media)."""
+        if isinstance(media, cls):
+            return media
+        if not isinstance(media, dict) or not media:
+            return None
+        if media.get('status') in ('ok', 'failed', 'skipped'):
+            return cls.from_dict(media)     # a record already (media_inventory's result has no status)
+        if media.get('skipped'):
+            return cls(status='skipped', error=media.get('skip_reason') or media.get('msg') or 'skipped')
+        if media.get('failed'):
+            return cls(status='failed', error=str(media.get('msg') or 'media_inventory failed'))
+        summary = media.get('summary') if 'summary' in media else media
+        if not isinstance(summary, dict) or 'libraries' not in summary or 'target' not in summary:
+            # A failure the play kept going past (failed_when: false) still carries the module's message.
+            return cls(status='failed', error=str(
+                media.get('msg') or 'media_inventory returned no classification (no target generation?)'))
+        record = cls.from_dict(summary)
+        record.status, record.error = 'ok', None
+        return record
+
+    def to_dict(self):
+        out = super().to_dict()
+        if self.status != 'ok':
+            return {'status': self.status, 'error': self.error}
+        return out
+
+
+def _module_arg(result, name):
+    return ((result.get('invocation') or {}).get('module_args') or {}).get(name)
+
+
+def _results(registered):
+    """A registered result of a looped task, a list, or one result -> list of dicts."""
+    if isinstance(registered, dict) and isinstance(registered.get('results'), list):
+        registered = registered['results']
+    if isinstance(registered, dict):
+        registered = [registered]
+    return [r for r in (registered or []) if isinstance(r, dict)]
+
+
+def device_of(entry):
+    """The nst path a drive entry, an inventory setting or a module result refers to (None when none).
+
+    The one place that digs a device out of Ansible's loop output (``item``,
+    ``invocation.module_args``); records carry it as ``nst`` / ``device``.
+    """
+    if isinstance(entry, Record):
+        entry = entry.to_dict()
+    if not isinstance(entry, dict):
+        return None
+    for key in ('nst', 'device', 'path'):
+        if entry.get(key):
+            return str(entry[key])
+    for key in ('item', 'drive'):
+        if isinstance(entry.get(key), dict) and device_of(entry[key]):
+            return device_of(entry[key])
+    return str(_module_arg(entry, 'device')) if _module_arg(entry, 'device') else None
+
+
+# ---------------------------------------------------------------------------
+# the host document
+
+
+@dataclasses.dataclass
+class DriveEntry(Record):
+    """One drive of a host document: what identifies it and what was measured on it (no verdict: see verdicts)."""
+
+    id: t.Optional[str] = None
+    nst: t.Optional[str] = None
+    label: t.Optional[str] = None
+    what_if: bool = False
+    identity: t.Optional[DriveIdentity] = dataclasses.field(default=None, metadata=_nested(DriveIdentity))
+    settings: t.Optional[dict] = None
+    write_sweep: t.Optional[WriteSweep] = dataclasses.field(default=None, metadata=_nested(WriteSweep))
+    write_note: t.Optional[str] = None
+    error: t.Optional[str] = None
+    link: t.Optional[dict] = None
+    links: t.Optional[list] = None
+
+
+@dataclasses.dataclass
+class HostReport(Record):
+    """The per-host document, ``hosts/<host>.json`` (docs/reports.md, docs/host-report.schema.json)."""
+
+    schema_version: int = SCHEMA_VERSION
+    host: str = ''
+    status: str = 'ok'
+    error: t.Optional[str] = None
+    generated_at: t.Optional[str] = None
+    run: t.Optional[dict] = None
+    facts: t.Optional[dict] = None
+    preflight: t.Optional[Preflight] = dataclasses.field(default=None, metadata=_nested(Preflight))
+    source: t.Optional[SourceRead] = dataclasses.field(default=None, metadata=_nested(SourceRead))
+    drives: t.Optional[list] = dataclasses.field(default=None, metadata=_nested(DriveEntry, many=True))
+    verdicts: t.Optional[list] = None
+    media: t.Optional[Media] = dataclasses.field(default=None, metadata=_nested(Media))
+    mechanics: t.Optional[list] = dataclasses.field(default=None, metadata=_nested(Mechanics, many=True))
+    worst_class: t.Optional[str] = None
+
+    @classmethod
+    def load(cls, data):
+        """The record of a document read from a file: version 2 as it is, version 1 converted.
+
+        Raises RecordError naming the version found and the one expected for
+        anything else.
+        """
+        if not isinstance(data, dict):
+            raise RecordError('not a host document (a JSON %s, expected an object with schema_version %d).' % (
+                type(data).__name__, SCHEMA_VERSION))
+        if data.get('schema_version') == SCHEMA_VERSION:
+            return cls.from_dict(data)
+        if data.get('schema') == SCHEMA_V1:
+            return cls.from_dict(upgrade_v1(data))
+        found = data.get('schema_version', data.get('schema'))
+        raise RecordError(
+            'schema %s, but this collection reads schema_version %d (and converts %s): %s' % (
+                'version %r' % (found,) if found is not None else 'not named (no schema_version or schema key)',
+                SCHEMA_VERSION, SCHEMA_V1,
+                'write it again with this collection (re-run the host).' if found is None or (
+                    isinstance(found, int) and found < SCHEMA_VERSION) else
+                'it was written by a newer tapeops.qualify: report it with that version.'))
+
+    def verdict_of(self, drive_id):
+        for verdict in self.verdicts or []:
+            if verdict.get('drive') == drive_id:
+                return verdict
+        return None
+
+
+def upgrade_v1(doc):
+    """A ``tapeops.qualify/host-report/v1`` document in the version 2 layout (measurements kept, transport dropped)."""
+    drives, verdicts = [], []
+    for entry in doc.get('drives') or []:
+        if not isinstance(entry, dict):
+            continue
+        drive = dict(entry)
+        verdict = drive.pop('verdict', None)
+        drive['identity'] = drive.pop('info', None)
+        sweep = drive.pop('write_benchmark', None)
+        drive['write_sweep'] = WriteSweep.from_dict(sweep) if isinstance(sweep, dict) else None
+        drive['what_if'] = bool(drive.get('what_if'))
+        drives.append(drive)
+        if isinstance(verdict, dict):
+            verdicts.append(dict(verdict, drive=drive.get('id')))
+    out = dict((k, v) for k, v in doc.items() if k not in ('schema', 'host_facts', 'drives'))
+    out.update(schema_version=SCHEMA_VERSION, facts=doc.get('host_facts') or {}, drives=drives, verdicts=verdicts)
+    return out
+
+
+def drives_with_verdicts(doc):
+    """[(drive entry, verdict or None)] of a version 2 host document (a dict), in the drives' order."""
+    by_drive = dict((v.get('drive'), v) for v in doc.get('verdicts') or [] if isinstance(v, dict))
+    return [(d, by_drive.get(d.get('id'))) for d in doc.get('drives') or [] if isinstance(d, dict)]

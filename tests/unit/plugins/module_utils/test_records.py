@@ -1,0 +1,241 @@
+# Copyright (c) tapeops.qualify contributors
+# GNU General Public License v3.0+ (see COPYING or https://www.gnu.org/licenses/gpl-3.0.txt)
+# SPDX-License-Identifier: GPL-3.0-or-later
+"""Typed records and the host document's schema, on recorded lab runs.
+
+tests/unit/fixtures/lab_runs/20261123-quick/ is a run in the version 1 layout
+(the write results as Ansible's async_status returned them, with
+ansible_job_id, results_file, stdout_lines, item...): it must still load,
+converted, with the verdicts it recorded. LAB_RUN_V2 is a run written in the
+version 2 layout (README.md there). Every document, and every document the
+assembly writes in the tests here, is validated against
+docs/host-report.schema.json.
+"""
+
+from __future__ import annotations
+
+import copy
+import dataclasses
+import json
+import os
+
+import jsonschema
+import pytest
+
+from ansible_collections.tapeops.qualify.plugins.action import qualify_verdict
+from ansible_collections.tapeops.qualify.plugins.module_utils import _records
+from ansible_collections.tapeops.qualify.plugins.module_utils._reporting import _report
+
+from _tape_fixtures import FIXTURES
+
+ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), '..', '..', '..', '..'))
+SCHEMA_PATH = os.path.join(ROOT, 'docs', 'host-report.schema.json')
+LAB_RUN_V1 = os.path.join(FIXTURES, 'lab_runs', '20261123-quick')
+LAB_RUN_V2 = os.path.join(FIXTURES, 'lab_runs', '20261124-quick-v2')
+HOSTS = ('lab-ma1', 'lab-ma2', 'lab-ma3')
+# the classes of the lab's spread (docs/lab.md "The spread"), the same in both runs
+SPREAD = {'lab-ma1': 'STREAMING', 'lab-ma2': 'SPEED-MATCHED', 'lab-ma3': 'SHOE-SHINING'}
+# keys no record may hold at any depth: they only exist in Ansible's transport
+UNAMBIGUOUS_TRANSPORT = ('ansible_job_id', 'results_file', 'stdout_lines', 'stderr_lines', 'invocation',
+                         'ansible_loop_var', 'failed_when_result')
+
+
+@pytest.fixture(scope='module')
+def validator():
+    with open(SCHEMA_PATH, encoding='utf-8') as handle:
+        schema = json.load(handle)
+    jsonschema.Draft202012Validator.check_schema(schema)
+    return jsonschema.Draft202012Validator(schema)
+
+
+def raw(run, host):
+    with open(os.path.join(run, host + '.json'), encoding='utf-8') as handle:
+        return json.load(handle)
+
+
+def keys_anywhere(value):
+    if isinstance(value, dict):
+        for key, inner in value.items():
+            yield key
+            yield from keys_anywhere(inner)
+    elif isinstance(value, list):
+        for inner in value:
+            yield from keys_anywhere(inner)
+
+
+def record_dicts(doc):
+    """Every record in a host document (the dicts whose keys are a record's fields)."""
+    yield doc
+    yield from (d for d in (doc.get('preflight'), doc.get('source'), doc.get('media')) if d)
+    yield from doc.get('mechanics') or []
+    for drive in doc['drives']:
+        yield drive
+        yield from (d for d in (drive.get('identity'), drive.get('write_sweep')) if d)
+        yield from (drive.get('write_sweep') or {}).get('filemarks') or []
+
+
+def assert_clean(doc):
+    for record in record_dicts(doc):
+        assert _records.transport_keys(record) == [], record.keys()
+    assert not set(keys_anywhere(doc)) & set(UNAMBIGUOUS_TRANSPORT)
+
+
+def test_the_schema_names_every_records_fields_and_nothing_else():
+    with open(SCHEMA_PATH, encoding='utf-8') as handle:
+        schema = json.load(handle)
+    defs = schema['$defs']
+    for cls in (_records.DriveIdentity, _records.FilemarkCost, _records.WriteSweep, _records.SourceRead,
+                _records.Preflight, _records.Mechanics, _records.Media, _records.DriveEntry):
+        assert sorted(defs[cls.__name__]['properties']) == sorted(f.name for f in dataclasses.fields(cls)), cls
+        assert defs[cls.__name__]['additionalProperties'] is False
+    assert sorted(schema['properties']) == sorted(f.name for f in dataclasses.fields(_records.HostReport))
+    assert schema['properties']['schema_version'] == {'const': _records.SCHEMA_VERSION}
+
+
+def test_a_write_result_as_async_status_returned_it_becomes_a_record_without_transport():
+    result = raw(LAB_RUN_V1, 'lab-ma2')['drives'][0]['write_benchmark']
+    assert {'ansible_job_id', 'results_file', 'stdout_lines', 'item', 'started', 'finished'} <= set(result)
+    record = _records.WriteSweep.from_result(result)
+    out = record.to_dict()
+    assert _records.transport_keys(out) == []
+    assert out['device'] == '/dev/nst0' and out['ceiling_block_size'] == 1048576
+    assert out['sweep'] == result['sweep'] and len(out['sweep']) == 6
+    # the file-mark runs are records too, every measured field kept
+    assert out['filemarks'][0] == {'kind': 'none', 'segment_mb': None, 'block_size': 262144, 'bytes': 256114688,
+                                   'seconds': 5.091722, 'mb_s': 50.3, 'marks': 0, 'mark_seconds': 0.0,
+                                   'seconds_lost_per_mark': None, 'error': None}
+    assert record.written and record.note is None
+    # a record read back from its dict is the same record
+    assert _records.WriteSweep.from_dict(json.loads(json.dumps(out))) == record
+
+
+def test_a_refused_write_keeps_why_and_no_measurement():
+    refused = {'failed': True, 'failed_when_result': False, 'reason': 'media_has_data',
+               'msg': 'The loaded cartridge MA1009L5 holds data and is not in allowed_barcodes.',
+               'item': {'item': {'nst': '/dev/nst0'}, 'ansible_job_id': 'j1'}, 'ansible_job_id': 'j1'}
+    record = _records.WriteSweep.from_result(refused)
+    assert record.device == '/dev/nst0' and not record.written
+    assert record.note == 'The loaded cartridge MA1009L5 holds data and is not in allowed_barcodes.'
+    assert record.sweep is None and record.reason == 'media_has_data'
+
+
+@pytest.mark.parametrize('host', HOSTS)
+def test_the_version_1_run_loads_converted_with_its_verdicts(host, validator):
+    old = raw(LAB_RUN_V1, host)
+    assert old['schema'] == _records.SCHEMA_V1
+    doc = _report.load_host(os.path.join(LAB_RUN_V1, host + '.json'))
+    validator.validate(doc)
+    assert_clean(doc)
+    assert doc['schema_version'] == 2 and doc['status'] == 'ok' and doc['host'] == host
+    assert doc['facts'] == old['host_facts']
+    [drive], [verdict] = doc['drives'], doc['verdicts']
+    assert verdict == dict(old['drives'][0]['verdict'], drive='/dev/nst0')
+    assert verdict['class'] == SPREAD[host] and doc['worst_class'] == SPREAD[host]
+    # recorded before links, the drive model and hung drives were recorded: those fields are null
+    fields = [f.name for f in dataclasses.fields(_records.DriveIdentity)]
+    assert drive['identity'] == dict(dict.fromkeys(fields), **old['drives'][0]['info'])
+    assert set(fields) - set(old['drives'][0]['info']) == {'link', 'drive_model', 'hung'}
+    assert drive['write_sweep']['sweep'] == old['drives'][0]['write_benchmark']['sweep']
+    assert doc['source']['aggregate'] == old['source']['aggregate']
+
+
+@pytest.mark.parametrize('host', HOSTS)
+def test_the_version_2_lab_run_validates_and_holds_no_transport(host, validator):
+    doc = raw(LAB_RUN_V2, host)
+    validator.validate(doc)
+    assert_clean(doc)
+    assert doc['schema_version'] == 2 and doc['host'] == host and doc['run']['profile'] == 'quick'
+    [drive], [verdict] = doc['drives'], doc['verdicts']
+    assert verdict['drive'] == drive['id'] == drive['nst'] == '/dev/nst0'
+    assert verdict['class'] == SPREAD[host]
+    assert drive['write_sweep']['sweep'] and drive['write_sweep']['plan']['barcode'] == drive['identity']['barcode']
+    # the resolver's identity and drive model, recorded once in the drive's identity
+    identity = drive['identity']
+    assert identity['hung'] is None and identity['drive_model']['label'] == verdict['drive_label'] == drive['label']
+    assert identity['generation']['medium']['generation'] == identity['generation']['generation']
+    # loading a version 2 document gives it back as written
+    assert _report.load_host(os.path.join(LAB_RUN_V2, host + '.json')) == doc
+
+
+def test_the_assembly_of_recorded_results_matches_the_recorded_verdicts(validator):
+    """The action's one conversion (records_of) on the run's raw async output, then the assembly."""
+    old = raw(LAB_RUN_V1, 'lab-ma3')
+    args = {'drives': [d['info'] for d in old['drives']], 'source': old['source'],
+            'write_benchmarks': [d['write_benchmark'] for d in old['drives']],
+            'preflight': old['preflight'], 'media': None, 'mechanics': None}
+    measured = qualify_verdict.records_of(args)
+    assert measured['source']['aggregate']['p5_mb_s'] == old['source']['aggregate']['p5_mb_s']
+    facts = old['host_facts']
+    doc = _report.assemble('lab-ma3', measured['drives'], measured['source'], measured['writes'],
+                           [dict(d['settings'], nst=d['nst']) for d in old['drives']], {},
+                           memory_total_mb=facts['memory_total_mb'], preflight=measured['preflight'],
+                           host_facts=facts, run=old['run'])
+    validator.validate(doc)
+    assert_clean(doc)
+    assert doc['verdicts'][0]['class'] == 'SHOE-SHINING'
+    assert doc['verdicts'][0]['numbers']['feed_now_mb_s'] == old['drives'][0]['verdict']['numbers']['feed_now_mb_s']
+
+
+def test_failed_and_what_if_documents_validate(validator):
+    old = raw(LAB_RUN_V1, 'lab-ma2')
+    lost = _report.host_document('lab-ma2', _report.STATUS_FAILED, source=old['source'],
+                                 error='The run stopped after the source read test.', run=old['run'])
+    validator.validate(lost)
+    assert lost['drives'] == [] and lost['verdicts'] == [] and lost['worst_class'] is None
+    what_if = _report.assemble('lab-ma2', [], old['source'], target_generation='LTO-9 FH',
+                               options={'target_vendor': 'IBM'}, run={'mode': 'upgrade_check'})
+    validator.validate(what_if)
+    assert [v['drive'] for v in what_if['verdicts']] == ['what-if LTO-9 FH']
+
+
+def test_the_schema_refuses_transport_debris(validator):
+    doc = _report.load_host(os.path.join(LAB_RUN_V1, 'lab-ma1.json'))
+    dirty = copy.deepcopy(doc)
+    dirty['drives'][0]['write_sweep']['ansible_job_id'] = 'j1'
+    with pytest.raises(jsonschema.ValidationError, match='ansible_job_id'):
+        validator.validate(dirty)
+    dirty = copy.deepcopy(doc)
+    dirty['source']['stdout_lines'] = []
+    with pytest.raises(jsonschema.ValidationError, match='stdout_lines'):
+        validator.validate(dirty)
+
+
+@pytest.mark.parametrize('data, words', [
+    ({'schema_version': 3, 'host': 'h'}, "schema version 3, but this collection reads schema_version 2"),
+    ({'schema': 'tapeops.qualify/host-report/v0', 'host': 'h'},
+     "schema version 'tapeops.qualify/host-report/v0', but this collection reads schema_version 2 "
+     "(and converts tapeops.qualify/host-report/v1)"),
+    ({'host': 'h'}, 'schema not named (no schema_version or schema key), but this collection reads schema_version 2'),
+])
+def test_another_version_fails_naming_the_one_found_and_the_one_expected(tmp_path, data, words):
+    (tmp_path / 'hosts').mkdir()
+    (tmp_path / 'hosts' / 'h.json').write_text(json.dumps(data))
+    [doc] = _report.load_run(str(tmp_path))
+    assert doc['status'] == 'failed' and doc['host'] == 'h'
+    assert words in doc['error'] and str(tmp_path / 'hosts' / 'h.json') in doc['error']
+
+
+# (module, RETURN key holding the record or None for the top level, record, fields only the controller sets,
+#  RETURN keys the record does not keep)
+RETURNS = (
+    ('tape_drive_info', 'drives', _records.DriveIdentity, (), ()),
+    ('tape_write_benchmark', None, _records.WriteSweep, ('msg',), ()),
+    ('source_read_benchmark', None, _records.SourceRead, (), ()),
+    ('st_preflight_info', None, _records.Preflight, ('error',), ()),
+    # the mechanics section keeps what a report needs: not the plan nor the drive's identity
+    ('tape_mechanics_benchmark', None, _records.Mechanics, ('device', 'status', 'error'), ('plan', 'drive')),
+)
+
+
+@pytest.mark.parametrize('module, key, record, controller_only, not_kept', RETURNS)
+def test_each_modules_return_documents_its_record(module, key, record, controller_only, not_kept):
+    """A key a module documents but its record does not hold would be lost on the way to the report."""
+    import importlib
+
+    import yaml
+
+    doc = yaml.safe_load(importlib.import_module(
+        'ansible_collections.tapeops.qualify.plugins.modules.%s' % module).RETURN)
+    documented = set(doc[key]['contains']) if key else set(doc)
+    fields = set(f.name for f in dataclasses.fields(record))
+    assert documented - set(not_kept) == fields - set(controller_only)
