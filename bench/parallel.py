@@ -54,7 +54,8 @@ def qualify(args, hosts, collections, inventory):
         try:
             with open(os.path.join(run_dir, 'hosts', host + '.json'), encoding='utf-8') as handle:
                 doc = json.load(handle)
-            classes[host] = ','.join((d.get('verdict') or {}).get('class') or 'none' for d in doc.get('drives') or [])
+            verdicts = dict((v.get('drive'), v) for v in doc.get('verdicts') or [])
+            classes[host] = ','.join(verdicts.get(d.get('id'), {}).get('class') or 'none' for d in doc.get('drives') or [])
         except (OSError, ValueError):
             classes[host] = 'no report'
     if proc.returncode not in (0, 2):

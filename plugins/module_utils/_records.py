@@ -276,7 +276,8 @@ class Preflight(Record):
             return result
         if not isinstance(result, dict) or result.get('skipped') or not result:
             return None
-        if result.get('failed'):
+        # failed_when: false keeps the play going: the failure is then only in msg
+        if result.get('failed') or ('kernel' not in result and result.get('msg')):
             return cls(error=str(result.get('msg') or 'st_preflight_info failed'))
         return cls.from_dict(result)
 

@@ -239,3 +239,16 @@ def test_each_modules_return_documents_its_record(module, key, record, controlle
     documented = set(doc[key]['contains']) if key else set(doc)
     fields = set(f.name for f in dataclasses.fields(record))
     assert documented - set(not_kept) == fields - set(controller_only)
+
+
+def test_a_preflight_that_failed_keeps_its_message_and_a_good_one_its_record():
+    failed = {'failed': False, 'failed_when_result': False, 'changed': False,
+              'msg': 'Cannot read /sys/module/st/parameters: Permission denied',
+              'invocation': {'module_args': {'block_size': None}}}
+    assert _records.Preflight.from_result(failed).to_dict() == dict(
+        dict.fromkeys(f.name for f in dataclasses.fields(_records.Preflight)),
+        error='Cannot read /sys/module/st/parameters: Permission denied')
+    registered = dict(raw(LAB_RUN_V1, 'lab-ma2')['preflight'], changed=False, invocation={'module_args': {}})
+    record = _records.Preflight.from_result(registered).to_dict()
+    assert _records.transport_keys(record) == [] and record['error'] is None
+    assert record['st_driver_version'] == '20160209' and record['hba_max_transfer_bytes'] == 1310720

@@ -10,7 +10,6 @@ The documents are the recorded lab run tests/unit/fixtures/lab_runs/20261123-qui
 from __future__ import annotations
 
 import glob
-import json
 import os
 
 from ansible_collections.tapeops.qualify.plugins.module_utils._reporting import _render, _report, _templates
@@ -22,8 +21,7 @@ EVIL = '<img src=x onerror="alert(1)">'
 def _lab_docs():
     docs = []
     for path in sorted(glob.glob(os.path.join(FIXTURE, '*.json'))):
-        with open(path, encoding='utf-8') as handle:
-            docs.append(json.load(handle))
+        docs.append(_report.load_host(path))     # version 1, converted on load
     return docs
 
 
