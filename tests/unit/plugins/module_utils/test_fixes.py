@@ -19,6 +19,7 @@ import shutil
 import pytest
 import yaml
 
+from ansible_collections.tapeops.qualify.plugins.module_utils import _records
 from ansible_collections.tapeops.qualify.plugins.module_utils._config import _omnirc
 from ansible_collections.tapeops.qualify.plugins.module_utils._judge import _fixes, _verdict
 from ansible_collections.tapeops.qualify.plugins.module_utils._reporting import _report
@@ -89,7 +90,8 @@ def hand_made(fixes, software=None, drives=('/dev/nst0',), label='LTO-6', **verd
             {'class': _verdict.MISCONFIGURED, 'drive_label': label, 'what_if': False,
              'fixes': [dict({'title': 'T %s' % f['id'], 'setting': 'S %s' % f['id'], 'why': 'W %s' % f['id']}, **f)
                        for f in mine]}, **verdict)})
-    return {'schema': _report.SCHEMA, 'host': 'ma', 'status': 'ok', 'error': None, 'run': {'id': 'r'},
+    # the version 1 layout (a verdict in each drive entry): _fixes reads it as it reads version 2
+    return {'schema': _records.SCHEMA_V1, 'host': 'ma', 'status': 'ok', 'error': None, 'run': {'id': 'r'},
             'host_facts': {'backup': {'software': software}} if software else {}, 'drives': entries}
 
 
@@ -284,12 +286,16 @@ def test_what_if_verdicts_are_not_applied():
 
 def test_both_document_layouts_read_the_same(run_dir):
     """Verdicts beside the drives (each naming its drive) read as verdicts inside each drive entry."""
-    doc = rejudge('lab-ma2', {'software': 'bacula', 'block_size_bytes': 1048576, 'segment_size_mb': 64})
-    beside = copy.deepcopy(doc)
-    beside['verdicts'] = [dict(d.pop('verdict'), drive=d['id']) for d in beside['drives']]
-    beside['facts'] = beside.pop('host_facts')
-    assert _fixes.plan_host(beside)['roles'] == _fixes.plan_host(doc)['roles']
-    assert _fixes.verdicts_of(beside)[0][0] == '/dev/nst0'
+    beside = rejudge('lab-ma2', {'software': 'bacula', 'block_size_bytes': 1048576, 'segment_size_mb': 64})
+    # the version 1 layout of the same document: each drive entry holds its verdict, host_facts
+    inside = copy.deepcopy(beside)
+    verdicts = dict((v['drive'], v) for v in inside.pop('verdicts'))
+    for drive in inside['drives']:
+        drive['verdict'] = verdicts.get(drive['id'])
+    inside['host_facts'] = inside.pop('facts')
+    inside['schema'] = _records.SCHEMA_V1
+    assert _fixes.plan_host(inside)['roles'] == _fixes.plan_host(beside)['roles']
+    assert _fixes.verdicts_of(beside)[0][0] == _fixes.verdicts_of(inside)[0][0] == '/dev/nst0'
 
 
 # --------------------------------------------------------------- what cannot be applied
