@@ -108,7 +108,7 @@ def test_data_protector_immediate_file_marks_from_the_verdict(tmp_path, omni_hom
     run = str(tmp_path / 'run')
     doc = judged_run(run, 'lab-ma2', {'software': 'data_protector', 'block_size_bytes': 262144,
                                       'segment_size_mb': 64, 'immediate_filemarks': False})
-    assert [f['id'] for f in doc['drives'][0]['verdict']['fixes']] == ['immediate_filemarks', 'drive_path', 'memory']
+    assert [f['id'] for f in doc['verdicts'][0]['fixes']] == ['immediate_filemarks', 'drive_path', 'memory']
     extra = {'qualify_run_dir': run, 'dp_omnirc_omni_home': omni_home, 'dp_omnirc_mtweofi_supported': True}
     counts, outputs = ladder(extra, omni_home)
     assert counts == [1, 1, 0], outputs
@@ -129,7 +129,7 @@ def test_data_protector_segment_size_is_the_verdicts(tmp_path, omni_home):
     run = str(tmp_path / 'run')
     doc = judged_run(run, 'lab-ma2', {'software': 'data_protector', 'block_size_bytes': 262144,
                                       'segment_size_mb': 64, 'immediate_filemarks': False}, mtweofi=False)
-    assert [(f['id'], f['value']) for f in doc['drives'][0]['verdict']['fixes'] if f['id'] == 'segment_size'] == [
+    assert [(f['id'], f['value']) for f in doc['verdicts'][0]['fixes'] if f['id'] == 'segment_size'] == [
         ('segment_size', 17000)]
     before = digest(omni_home)
     rc, out, changed = run_playbook({'qualify_run_dir': run, 'dp_omnirc_omni_home': omni_home})
@@ -151,7 +151,7 @@ def test_bacula_maximum_file_size_from_the_verdict(tmp_path):
     shutil.copy(os.path.join(TARGETS, 'bacula_sd_localhost', 'files', 'bacula-sd.conf'), str(conf))
     run = str(tmp_path / 'run')
     doc = judged_run(run, 'lab-ma1', {'software': 'bacula', 'block_size_bytes': 262144, 'segment_size_mb': 64})
-    assert [(f['id'], f['value']) for f in doc['drives'][0]['verdict']['fixes']] == [
+    assert [(f['id'], f['value']) for f in doc['verdicts'][0]['fixes']] == [
         ('segment_size', 4400), ('memory', 1024)]
     counts, outputs = ladder({'qualify_run_dir': run, 'bacula_sd_config': str(conf)}, str(conf.parent))
     assert counts == [1, 1, 0], outputs

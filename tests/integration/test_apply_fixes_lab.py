@@ -104,7 +104,7 @@ def st_options(lab):
 def test_apply_fixes_bacula_host(guest, tmp_path):
     lab = guest
     doc = judged_run(str(tmp_path), 'lab-ma2', dict(BACKUP, software='bacula'), host=HOST)
-    assert [(f['id'], f['value']) for f in doc['drives'][0]['verdict']['fixes']][:2] == [
+    assert [(f['id'], f['value']) for f in doc['verdicts'][0]['fixes']][:2] == [
         ('block_size', 65536), ('segment_size', 17000)]
     check_out, real_out = ladder(lab, str(tmp_path))
     # The check run showed what it would write.
@@ -126,7 +126,7 @@ def test_apply_fixes_bacula_host(guest, tmp_path):
 def test_apply_fixes_data_protector_host(guest, tmp_path):
     lab = guest
     doc = judged_run(str(tmp_path), 'lab-ma2', dict(BACKUP, software='data_protector'), host=HOST)
-    assert [(f['id'], f['value']) for f in doc['drives'][0]['verdict']['fixes']][:2] == [
+    assert [(f['id'], f['value']) for f in doc['verdicts'][0]['fixes']][:2] == [
         ('block_size', 65536), ('immediate_filemarks', True)]
     check_out, real_out = ladder(lab, str(tmp_path))
     assert '+OB2IMMEDFM=1' in check_out
