@@ -230,7 +230,7 @@ class SourceRead(Record):
     seconds: t.Optional[float] = None
     samples: t.Optional[int] = None
     min_samples: t.Optional[int] = None
-    inconclusive: t.Optional[str] = None
+    inconclusive: t.Optional[dict] = None     # {reason} below min_samples one-second samples, else None
     scaling: t.Optional[list] = None
     per_drive: t.Optional[dict] = None
     ingest: t.Optional[dict] = None

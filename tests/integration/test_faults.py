@@ -57,6 +57,9 @@ PROFILE_OVERRIDES = {'source_seconds': 10, 'step_mb': 32, 'step_seconds': 10, 'b
                      'filemark_segments_mb': [16], 'filemark_payload_mb': 32, 'poll_seconds': 3}
 FROZEN_S = 45
 
+STOP_WRITE_JOB = ('pkill -f tape_write_benchmark; for i in $(seq 1 30); do pgrep -f tape_write_benchmark >/dev/null '
+                  '|| break; sleep 1; done; mt -f /dev/nst0 rewind')
+
 HUNG, OTHER = 'lab-ma1', 'lab-ma2'
 TOOL_TIMEOUT_S = 8
 WRITE_TIMEOUT_S = 40
@@ -135,11 +138,11 @@ def test_a_host_lost_during_its_drive_tests_keeps_its_source_read(lab, tmp_path)
         if play.poll() is None:
             play.kill()
             play.communicate()
+        # the lab whole again, also when the test stopped early: sshd continued, the host's write sweep
+        # (it runs on in the guest) stopped and the tape rewound
         if frozen_at is not None:
-            # the lab whole again: sshd continued, the host's write sweep over (it runs on in the guest)
             assert _wait_reachable(lab, FROZEN_S + 120), '%s did not come back after sshd was continued' % HOST
-            lab.run(HOST, 'pkill -f tape_write_benchmark; for i in $(seq 1 30); do pgrep -f tape_write_benchmark '
-                          '>/dev/null || break; sleep 1; done; mt -f /dev/nst0 rewind', timeout=200)
+        lab.run(HOST, STOP_WRITE_JOB, timeout=200)
     # the host is UNREACHABLE, not a failure of the play's own making, and the play ends within its bound:
     # the connection timeout of the first task after the loss, not the write sweep's hour
     assert play.returncode == 4, out[-4000:]
@@ -176,10 +179,9 @@ def test_an_interrupted_controller_leaves_a_run_the_reports_can_be_rebuilt_from(
         if play.poll() is None:
             play.kill()
             play.communicate()
-        if interrupted_at is not None:
-            # the write job runs on in the guest (async jobs outlive their controller): stop it, rewind
-            lab.run(HOST, 'pkill -f tape_write_benchmark; for i in $(seq 1 30); do pgrep -f tape_write_benchmark '
-                          '>/dev/null || break; sleep 1; done; mt -f /dev/nst0 rewind', timeout=200)
+        # the write job runs on in the guest (async jobs outlive their controller): stop it, rewind; also when
+        # the test stopped early, so the next test finds the drive free
+        lab.run(HOST, STOP_WRITE_JOB, timeout=200)
     assert play.returncode != 0 and ended_after < 30, (play.returncode, ended_after, out[-3000:])
     # no fleet report was written by the interrupted run; the host's document was, as it measured
     assert not os.path.exists(os.path.join(run_dir, 'summary.md'))
@@ -229,6 +231,8 @@ def test_a_drive_that_hangs_in_its_write_test_ends_within_the_write_limit(lab, t
             play.communicate()
         if stopped_at is not None:
             _release(lab, HUNG)
+        else:
+            lab.run(HUNG, STOP_WRITE_JOB, timeout=200)
     # bound: the write limit counts from the job's start, before the stop; then one poll and the verdict tasks
     assert ended_after < WRITE_TIMEOUT_S + 60, ended_after
     assert play.returncode == 2, out[-4000:]

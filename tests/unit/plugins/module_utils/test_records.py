@@ -188,6 +188,21 @@ def test_failed_and_what_if_documents_validate(validator):
     assert [v['drive'] for v in what_if['verdicts']] == ['what-if LTO-9 FH']
 
 
+def test_a_source_read_too_short_to_judge_validates_with_its_reason(validator):
+    # source_read_benchmark marks a read below min_samples as {'reason': ...} (its RETURN, type dict): what a
+    # 10 s read on lab-ma1 returned in the fault tests
+    old = raw(LAB_RUN_V1, 'lab-ma1')
+    reason = ('Only 9 one-second samples (at least 10 needed): the time budget of 10 s is too short; give at '
+              'least 11 s.')
+    source = dict(old['source'], inconclusive={'reason': reason})
+    lost = _report.host_document('lab-ma1', _report.STATUS_FAILED, source=source,
+                                 error='The run stopped after the source read test.', run=old['run'])
+    validator.validate(lost)
+    assert lost['source']['inconclusive'] == {'reason': reason}
+    with pytest.raises(jsonschema.ValidationError):
+        validator.validate(dict(lost, source=dict(lost['source'], inconclusive=reason)))
+
+
 def test_the_schema_refuses_transport_debris(validator):
     doc = _report.load_host(os.path.join(LAB_RUN_V1, 'lab-ma1.json'))
     dirty = copy.deepcopy(doc)
