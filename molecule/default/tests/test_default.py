@@ -86,6 +86,13 @@ def _host_doc(name):
         return json.load(f)
 
 
+def _verdict(doc, drive='/dev/nst0'):
+    """The verdict of ``drive`` in a host document (version 2: verdicts apart from the drives, each naming its drive)."""
+    found = [v for v in doc.get('verdicts') or [] if v.get('drive') == drive]
+    assert len(found) == 1, 'no single verdict for %s in %s: %s' % (drive, doc['host'], doc.get('verdicts'))
+    return found[0]
+
+
 def _junit_cases():
     tree = ET.parse(os.path.join(_run_dir(), 'junit.xml'))
     suite = tree.getroot().find('testsuite')
@@ -98,7 +105,7 @@ def test_the_verdict_is_the_class_the_lab_gives(name):
     assert doc['host'] == name and doc['error'] is None, doc.get('error')
     assert [d['nst'] for d in doc['drives']] == ['/dev/nst0']
     drive = doc['drives'][0]
-    verdict = drive['verdict']
+    verdict = _verdict(doc)
     assert (drive['label'], verdict['class']) == (want['label'], want['class']), verdict['summary']
     assert verdict['inconclusive_reason'] is None
     assert verdict['would_shoe_shine'] is False, verdict['reasons']
@@ -106,7 +113,7 @@ def test_the_verdict_is_the_class_the_lab_gives(name):
 
 def test_the_verdict_numbers_are_the_drive_and_source_the_lab_has(name):
     want = EXPECTED[name]
-    num = _host_doc(name)['drives'][0]['verdict']['numbers']
+    num = _verdict(_host_doc(name))['numbers']
     # the inventory's scaled drive model, not a generation's published figures
     assert (num['native_mb_s'], num['speed_floor_mb_s']) == (want['native_mb_s'], want['speed_floor_mb_s'])
     # what the drive needs = its speeds x the compression the sampled sources get (random data: ~1)
@@ -137,7 +144,7 @@ def test_junit_has_one_passing_case_per_guest_with_its_class(name):
     assert case.get('name') == '/dev/nst0 (%s)' % want['label']
     assert case.find('failure') is None and case.find('error') is None
     props = dict((p.get('name'), p.get('value')) for p in case.find('properties'))
-    num = _host_doc(name)['drives'][0]['verdict']['numbers']
+    num = _verdict(_host_doc(name))['numbers']
     assert props['class'] == want['class']
     assert float(props['need_full_mb_s']) == num['need_full_mb_s']
 

@@ -58,8 +58,10 @@ def test_the_report_has_every_mhvtl_drive_with_its_own_identity_and_a_verdict(ho
         vendor = host.file(sysfs + 'vendor').content_string.strip()
         model = host.file(sysfs + 'model').content_string.strip()
         # the drive is what its INQUIRY says (mhvtl answers as an IBM, HP or Quantum drive), not its cartridge
-        assert (drive['info']['vendor'], drive['info']['product']) == (vendor, model), drive['nst']
-        assert drive['verdict']['class'] and drive['verdict']['summary'], drive['nst']
+        assert (drive['identity']['vendor'], drive['identity']['product']) == (vendor, model), drive['nst']
+        # host document version 2: the verdicts apart from the drives, each naming its drive
+        verdicts = [v for v in doc['verdicts'] if v['drive'] == drive['id']]
+        assert len(verdicts) == 1 and verdicts[0]['class'] and verdicts[0]['summary'], drive['nst']
 
 
 def test_junit_has_one_case_per_drive_and_no_error(host):
@@ -77,5 +79,5 @@ def test_no_cartridge_written_unless_its_barcode_is_allowed(host, doc):
     for drive in doc['drives']:
         node = os.path.basename(drive['nst'])
         after = host.file('/sys/class/scsi_tape/%s/stats/write_cnt' % node).content_string.strip()
-        if drive['info'].get('barcode') not in allowed:
-            assert after == before[node], '%s (%s) was written to' % (drive['nst'], drive['info'].get('barcode'))
+        if drive['identity'].get('barcode') not in allowed:
+            assert after == before[node], '%s (%s) was written to' % (drive['nst'], drive['identity'].get('barcode'))
