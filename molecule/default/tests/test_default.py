@@ -131,7 +131,9 @@ def test_the_verdict_numbers_are_the_drive_and_source_the_lab_has(name):
         # the mean: a loaded machine can push single seconds, and so the 5th percentile, below the floor)
         limit = want['source_limit_mb_s'] + LIMIT_SLACK_MB_S
         assert num['need_floor_mb_s'] < num['source_mean_mb_s'] <= limit, _brief(num)
-        assert num['source_sustained_mb_s'] <= num['source_mean_mb_s'] <= num['source_max_mb_s'] <= limit, _brief(num)
+        # (a single second can read over the throttle: io.max lets a burst through and the bytes are counted
+        # in the second they end in; seen on the lab: 22.0 MB/s max under a 20 MB/s throttle, mean 18.7)
+        assert num['source_sustained_mb_s'] <= num['source_mean_mb_s'] <= num['source_max_mb_s'], _brief(num)
         assert num['feed_now_mb_s'] == num['source_mean_mb_s'] < num['need_full_mb_s'], _brief(num)
 
 
