@@ -25,6 +25,7 @@ import copy
 import json
 import os
 
+from ansible_collections.tapeops.qualify.plugins.module_utils import _records
 from ansible_collections.tapeops.qualify.plugins.module_utils._reporting import _report
 
 DATA_PROTECTOR = ('data_protector',)
@@ -112,27 +113,36 @@ def rows_for(fix_id, software):
 # reading the run: the one place that knows the host document's layout
 
 
-def verdicts_of(doc):
-    """[(drive id, verdict)] of a host document.
+def document(data):
+    """A host document (a dict as read from JSON) in the version 2 layout: ``_records.HostReport.load``.
 
-    The layout with ``verdicts`` beside ``drives`` (each verdict naming its
-    ``drive``) and the one with a ``verdict`` in each drive entry both read.
+    Version 1 (a verdict in each drive entry, ``host_facts``) is converted;
+    any other version is a FixesError naming it.
     """
-    if isinstance(doc.get('verdicts'), list):
-        return [(v.get('drive'), v) for v in doc['verdicts'] if isinstance(v, dict)]
-    return [(d.get('id'), d['verdict']) for d in doc.get('drives') or []
-            if isinstance(d, dict) and isinstance(d.get('verdict'), dict)]
+    try:
+        return _records.HostReport.load(data).to_dict()
+    except (_records.RecordError, TypeError) as exc:
+        raise FixesError('The host document of %s has %s' % (
+            data.get('host') if isinstance(data, dict) else '?', exc))
+
+
+def verdicts_of(doc):
+    """[(drive id, verdict)] of a version 2 host document (``document``): each verdict names its ``drive``."""
+    return [(v.get('drive'), v) for v in doc.get('verdicts') or [] if isinstance(v, dict)]
 
 
 def software_of(doc):
     """The backup software the run judged the host with (tapeops_backup.software), or None."""
-    facts = doc.get('facts') or doc.get('host_facts') or {}
-    software = (facts.get('backup') or {}).get('software') if isinstance(facts, dict) else None
+    software = ((doc.get('facts') or {}).get('backup') or {}).get('software')
     return software or None
 
 
 def load_host(run_dir, host):
-    """(document, None) of ``host`` in ``run_dir``, or (None, why it cannot be used)."""
+    """(document, None) of ``host`` in ``run_dir``, or (None, why it cannot be used).
+
+    The file is read by the reports' reader (``_report.read_host``): version 2
+    as written, version 1 converted, anything else refused with its version named.
+    """
     if not os.path.isdir(run_dir):
         raise FixesError('The run directory %s does not exist: give a directory the qualify playbook wrote, '
                          'e.g. -e qualify_run_dir=reports/20261123T195725Z (it holds hosts/<host>.json).' % run_dir)
@@ -141,12 +151,9 @@ def load_host(run_dir, host):
         return None, ('%s has no document for %s (%s): the host was not in that run or did not get that far; '
                       'qualify it first (-l %s).' % (run_dir, host, path, host))
     try:
-        with open(path, encoding='utf-8') as handle:
-            doc = json.load(handle)
-    except (OSError, ValueError) as exc:
-        return None, 'Cannot read %s (%s): re-run qualify on %s.' % (path, exc, host)
-    if not isinstance(doc, dict) or not str(doc.get('schema') or doc.get('schema_version') or '').strip():
-        return None, '%s is not a host document of a qualify run: it names no schema.' % path
+        doc = _report.read_host(path)
+    except _report.ReportError as exc:
+        return None, str(exc)
     if doc.get('status') != _report.STATUS_OK:
         return None, ('The run has no verdict for %s (status %s: %s): nothing to apply; fix that and re-run qualify '
                       '(-l %s).' % (host, doc.get('status'), doc.get('error') or 'no reason recorded', host))
@@ -235,6 +242,7 @@ def plan_host(doc, software=None):
     tapeops_backup.software, used when the run did not record one (a run that
     did record another one was judged for that software: an error).
     """
+    doc = document(doc)
     recorded = software_of(doc)
     if recorded and software and recorded != software:
         raise FixesError('The run judged %s as a %s host but the inventory now says %s: its fixes are worded for %s; '

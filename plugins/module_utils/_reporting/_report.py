@@ -123,20 +123,33 @@ def write_host(run_dir, document):
                         json.dumps(document, indent=2, sort_keys=True, default=str) + '\n')
 
 
-def load_host(path):
-    """One host document from its file: version 2 as written, version 1 converted; a failed entry otherwise."""
-    host = os.path.basename(path)[:-5]
+def read_host(path):
+    """One host document from its file as a dict: version 2 as written, version 1 converted.
+
+    Raises ReportError saying why the file cannot be used (unreadable, not
+    JSON, or a schema version this collection does not read). The one reader
+    of ``hosts/<host>.json``: the reports and ``_judge._fixes`` both use it.
+    """
     try:
         with open(path, encoding='utf-8') as handle:
             data = json.load(handle)
     except (OSError, ValueError) as exc:
-        return host_document(host, STATUS_FAILED,
-                             error='Cannot read %s (%s): delete it and re-run this host.' % (path, exc))
+        raise ReportError('Cannot read %s (%s): delete it and re-run this host.' % (path, exc), reason='unreadable')
     try:
         return _records.HostReport.load(data).to_dict()
     except (_records.RecordError, TypeError) as exc:
-        name = data.get('host') if isinstance(data, dict) and data.get('host') else host
-        return host_document(name, STATUS_FAILED, error='%s has %s' % (path, exc))
+        error = ReportError('%s has %s' % (path, exc), reason='schema')
+        error.host = data.get('host') if isinstance(data, dict) and data.get('host') else None
+        raise error
+
+
+def load_host(path):
+    """One host document from its file (``read_host``); a failed entry saying why when it cannot be read."""
+    try:
+        return read_host(path)
+    except ReportError as exc:
+        return host_document(getattr(exc, 'host', None) or os.path.basename(path)[:-5], STATUS_FAILED,
+                             error=str(exc))
 
 
 def load_run(run_dir, expected_hosts=None):

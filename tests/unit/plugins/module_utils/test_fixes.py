@@ -294,8 +294,10 @@ def test_both_document_layouts_read_the_same(run_dir):
         drive['verdict'] = verdicts.get(drive['id'])
     inside['host_facts'] = inside.pop('facts')
     inside['schema'] = _records.SCHEMA_V1
+    del inside['schema_version']     # a version 1 document names its schema only as 'schema'
     assert _fixes.plan_host(inside)['roles'] == _fixes.plan_host(beside)['roles']
-    assert _fixes.verdicts_of(beside)[0][0] == _fixes.verdicts_of(inside)[0][0] == '/dev/nst0'
+    # verdicts_of reads the version 2 layout; _fixes.document converts version 1 as the reports' reader does
+    assert _fixes.verdicts_of(beside)[0][0] == _fixes.verdicts_of(_fixes.document(inside))[0][0] == '/dev/nst0'
 
 
 # --------------------------------------------------------------- what cannot be applied
@@ -359,3 +361,24 @@ def test_every_table_row_names_a_role_variable_its_argument_spec_has():
             options = options[_fixes.PER_DRIVE_VARIABLE[row.role]]['options']
         assert row.variable in options, row
     assert set(r.fix for r in _fixes.TABLE) | {'streams', 'staging', 'drive_path', 'memory'} == set(_verdict.FIX_ORDER)
+
+
+def test_documents_of_other_versions_are_skipped_with_the_readers_words(run_dir):
+    """_fixes reads a run through the reports' reader (_report.read_host): its refusal, naming the version, is the reason."""
+    newer = recorded('lab-ma1')
+    newer.pop('schema')
+    newer.update(host='lab-ma7', schema_version=3)
+    write(run_dir, newer)
+    path = '%s/hosts/lab-ma7.json' % run_dir
+    assert _fixes.plan(run_dir, 'lab-ma7') == {'host': 'lab-ma7', 'skipped': True, 'reason': (
+        '%s has schema version 3, but this collection reads schema_version 2 (and converts '
+        'tapeops.qualify/host-report/v1): it was written by a newer tapeops.qualify: report it with that version.'
+        % path)}
+    unnamed = {'host': 'lab-ma8', 'status': 'ok', 'drives': []}
+    write(run_dir, unnamed)
+    assert _fixes.plan(run_dir, 'lab-ma8')['reason'] == (
+        '%s/hosts/lab-ma8.json has schema not named (no schema_version or schema key), but this collection reads '
+        'schema_version 2 (and converts tapeops.qualify/host-report/v1): write it again with this collection '
+        '(re-run the host).' % run_dir)
+    # the reports read the same files with the same words
+    assert _report.load_host(path)['error'] == _fixes.plan(run_dir, 'lab-ma7')['reason']
