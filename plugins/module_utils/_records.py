@@ -6,12 +6,11 @@
 
 Private to this collection: may change without notice.
 
-tape_drive_info (each drive), tape_write_benchmark, source_read_benchmark and
-st_preflight_info exit with their record as their documented RETURN
-structure (``to_dict``; a unit test holds RETURN and record to the same
-keys). ``Mechanics`` and ``Media`` are the host document's sections made from
-tape_mechanics_benchmark's and media_inventory's results. The controller
-turns whatever
+tape_drive_info (each drive), tape_write_benchmark, source_read_benchmark,
+st_preflight_info, tape_mechanics_benchmark (``Mechanics.measured``) and
+media_inventory (its ``summary``: ``Media.summary``) exit with their record
+as their documented RETURN structure (``to_dict``; a unit test holds RETURN
+and record to the same keys). The controller turns whatever
 Ansible hands it (a module result, an ``async_status`` result, a looped
 task's ``results`` entry) into the same record ONCE with ``from_result``:
 ``from_dict`` keeps the record's fields and drops everything Ansible adds in
@@ -305,29 +304,41 @@ class Mechanics(Record):
                       'seconds_lost_per_mark', 'media_decision')
 
     @classmethod
+    def measured(cls, result):
+        """The record of what the benchmark returned on the host (``MechanicsBenchmark.run`` and ``analyse``).
+
+        A run that timed nothing (check mode: no ``summary``) is ``planned``.
+        The file marks keep what a report needs (not the media read at BOT
+        nor the two write runs behind ``seconds_lost_per_mark``).
+        """
+        record = cls.from_dict(result)
+        record.status, record.error, record.reason = 'ok', None, None
+        record.warnings = list(result.get('warnings') or [])
+        if 'summary' not in result:
+            record.status = 'planned'
+            record.error = 'check mode: nothing was moved or timed'
+        if isinstance(record.filemarks, dict):
+            record.filemarks = dict((k, record.filemarks[k]) for k in cls._FILEMARK_KEYS if k in record.filemarks)
+        return record
+
+    @classmethod
     def from_result(cls, result):
-        """The record of one module result (None for a skipped loop item)."""
+        """The record of one module result as Ansible registered it (None for a skipped loop item)."""
         if isinstance(result, cls):
             return result
         if not isinstance(result, dict) or result.get('skipped'):
             return None
-        if result.get('status') in ('ok', 'failed', 'planned'):
-            return cls.from_dict(result)    # a record already (the module's result has no status)
+        if result.get('status') in ('ok', 'failed', 'planned') and not result.get('failed'):
+            return cls.from_dict(result)        # the module's record, or a host document's section
         item = result.get('item') if isinstance(result.get('item'), dict) else {}
-        record = cls.from_dict(result)
+        # a result written before the module returned its record has no status: measured() sets it
+        record = cls.measured(result)
         record.device = result.get('device') or _module_arg(result, 'device') or item.get('nst')
-        record.status, record.error, record.reason = 'ok', None, None
-        record.warnings = list(result.get('warnings') or [])
         # failed_when: false keeps the play going: the refusal is then only in reason / msg
         if result.get('failed') or result.get('reason') or ('summary' not in result and result.get('msg')):
             record.status = 'failed'
             record.error = str(result.get('msg') or 'tape_mechanics_benchmark failed')
             record.reason = result.get('reason')
-        elif 'summary' not in result:
-            record.status = 'planned'
-            record.error = 'check mode: nothing was moved or timed'
-        if isinstance(record.filemarks, dict):
-            record.filemarks = dict((k, record.filemarks[k]) for k in cls._FILEMARK_KEYS if k in record.filemarks)
         return record
 
     @classmethod
@@ -357,6 +368,13 @@ class Media(Record):
     findings: t.Optional[list] = None
 
     @classmethod
+    def summary(cls, summary):
+        """media_inventory's ``summary``: the classification against the target drive (``_media.summarize``)."""
+        record = cls.from_dict(summary)
+        record.status, record.error = 'ok', None
+        return record
+
+    @classmethod
     def from_result(cls, media):
         """The record of a media_inventory result (None when the run read no media)."""
         if isinstance(media, cls):
@@ -364,7 +382,7 @@ class Media(Record):
         if not isinstance(media, dict) or not media:
             return None
         if media.get('status') in ('ok', 'failed', 'skipped'):
-            return cls.from_dict(media)     # a record already (media_inventory's result has no status)
+            return cls.from_dict(media)     # a host document's section
         if media.get('skipped'):
             return cls(status='skipped', error=media.get('skip_reason') or media.get('msg') or 'skipped')
         if media.get('failed'):
@@ -374,9 +392,7 @@ class Media(Record):
             # A failure the play kept going past (failed_when: false) still carries the module's message.
             return cls(status='failed', error=str(
                 media.get('msg') or 'media_inventory returned no classification (no target generation?)'))
-        record = cls.from_dict(summary)
-        record.status, record.error = 'ok', None
-        return record
+        return cls.summary(summary)     # the module's record, or a summary written before it returned one
 
     def to_dict(self):
         out = super().to_dict()

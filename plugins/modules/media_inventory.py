@@ -129,13 +129,44 @@ libraries:
       elements: dict
 summary:
   description:
-    - The classification against O(target_generation), as docs/reports.md describes the C(media) section.
-      C(target), C(libraries) (counts, capacity_gb, by_generation, stranded, read_only, unknown, cleaning,
-      keep_old_drive, migration), C(totals), C(migration), C(keep_old_drive_libraries), C(findings),
-      C(parameters).
+    - The classification against O(target_generation), as docs/reports.md describes the C(media) section
+      (the host document keeps it as it is).
     - None without O(target_generation).
   returned: always
   type: dict
+  contains:
+    status:
+      description: C(ok) (a classification).
+      type: str
+    error:
+      description: Null (a failure fails the module).
+      type: str
+    target:
+      description: The target drive - C(label), C(generation), C(writes), C(reads_only) (LTO generations).
+      type: dict
+    libraries:
+      description:
+        - Per library C(id), C(counts), C(capacity_gb), C(by_generation), C(stranded), C(read_only),
+          C(unknown), C(cleaning), C(keep_old_drive) and C(migration); C(cartridges) is a count here.
+      type: list
+      elements: dict
+    totals:
+      description: C(cartridges), C(counts) and C(capacity_gb) per class over all libraries.
+      type: dict
+    migration:
+      description: Hours to copy the stranded cartridges with O(drives_kept) old drives, with its assumptions; null when none is stranded.
+      type: dict
+    keep_old_drive_libraries:
+      description: The libraries that must keep an old drive.
+      type: list
+      elements: str
+    findings:
+      description: What to act on, each with C(severity) and C(text).
+      type: list
+      elements: dict
+    parameters:
+      description: C(drives_kept) and C(fill_fraction) as used.
+      type: dict
 warnings_seen:
   description: What the changers' listings warned about (cut lines, unrecognised lines).
   returned: always
@@ -147,6 +178,7 @@ import traceback
 
 from ansible.module_utils.basic import AnsibleModule
 
+from ansible_collections.tapeops.qualify.plugins.module_utils import _records
 from ansible_collections.tapeops.qualify.plugins.module_utils._judge import _media
 
 from ansible_collections.tapeops.qualify.plugins.module_utils._tools import _cli
@@ -193,8 +225,9 @@ def main():
         libraries = _media.inventory_libraries(found['changers'], found['drives'], params['media'])
         summary = None
         if spec is not None:
-            summary = _media.summarize(libraries, spec, params['drives_kept'], params['fill_fraction'],
-                                       _media.old_drive_specs(found['drives']))
+            summary = _records.Media.summary(_media.summarize(
+                libraries, spec, params['drives_kept'], params['fill_fraction'],
+                _media.old_drive_specs(found['drives']))).to_dict()
     except _media.MediaInputError as exc:
         module.fail_json(msg=str(exc))
     warnings = []

@@ -119,6 +119,20 @@ EXAMPLES = r'''
 '''
 
 RETURN = r'''
+device:
+  description: The drive's node (O(device)).
+  returned: always
+  type: str
+  sample: /dev/nst0
+status:
+  description: C(ok) when the cycles were timed, C(planned) in check mode (nothing moved or timed).
+  returned: always
+  type: str
+  sample: ok
+error:
+  description: Why nothing was timed (in check mode), else null.
+  returned: always
+  type: str
 plan:
   description: What the run does (in check mode, would do) - the cartridge, where it starts, the steps and the media rule.
   returned: always
@@ -132,7 +146,9 @@ slot:
   returned: always
   type: int
 drive:
-  description: The drive as C(tapeops.qualify.tape_drive_info) reports it (without log pages).
+  description: >-
+    The drive as C(tapeops.qualify.tape_drive_info) reports it (without log pages). Like RV(plan), only in the
+    module's result: the host document's mechanics section does not keep it.
   returned: always
   type: dict
 summary:
@@ -144,7 +160,7 @@ summary:
   type: dict
 filemarks:
   description: >-
-    The file marks for the locate - C(written), C(media) (the read at BOT), C(media_decision) or C(refused),
+    The file marks for the locate - C(written), C(files), C(file_mb), C(media_decision) or C(refused),
     C(reason) and C(msg); when written C(marks), C(bytes), C(rate_mb_s) (the run without marks) and
     C(seconds_lost_per_mark).
   returned: when not in check mode
@@ -203,6 +219,7 @@ import traceback
 
 from ansible.module_utils.basic import AnsibleModule
 
+from ansible_collections.tapeops.qualify.plugins.module_utils import _records
 from ansible_collections.tapeops.qualify.plugins.module_utils._tools import _cli
 from ansible_collections.tapeops.qualify.plugins.module_utils._judge import _resolve
 from ansible_collections.tapeops.qualify.plugins.module_utils._measure import _mechanics
@@ -317,10 +334,19 @@ def main():
         module.fail_json(msg='The mechanics benchmark stopped on an unexpected error: %s. What was measured before '
                              'it is attached; please report this with the traceback.' % exc,
                          exception=traceback.format_exc(), reason='internal_error', **partial)
-    # warnings go through module.warn (passing them to exit_json is deprecated in ansible-core 2.19)
-    for warning in result.pop('warnings', None) or []:
+    module.exit_json(**returned(module, result))
+
+
+def returned(module, result):
+    """The module's result: its record (``_records.Mechanics``), with the plan and the drive beside it.
+
+    The warnings go through module.warn (passing them to exit_json is deprecated in ansible-core 2.19).
+    """
+    out = _records.Mechanics.measured(result).to_dict()
+    for warning in out.pop('warnings', None) or []:
         module.warn(warning)
-    module.exit_json(**result)
+    out.update(plan=result.get('plan'), drive=result.get('drive'), changed=bool(result.get('changed')))
+    return out
 
 
 if __name__ == '__main__':

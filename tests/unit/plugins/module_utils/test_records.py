@@ -237,8 +237,9 @@ RETURNS = (
     ('tape_write_benchmark', None, _records.WriteSweep, ('msg',), ()),
     ('source_read_benchmark', None, _records.SourceRead, (), ()),
     ('st_preflight_info', None, _records.Preflight, ('error',), ()),
-    # the mechanics section keeps what a report needs: not the plan nor the drive's identity
-    ('tape_mechanics_benchmark', None, _records.Mechanics, ('device', 'status', 'error'), ('plan', 'drive')),
+    # the module exits with its record; the plan and the drive's identity beside it stay in the module's result
+    ('tape_mechanics_benchmark', None, _records.Mechanics, (), ('plan', 'drive')),
+    ('media_inventory', 'summary', _records.Media, (), ()),
 )
 
 

@@ -19,6 +19,8 @@ from ansible_collections.tapeops.qualify.plugins.module_utils._measure import _m
 from ansible_collections.tapeops.qualify.plugins.module_utils._reporting import (
     _render, _report, _report_mechanics, _words)
 
+from ansible_collections.tapeops.qualify.plugins.modules import tape_mechanics_benchmark
+
 from report_cases import drive, source, write_result
 
 RUN = {'id': 'qualify-20261123T230000Z', 'mode': 'qualify', 'profile': 'full'}
@@ -27,15 +29,25 @@ SAMPLES = {'move_to_drive': [0.47, 0.46, 0.50], 'load_ready': [0.03, 0.02, 0.03]
            'move_to_slot': [0.22, 0.23, 0.22]}
 
 
+class Warnings:
+    """What the module's ``returned`` hands to module.warn."""
+
+    def __init__(self):
+        self.said = []
+
+    def warn(self, text):
+        self.said.append(text)
+
+
 def mechanics_result(backup, target='LTO-9 FH', restored=True, filemark_s=0.5, rate=7.0):
-    """A tape_mechanics_benchmark result as the module returns it (registered, one drive)."""
+    """A tape_mechanics_benchmark result as the module returns it (its record, the plan and drive beside it)."""
     result = {'changed': True, 'device': '/dev/nst0', 'barcode': 'MA1001L5', 'slot': 1, 'warnings': [],
-              'summary': mech.summarize(SAMPLES), 'restored': restored,
+              'plan': {'barcode': 'MA1001L5'}, 'summary': mech.summarize(SAMPLES), 'restored': restored,
               'final_location': {'where': 'drive', 'element': 0},
               'filemarks': {'written': True, 'marks': 4, 'seconds_lost_per_mark': filemark_s, 'media': {}},
               'drive': {'generation': {'generation': 5, 'form_factor': 'FH', 'vendor': 'IBM'}}}
-    return mech.analyse(result, target=dm.lookup(target, vendor='IBM') if target else None, rate_mb_s=rate,
-                        backup=backup)
+    mech.analyse(result, target=dm.lookup(target, vendor='IBM') if target else None, rate_mb_s=rate, backup=backup)
+    return tape_mechanics_benchmark.returned(Warnings(), result)
 
 
 def test_section_lands_in_the_host_json_and_warns_in_the_verdict(tmp_path):
