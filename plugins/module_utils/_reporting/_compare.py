@@ -22,21 +22,21 @@ got better or worse. A drive regressed when:
 
 INCONCLUSIVE on either side is not compared (a too-short read says nothing
 about a change); it is listed as such.
+
+The decision is data (each change's ``why``: an id with the numbers behind
+it); ``_words.compare_reason`` words it into the change's ``reasons``.
 """
 
 from __future__ import annotations
 
 from ansible_collections.tapeops.qualify.plugins.module_utils import _records
-from ansible_collections.tapeops.qualify.plugins.module_utils._reporting import _templates
+from ansible_collections.tapeops.qualify.plugins.module_utils._reporting import _templates, _words
 
 DEFAULT_TOLERANCE = 0.10
 
 RANK = {'SHOE-SHINING': 0, 'MISCONFIGURED': 0, 'SPEED-MATCHED': 1, 'STREAMING': 2}
-NUMBERS = (
-    ('feed_now_mb_s', 'backup rate (forecast)'),
-    ('drive_path_best_mb_s', 'drive path'),
-    ('source_sustained_mb_s', 'sources sustained'),
-)
+# the verdict's numbers compared (their names in words: _words.COMPARED_NUMBERS)
+NUMBERS = ('feed_now_mb_s', 'drive_path_best_mb_s', 'source_sustained_mb_s')
 
 
 def _key(doc_host, item):
@@ -58,7 +58,7 @@ def index(docs):
                 continue
             numbers = verdict.get('numbers') or {}
             entry = {'class': verdict['class'], 'label': verdict.get('drive_label') or item.get('label')}
-            for name, _words in NUMBERS:
+            for name in NUMBERS:
                 value = numbers.get(name)
                 entry[name] = float(value) if isinstance(value, (int, float)) and not isinstance(value, bool) else None
             drives[_key(host, item)] = entry
@@ -83,51 +83,18 @@ def compare(earlier_docs, docs, tolerance=DEFAULT_TOLERANCE, earlier_run=None):
     """
     if not 0 <= tolerance < 1:
         raise ValueError('compare tolerance must be between 0 and 1 (a fraction, 0.1 = 10 %%), got %r' % (tolerance,))
-    before_drives, before_hosts = index(earlier_docs)
+    before_drives, _before_hosts = index(earlier_docs)
     after_drives, after_hosts = index(docs)
     changes = []
     for key in sorted(set(before_drives) | set(after_drives)):
         host, drive = key
         before, after = before_drives.get(key), after_drives.get(key)
-        reasons = []
-        if before is None:
-            status = 'new'
-            reasons.append('not measured in the earlier run')
-        elif after is None:
-            if host not in after_hosts:
-                status = 'not compared'
-                reasons.append('host not part of this run')
-            else:
-                status = 'regressed'
-                reasons.append('had a verdict (%s) and has none now (host %s)' % (
-                    before['class'], after_hosts.get(host) or 'without this drive'))
-        elif 'INCONCLUSIVE' in (before['class'], after['class']):
-            status = 'not compared'
-            reasons.append('INCONCLUSIVE %s: the measurement is too short to compare' % (
-                'before' if before['class'] == 'INCONCLUSIVE' else 'now'))
-        else:
-            worse = better = False
-            rank_before, rank_after = RANK.get(before['class']), RANK.get(after['class'])
-            if before['class'] != after['class']:
-                reasons.append('%s -> %s' % (before['class'], after['class']))
-                if rank_before is not None and rank_after is not None:
-                    worse = rank_after < rank_before
-                    better = rank_after > rank_before
-            for name, words in NUMBERS:
-                old, new = before.get(name), after.get(name)
-                if _fell(old, new, tolerance):
-                    reasons.append('%s %.1f -> %.1f MB/s (%+.1f %%)' % (words, old, new, _pct(old, new)))
-                    if name != 'source_sustained_mb_s':
-                        worse = True
-                elif _fell(new, old, tolerance):
-                    reasons.append('%s %.1f -> %.1f MB/s (%+.1f %%)' % (words, old, new, _pct(old, new)))
-                    if name != 'source_sustained_mb_s':
-                        better = True
-            status = 'regressed' if worse else 'improved' if better else 'unchanged'
+        status, why = _change(host, before, after, after_hosts, tolerance)
         changes.append({
             'host': host, 'drive': drive,
             'label': (after or before or {}).get('label'),
-            'before': before, 'after': after, 'status': status, 'reasons': reasons,
+            'before': before, 'after': after, 'status': status,
+            'reasons': [_words.compare_reason(reason) for reason in why],
         })
     return {
         'earlier': dict(earlier_run or {}),
@@ -136,6 +103,36 @@ def compare(earlier_docs, docs, tolerance=DEFAULT_TOLERANCE, earlier_run=None):
         'regressions': sum(1 for c in changes if c['status'] == 'regressed'),
         'improvements': sum(1 for c in changes if c['status'] == 'improved'),
     }
+
+
+def _change(host, before, after, after_hosts, tolerance):
+    """(status, why) of one host x drive; ``why`` is a list of reasons as data (id and numbers)."""
+    if before is None:
+        return 'new', [{'id': 'new'}]
+    if after is None:
+        if host not in after_hosts:
+            return 'not compared', [{'id': 'host_not_in_run'}]
+        return 'regressed', [{'id': 'verdict_lost', 'class': before['class'], 'host_status': after_hosts.get(host)}]
+    if 'INCONCLUSIVE' in (before['class'], after['class']):
+        return 'not compared', [{'id': 'inconclusive', 'side': 'before' if before['class'] == 'INCONCLUSIVE'
+                                 else 'now'}]
+    why = []
+    worse = better = False
+    if before['class'] != after['class']:
+        why.append({'id': 'class', 'before': before['class'], 'after': after['class']})
+        rank_before, rank_after = RANK.get(before['class']), RANK.get(after['class'])
+        if rank_before is not None and rank_after is not None:
+            worse = rank_after < rank_before
+            better = rank_after > rank_before
+    for name in NUMBERS:
+        old, new = before.get(name), after.get(name)
+        fell, rose = _fell(old, new, tolerance), _fell(new, old, tolerance)
+        if fell or rose:
+            why.append({'id': 'number', 'name': name, 'before': old, 'after': new, 'pct': _pct(old, new)})
+            # the sources' rate is not the drive's: it says why, it does not make the drive better or worse
+            if name != 'source_sustained_mb_s':
+                worse, better = worse or fell, better or rose
+    return 'regressed' if worse else 'improved' if better else 'unchanged', why
 
 
 def markdown(result):

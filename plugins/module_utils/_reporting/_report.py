@@ -245,56 +245,12 @@ def assemble(host, drives_info=None, source=None, write_results=None, drive_sett
     Preflight, ``media`` Media, ``mechanics`` a list of Mechanics; dicts as
     the modules return them are turned into records here.
     """
-    drives_info = [_records.DriveIdentity.from_dict(d).to_dict() for d in (drives_info or [])
-                   if isinstance(d, (dict, _records.DriveIdentity))]
-    source = _records.SourceRead.from_result(source)
-    source = source.to_dict() if source is not None else None
-    preflight = _records.Preflight.from_result(preflight)
-    preflight = preflight.to_dict() if preflight is not None else None
+    drives_info, source, preflight = _measured(drives_info, source, preflight)
     settings = [d for d in (drive_settings or []) if isinstance(d, dict)]
     writes = {} if target_generation else _write_records(write_results)
-    what_if_only = bool(target_generation)
-    # drives the inventory lists but discovery did not find still get a line
-    known = set(d.get('nst') for d in drives_info)
-    missing = set()
-    for setting in settings:
-        nst = _records.device_of(setting)
-        if nst and nst not in known and not what_if_only:
-            drives_info.append(_records.DriveIdentity(nst=nst).to_dict())
-            missing.add(nst)
-    entries = []
-    for info in drives_info:
-        nst = info.get('nst')
-        setting = _match(nst, settings) or {}
-        sweep = writes.get(nst)
-        tape = sweep.to_dict() if sweep is not None and sweep.written else None
-        write_note = sweep.note if sweep is not None else None
-        hung = info.get('hung') or _write_hung(sweep)
-        entry = {'id': nst, 'nst': nst, 'identity': info, 'write_sweep': tape, 'settings': setting,
-                 'verdict': None, 'error': None, 'label': None, 'write_note': write_note}
-        if nst in missing:
-            entry['identity'] = None
-            entry['error'] = ('%s is listed in tapeops_drives but discovery did not find it: check the cabling, '
-                              'the st driver and the path.' % nst)
-            entries.append(entry)
-            continue
-        if hung:
-            entry['error'] = ('%s does not answer: %s It has no verdict. Check the drive and its path (dmesg, the '
-                              'drive\'s panel, the HBA), then re-run this host.' % (nst, hung.rstrip('.') + '.'))
-            entries.append(entry)
-            continue
-        try:
-            spec = resolve_spec(info, setting)
-        except (ReportError, ValueError) as exc:
-            entry['error'] = str(exc)
-            entries.append(entry)
-            continue
-        entry['label'] = spec.label
-        info = _with_preflight(info, preflight)
-        cfg = dict(backup or {})
-        cfg.update(dict((k, setting[k]) for k in _SETTING_KEYS if setting.get(k) is not None))
-        entry['_item'] = {'spec': spec, 'drive': info, 'tape': tape, 'config': cfg}
-        entries.append(entry)
+    missing = set() if target_generation else _add_missing(drives_info, settings)
+    entries = [_drive_entry(info, _match(info.get('nst'), settings) or {}, writes.get(info.get('nst')),
+                            info.get('nst') in missing, preflight, backup) for info in drives_info]
     if target_generation:
         entries.append(_what_if_entry(target_generation, options, backup, drives_info, preflight))
     error = _judge_entries(entries, source, memory_total_mb, options)
@@ -302,15 +258,71 @@ def assemble(host, drives_info=None, source=None, write_results=None, drive_sett
     if status == STATUS_FAILED and error is None:
         error = next((e['error'] for e in entries if e['error']), None) or \
             'No tape drive found on this host (tape_drive_info found none and tapeops_drives lists none).'
+    mech = _report_mechanics.mechanics_section(mechanics)
+    _report_mechanics.attach_findings(entries, mech)
+    return host_document(host, status, entries, source, _facts(host_facts, memory_total_mb, backup), run,
+                         error if status != STATUS_OK else None, preflight, media=media_section(media),
+                         mechanics=mech)
+
+
+def _measured(drives_info, source, preflight):
+    """The drives, the source read and the preflight as plain dicts of their records."""
+    drives_info = [_records.DriveIdentity.from_dict(d).to_dict() for d in (drives_info or [])
+                   if isinstance(d, (dict, _records.DriveIdentity))]
+    source = _records.SourceRead.from_result(source)
+    preflight = _records.Preflight.from_result(preflight)
+    return (drives_info, source.to_dict() if source is not None else None,
+            preflight.to_dict() if preflight is not None else None)
+
+
+def _add_missing(drives_info, settings):
+    """Add a line for each drive the inventory lists but discovery did not find; their nst paths."""
+    known = set(d.get('nst') for d in drives_info)
+    missing = set()
+    for setting in settings:
+        nst = _records.device_of(setting)
+        if nst and nst not in known:
+            drives_info.append(_records.DriveIdentity(nst=nst).to_dict())
+            missing.add(nst)
+    return missing
+
+
+def _drive_entry(info, setting, sweep, missing, preflight, backup):
+    """One drive's entry, to be judged (``_item``) or with the error that keeps it from a verdict."""
+    nst = info.get('nst')
+    tape = sweep.to_dict() if sweep is not None and sweep.written else None
+    entry = {'id': nst, 'nst': nst, 'identity': info, 'write_sweep': tape, 'settings': setting,
+             'verdict': None, 'error': None, 'label': None, 'write_note': sweep.note if sweep is not None else None}
+    hung = info.get('hung') or _write_hung(sweep)
+    if missing:
+        entry['identity'] = None
+        entry['error'] = ('%s is listed in tapeops_drives but discovery did not find it: check the cabling, '
+                          'the st driver and the path.' % nst)
+        return entry
+    if hung:
+        entry['error'] = ('%s does not answer: %s It has no verdict. Check the drive and its path (dmesg, the '
+                          'drive\'s panel, the HBA), then re-run this host.' % (nst, hung.rstrip('.') + '.'))
+        return entry
+    try:
+        spec = resolve_spec(info, setting)
+    except (ReportError, ValueError) as exc:
+        entry['error'] = str(exc)
+        return entry
+    entry['label'] = spec.label
+    cfg = dict(backup or {})
+    cfg.update(dict((k, setting[k]) for k in _SETTING_KEYS if setting.get(k) is not None))
+    entry['_item'] = {'spec': spec, 'drive': _with_preflight(info, preflight), 'tape': tape, 'config': cfg}
+    return entry
+
+
+def _facts(host_facts, memory_total_mb, backup):
+    """The host's facts, with the memory and the backup settings the verdict used."""
     facts = dict(host_facts or {})
     if memory_total_mb is not None:
         facts.setdefault('memory_total_mb', memory_total_mb)
     if backup:
         facts.setdefault('backup', backup)
-    mech = _report_mechanics.mechanics_section(mechanics)
-    _report_mechanics.attach_findings(entries, mech)
-    return host_document(host, status, entries, source, facts, run, error if status != STATUS_OK else None,
-                         preflight, media=media_section(media), mechanics=mech)
+    return facts
 
 
 def _what_if_entry(target_generation, options, backup, drives_info, preflight):

@@ -48,6 +48,34 @@ def compare_words(before, after):
                                    fmt_rate(after['effective_mb_s']))
 
 
+# ---------------------------------------------------------------------------
+# comparison with an earlier run (_compare decides, as data)
+
+COMPARED_NUMBERS = {
+    'feed_now_mb_s': 'backup rate (forecast)',
+    'drive_path_best_mb_s': 'drive path',
+    'source_sustained_mb_s': 'sources sustained',
+}
+
+
+def compare_reason(reason):
+    """One reason of ``_compare._change`` in words."""
+    kind = reason['id']
+    if kind == 'new':
+        return 'not measured in the earlier run'
+    if kind == 'host_not_in_run':
+        return 'host not part of this run'
+    if kind == 'verdict_lost':
+        return 'had a verdict (%s) and has none now (host %s)' % (
+            reason['class'], reason['host_status'] or 'without this drive')
+    if kind == 'inconclusive':
+        return 'INCONCLUSIVE %s: the measurement is too short to compare' % reason['side']
+    if kind == 'class':
+        return '%s -> %s' % (reason['before'], reason['after'])
+    return '%s %.1f -> %.1f MB/s (%+.1f %%)' % (COMPARED_NUMBERS[reason['name']], reason['before'], reason['after'],
+                                              reason['pct'])
+
+
 def class_words(result, need_floor, need_full):
     """A forecast's class with the numbers behind it."""
     cls = result['class']
