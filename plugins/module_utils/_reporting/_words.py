@@ -72,8 +72,8 @@ def compare_reason(reason):
         return 'INCONCLUSIVE %s: the measurement is too short to compare' % reason['side']
     if kind == 'class':
         return '%s -> %s' % (reason['before'], reason['after'])
-    return '%s %.1f -> %.1f MB/s (%+.1f %%)' % (COMPARED_NUMBERS[reason['name']], reason['before'], reason['after'],
-                                              reason['pct'])
+    return '%s %.1f -> %.1f MB/s (%+.1f %%)' % (
+        COMPARED_NUMBERS[reason['name']], reason['before'], reason['after'], reason['pct'])
 
 
 def class_words(result, need_floor, need_full):
