@@ -94,16 +94,31 @@ class CliResult:
         return self.rc == 0
 
 
+# Where a tool is looked for after PATH: root's shell finds mtx, btape and stinit there, and an Ansible
+# connection's PATH (a non-login shell, sudo's secure_path) may lack them.
+SBIN_DIRS = ('/usr/sbin', '/sbin')
+
+
+def tool_search_path(path=None):
+    """The directories ``find_tool`` searches, in order: ``path`` (default $PATH), then SBIN_DIRS not in it."""
+    dirs = [d for d in (os.environ.get('PATH', '') if path is None else path).split(os.pathsep) if d]
+    return os.pathsep.join(dirs + [d for d in SBIN_DIRS if d not in dirs])
+
+
 def find_tool(name, module=None, required=True, hint=None):
-    """Return the path of ``name``; raise CliError when it is required and missing."""
-    path = None
-    if module is not None:
-        path = module.get_bin_path(name, required=False, opt_dirs=['/usr/sbin', '/sbin'])
-    if path is None:
-        path = shutil.which(name, path=os.environ.get('PATH', '') + ':/usr/sbin:/sbin')
+    """Return the path of ``name``; raise CliError when it is required and missing.
+
+    PATH first, then /usr/sbin and /sbin, as a shell does for root: a tool put
+    first on PATH (another btape build, a test's recorded tool) is the one run.
+    ``AnsibleModule.get_bin_path(opt_dirs=...)`` searches its ``opt_dirs``
+    before PATH, so it is not used; ``module`` is accepted for the callers
+    that pass it and does not change the search.
+    """
+    del module  # the search is the same with or without a module (see above)
+    path = shutil.which(name, path=tool_search_path())
     if path is None and required:
         raise CliError(
-            '%s was not found on this host.' % name,
+            '%s was not found on this host (searched %s).' % (name, tool_search_path()),
             hint=hint or 'Install it (see bindep.txt at the collection root for package names).',
         )
     return path

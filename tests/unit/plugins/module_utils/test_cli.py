@@ -1,5 +1,6 @@
 """Tests for the tool runner: locale, evidence on failure, timeouts."""
 
+import os
 import time
 
 import pytest
@@ -63,3 +64,62 @@ def test_timeout_is_bounded_when_a_child_of_the_tool_keeps_its_output_open():
     assert err.value.timed_out and not err.value.hung
     assert err.value.stdout == 'started\n'
     assert not _cli.ABANDONED
+
+
+# ---------------------------------------------------------------- tool lookup: PATH first, then /usr/sbin, /sbin
+
+def real_sbin_tool(name):
+    """The path of a tool installed in /usr/sbin or /sbin on this machine (mtx from Debian's mtx package)."""
+    for directory in _cli.SBIN_DIRS:
+        path = os.path.join(directory, name)
+        if os.access(path, os.X_OK):
+            return path
+    pytest.skip('%s is not installed in /usr/sbin or /sbin here (Debian package mtx; tools/run setup)' % name)
+
+
+def shadow(tmp_path, name, text):
+    bindir = tmp_path / 'bin'
+    bindir.mkdir()
+    script = bindir / name
+    script.write_text('#!/bin/sh\necho "%s"\n' % text)
+    script.chmod(0o755)
+    return str(script)
+
+
+@pytest.mark.parametrize('with_sbin_on_path', [False, True], ids=['path_without_sbin', 'path_with_sbin_last'])
+def test_a_tool_first_on_path_wins_over_the_one_in_sbin(tmp_path, monkeypatch, with_sbin_on_path):
+    installed = real_sbin_tool('mtx')
+    mine = shadow(tmp_path, 'mtx', 'mtx from PATH')
+    rest = '/usr/bin:/bin' + (':/usr/sbin:/sbin' if with_sbin_on_path else '')
+    monkeypatch.setenv('PATH', '%s:%s' % (os.path.dirname(mine), rest))
+    assert os.path.exists(installed)
+    assert _cli.find_tool('mtx') == mine
+    # a module does not change the order (AnsibleModule.get_bin_path would put its opt_dirs before PATH)
+    assert _cli.find_tool('mtx', module=object()) == mine
+    assert _cli.run([_cli.find_tool('mtx')]).stdout == 'mtx from PATH\n'
+
+
+def test_a_tool_only_in_sbin_is_found_when_path_lacks_sbin(monkeypatch):
+    installed = real_sbin_tool('mtx')
+    monkeypatch.setenv('PATH', '/usr/bin:/bin')
+    found = _cli.find_tool('mtx')
+    assert found == installed
+    # the real mtx 1.3.12 (Debian 12) says its version and usage on "mtx --version", exit code 1
+    result = _cli.run([found, '--version'])
+    assert 'mtx version' in result.stdout + result.stderr
+
+
+def test_the_search_order_is_path_then_usr_sbin_then_sbin(monkeypatch):
+    monkeypatch.setenv('PATH', '/opt/x/bin::/usr/bin:/sbin')
+    # an empty PATH entry is dropped (a shell would read it as the current directory); a sbin directory already
+    # on PATH keeps its place
+    assert _cli.tool_search_path() == '/opt/x/bin:/usr/bin:/sbin:/usr/sbin'
+    assert _cli.tool_search_path('') == '/usr/sbin:/sbin'
+
+
+def test_a_missing_tool_names_where_it_was_looked_for(monkeypatch):
+    monkeypatch.setenv('PATH', '/usr/bin:/bin')
+    with pytest.raises(_cli.CliError) as info:
+        _cli.find_tool('surely-not-a-real-tool-xyz', hint='Install xyz.')
+    assert info.value.as_fail_kwargs()['msg'] == (
+        'surely-not-a-real-tool-xyz was not found on this host (searched /usr/bin:/bin:/usr/sbin:/sbin). Install xyz.')
