@@ -394,7 +394,9 @@ def _mtx_status(result):
     return status
 
 
-def discover_changers(runner, sys_root=SYS_ROOT):
+def discover_changers(runner, sys_root=None):
+    """Every SCSI medium changer (type 8) under ``sys_root`` (default SYS_ROOT) with its mtx status and elements."""
+    sys_root = SYS_ROOT if sys_root is None else sys_root
     changers = []
     base = os.path.join(sys_root, 'bus', 'scsi', 'devices')
     try:
@@ -491,12 +493,16 @@ class HungGuard:
             raise
 
 
-def discover(runner=None, sys_root=SYS_ROOT, log_pages=True, only=None, settings=None):
+def discover(runner=None, sys_root=None, log_pages=True, only=None, settings=None):
     """``{'drives': [...], 'changers': [...]}`` for this host (see tape_drive_info RETURN).
 
     ``settings``: the inventory's tapeops_drives; a drive's entry (matched by
     nst) reaches the resolver with its INQUIRY and loaded cartridge.
+    ``sys_root`` None reads SYS_ROOT when called (not when imported), so the
+    unit tests run tape_drive_info's main() on a recorded sysfs tree by setting
+    this module's SYS_ROOT; internal, not an option of the module.
     """
+    sys_root = SYS_ROOT if sys_root is None else sys_root
     if runner is None:
         def runner(cmd):
             return _cli.run(cmd, timeout=TOOL_TIMEOUT)

@@ -98,3 +98,66 @@ def recorded_tools(tmp_path, monkeypatch, tools):
         script.chmod(script.stat().st_mode | stat.S_IXUSR | stat.S_IXGRP | stat.S_IXOTH)
     monkeypatch.setenv('PATH', '%s%s%s' % (bindir, os.pathsep, os.environ.get('PATH', '')))
     return bindir
+
+
+class Derived:
+    """Tool output not recorded as such, derived from a recorded one; ``how`` says from what (kept in the script)."""
+
+    def __init__(self, text, how):
+        self.text = text
+        self.how = how
+
+
+class Sleeps:
+    """A tool that prints nothing and sleeps ``seconds`` (exec'd, so the runner's kill ends it), for timeouts."""
+
+    def __init__(self, seconds):
+        self.seconds = seconds
+
+
+def _glob_for_sh(pattern):
+    """``pattern`` as a sh ``case`` pattern: ``*`` and ``?`` stay wildcards, every other character is literal."""
+    return ''.join(c if c.isalnum() or c in '*?' else '\\' + c for c in pattern)
+
+
+def scripted_tools(tmp_path, monkeypatch, tools):
+    """Like ``recorded_tools``, with the output chosen by the tool's arguments.
+
+    ``tools`` maps a tool name to ``[(glob on "$*", output, rc), ...]``, the first match wins; ``output`` is a
+    fixture path (its source header removed), a ``Derived`` or a ``Sleeps``; ``rc`` the exit code. A fixture
+    path ending in ``:stderr`` goes to stderr. Arguments no glob matches exit 99 saying so. Every call is logged
+    (see ``tool_calls``). Returns the bin directory, put first on PATH.
+    """
+    bindir = tmp_path / 'scripted-bin'
+    bindir.mkdir(exist_ok=True)
+    log = tmp_path / 'tool-calls.log'
+    for name, cases in tools.items():
+        lines = ['#!/bin/sh', 'echo "%s $*" >>%s' % (name, log), 'case "$*" in']
+        for index, (pattern, output, rc) in enumerate(cases):
+            if isinstance(output, Sleeps):
+                lines.append('  %s) exec sleep %s;;' % (_glob_for_sh(pattern), output.seconds))
+                continue
+            stream = ''
+            if isinstance(output, Derived):
+                lines.insert(1, '# %s' % output.how.replace('\n', ' '))
+                text = output.text
+            else:
+                if output.endswith(':stderr'):
+                    output, stream = output[:-len(':stderr')], ' >&2'
+                text = fixture_text(output)
+            out = tmp_path / ('%s.%d.out' % (name, index))
+            out.write_text(text)
+            lines.append('  %s) cat %s%s; exit %d;;' % (_glob_for_sh(pattern), out, stream, rc))
+        lines.append('  *) echo "no recorded output for: %s $*" >&2; exit 99;;' % name)
+        lines.append('esac')
+        script = bindir / name
+        script.write_text('\n'.join(lines) + '\n')
+        script.chmod(script.stat().st_mode | stat.S_IXUSR | stat.S_IXGRP | stat.S_IXOTH)
+    monkeypatch.setenv('PATH', '%s%s%s' % (bindir, os.pathsep, os.environ.get('PATH', '')))
+    return bindir
+
+
+def tool_calls(tmp_path):
+    """The calls ``scripted_tools``' tools received, in order, as ``'name arg1 arg2'`` lines."""
+    log = tmp_path / 'tool-calls.log'
+    return log.read_text().splitlines() if log.exists() else []

@@ -1,0 +1,213 @@
+# Copyright (c) tapeops.qualify contributors
+# GNU General Public License v3.0+ (see COPYING or https://www.gnu.org/licenses/gpl-3.0.txt)
+# SPDX-License-Identifier: GPL-3.0-or-later
+
+"""tape_drive_info through its main(), on a recorded host: discovery end to end, the real runner and parsers.
+
+The host is lab-ma1 of the recorded lab run tests/unit/fixtures/lab_runs/20261124-quick-v2 (IBM ULT3580-TD5 at
+/dev/nst0 = sg0, an STK L700 changer at sg1). Its sysfs is laid out under tmp_path as the kernel lays it out, with
+the values that run recorded in lab-ma1.json (INQUIRY strings, H:C:T:L, VPD 0x80 serial, st options and counters, st
+driver 20160209), and _tape_discovery.SYS_ROOT points at it. The tools are scripts first on PATH printing real
+captures (module_harness.scripted_tools), each named where it is used:
+
+- mt status: mhVTL's IBM ULT3580-TD5 with an LTO-5 cartridge at BOT, its density named as the lab's mt-st 1.7
+  names 0x58 (CentOS 6's mt-st printed "no translation"): it parses to exactly the mt_status lab-ma1 recorded
+  (checked below, so the stand-in is the same answer);
+- READ ELEMENT STATUS (sg_raw): captured on lab-ma1 itself (tgt cuts the drive's identifier after "10");
+- mtx status: the lab's was not recorded; a real 2-drive LTO-5 library's stands in (drive 0 holds 000057L5);
+- sg_logs: the lab's emulated drive (lab-ma3) for 0x00, 0x0c, 0x17 and 0x34, a real HP Ultrium 6 for 0x14, a real
+  IBM LTO-10 for 0x2e;
+- sg_read_block_limits -H: not recorded; the six bytes lab-ma1's block_limits decode from, in sg3_utils' hex layout.
+
+No /dev/sg0 exists on the test machine, so the BLKSECTGET ioctl finds nothing (hba_max_transfer_bytes null; the
+lab recorded 1310720).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+
+import pytest
+import yaml
+
+from ansible.module_utils.common import warnings as ansible_warnings
+
+from ansible_collections.tapeops.qualify.plugins.module_utils._measure import _tape_discovery as D
+from ansible_collections.tapeops.qualify.plugins.module_utils._tools import _cli
+from ansible_collections.tapeops.qualify.plugins.modules import tape_drive_info
+
+from module_harness import FIXTURES, Derived, Sleeps, fixture_text, run_module, scripted_tools, tool_calls
+
+LAB_RUN = os.path.join(FIXTURES, 'lab_runs', '20261124-quick-v2', 'lab-ma1.json')
+MT_TD5 = 'mt/mt_status_mtst__mhVTL-IBM-ULT3580-TD5-density0x58-CentOS6__1.txt'
+ELEMENTS = 'mtx/read_element_status_dvcid__tgt-STK-L700-lab-IBM-ULT3580-TD5__1.txt'
+MTX = 'mtx/mtx_status__pve-2drive-24slot-LTO5__1.txt'
+LAB_LOGS = 'sg_logs/sg_logs_p0x%s__lab-emulated-IBM-ULT3580-TD8-shoeshine__1.txt'
+MT_STATUS = Derived(fixture_text(MT_TD5).replace('(no translation)', '(LTO-5)'),
+                    'mt status of %s with density 0x58 named as mt-st 1.7 names it (mt_densities fixture)' % MT_TD5)
+BLOCK_LIMITS = Derived(' 00     00 10 00 00 00 01                                 ......\n',
+                       'READ BLOCK LIMITS as lab-ma1 recorded it (granularity 0, max 1048576, min 1) in the layout '
+                       'sg3_utils -H prints (offset, hex bytes, ASCII)')
+
+
+def recorded_drive():
+    with open(LAB_RUN) as handle:
+        return json.load(handle)['drives'][0]['identity']
+
+
+def lab_setting(drive):
+    """lab-ma1's tapeops_drives entry: what the recorded resolver says it used (generation.inventory), for nst0."""
+    return dict(drive['generation']['inventory'], nst=drive['nst'])
+
+
+def scsi_device(root, hctl, attrs, sg=None):
+    """A SCSI device directory as the kernel lays it out under an iSCSI session of hostH; bus/scsi/devices links it."""
+    host, channel, target, _lun = hctl.split(':')
+    path = root / 'devices' / 'platform' / ('host%s' % host) / 'session1' / (
+        'target%s:%s:%s' % (host, channel, target)) / hctl
+    path.mkdir(parents=True)
+    for name, value in attrs.items():
+        (path / name).write_bytes(value if isinstance(value, bytes) else (value + '\n').encode())
+    if sg:
+        (path / 'scsi_generic' / sg).mkdir(parents=True)
+    bus = root / 'bus' / 'scsi' / 'devices'
+    bus.mkdir(parents=True, exist_ok=True)
+    (bus / hctl).symlink_to(path)
+    return path
+
+
+def st_driver(root, version='[20160209]'):
+    drv = root / 'bus' / 'scsi' / 'drivers' / 'st'
+    drv.mkdir(parents=True)
+    (drv / 'version').write_text(version + '\n')
+
+
+def tape_node(root, name, device, options=None, stats=None):
+    node = root / 'class' / 'scsi_tape' / name
+    node.mkdir(parents=True)
+    (node / 'device').symlink_to(device)
+    if options is not None:
+        (node / 'options').write_text(options + '\n')
+        for attr in ('default_blksize', 'default_density', 'default_compression'):
+            (node / attr).write_text('-1\n')
+    if stats is not None:
+        (node / 'stats').mkdir()
+        for key, value in stats.items():
+            (node / 'stats' / key).write_text('%d\n' % value)
+
+
+def vpd_pg80(serial):
+    """VPD page 0x80 as sysfs vpd_pg80 holds it: 00 80, the length, the serial."""
+    return bytes([0, 0x80, 0, len(serial)]) + serial.encode('ascii')
+
+
+def lab_ma1_sysfs(root, drive=None, vendor=None, product=None):
+    drive = drive or recorded_drive()
+    st_driver(root)
+    device = scsi_device(root, drive['hctl'], {
+        'vendor': '%-8s' % (vendor or drive['vendor']), 'model': '%-16s' % (product or drive['product']),
+        'rev': drive['revision'], 'type': '1', 'vpd_pg80': vpd_pg80(drive['serial'])}, sg='sg0')
+    tape_node(root, 'nst0', device, options=drive['st_options']['value'], stats=drive['stats'])
+    # the changer: tgt's STK L700 (tests/integration/test_lab.py reads these INQUIRY strings on the lab)
+    scsi_device(root, '0:0:2:0', {'vendor': 'STK     ', 'model': 'L700            ', 'rev': '0104', 'type': '8'},
+                sg='sg1')
+
+
+def lab_ma1_tools(tmp_path, monkeypatch, **replace):
+    tools = {
+        'mt': [('-f /dev/nst0 status', MT_STATUS, 0)],
+        'sg_read_block_limits': [('-H /dev/sg0', BLOCK_LIMITS, 0)],
+        'mtx': [('-f /dev/sg1 status', MTX, 0)],
+        'sg_raw': [('-r 4096 /dev/sg1 b8 *', ELEMENTS, 0)],
+        'sg_logs': [('-p 0x00 /dev/sg0', LAB_LOGS % '00', 0),
+                    ('-p 0x0c /dev/sg0', LAB_LOGS % '0c', 0),
+                    ('-p 0x14 /dev/sg0', 'sg_logs/sg_logs_p0x14__HP-Ultrium6-SCSI-35GD-FUJI-LTO6-loaded__1.txt', 0),
+                    ('-p 0x17 /dev/sg0', LAB_LOGS % '17', 0),
+                    ('-p 0x2e /dev/sg0', 'sg_logs/sg_logs_p0x2e__IBM-ULT3580-TDA-T3S0-LTO10__1.txt', 0),
+                    ('-H -p 0x34 /dev/sg0', 'sg_logs/sg_logs_p0x34_H__lab-emulated-IBM-ULT3580-TD8-shoeshine__1.txt',
+                     0)],
+    }
+    tools.update(replace)
+    return scripted_tools(tmp_path, monkeypatch, tools)
+
+
+@pytest.fixture
+def host(tmp_path, monkeypatch):
+    root = tmp_path / 'sys'
+    lab_ma1_sysfs(root)
+    monkeypatch.setattr(D, 'SYS_ROOT', str(root))
+    return root
+
+
+def return_keys(section):
+    spec = yaml.safe_load(tape_drive_info.RETURN)
+    return set(spec[section]['contains'])
+
+
+def warnings_said():
+    return list(ansible_warnings.get_warning_messages())
+
+
+@pytest.fixture(autouse=True)
+def no_old_warnings(monkeypatch):
+    monkeypatch.setattr(ansible_warnings, '_global_warnings', {})
+
+
+LAB_CALLS = [
+    'mtx -f /dev/sg1 status',
+    'sg_raw -r 4096 /dev/sg1 b8 04 00 00 00 40 03 00 10 00 00 00',
+    'sg_read_block_limits -H /dev/sg0',
+    'mt -f /dev/nst0 status',
+    'sg_logs -p 0x00 /dev/sg0',
+    'sg_logs -p 0x0c /dev/sg0',
+    'sg_logs -p 0x14 /dev/sg0',
+    'sg_logs -p 0x17 /dev/sg0',
+    'sg_logs -p 0x2e /dev/sg0',
+    'sg_logs -H -p 0x34 /dev/sg0',
+]
+
+
+def test_the_mt_stand_in_gives_the_status_lab_ma1_recorded():
+    from ansible_collections.tapeops.qualify.plugins.module_utils._tools import _mt
+    assert _mt.parse_mt_status(MT_STATUS.text) == recorded_drive()['mt_status']
+
+
+@pytest.mark.parametrize('check_mode', [False, True], ids=['run', 'check_mode'])
+def test_a_lab_host_is_discovered_as_the_recorded_run_found_it(tmp_path, monkeypatch, host, check_mode):
+    recorded = recorded_drive()
+    lab_ma1_tools(tmp_path, monkeypatch)
+    failed, result = run_module(tape_drive_info.main, {'drive_settings': [lab_setting(recorded)]}, monkeypatch,
+                                check_mode=check_mode)
+    assert not failed, result
+    assert result['changed'] is False
+    assert tool_calls(tmp_path) == LAB_CALLS     # read-only: the same commands in check mode
+    (drive,) = result['drives']
+    assert set(drive) == return_keys('drives')
+    same = ('nst', 'st', 'sg', 'hctl', 'vendor', 'product', 'revision', 'serial', 'serial_hex', 'block_limits',
+            'block_size', 'density_code', 'media_loaded', 'write_protected', 'busy', 'mt_status', 'mt_error',
+            'st_options', 'stats', 'mtweofi_supported', 'mtweofi_basis', 'hung', 'link', 'generation', 'drive_model',
+            'warnings')
+    assert {k: drive[k] for k in same} == {k: recorded[k] for k in same}
+    # the drive's identity as the one resolver gave it: LTO-5 FH from the inventory, the cartridge as the medium
+    assert drive['generation']['generation'] == 5 and drive['generation']['source'] == 'inventory'
+    assert drive['generation']['medium']['code'] == '0x58'
+    assert drive['hba_max_transfer_bytes'] is None or os.path.exists('/dev/sg0')
+    # tgt cut the identifier after "10": matched as the only drive it is a prefix of (lab-ma1 recorded a full one)
+    assert drive['changer'] == {'sg': '/dev/sg1', 'element': 0, 'element_address': 500, 'matched_by': 'serial_prefix'}
+    assert drive['barcode'] == '000057L5'
+    logs = drive['log_pages']
+    assert logs['supported'] == [0x00, 0x02, 0x03, 0x0c, 0x14, 0x17, 0x1b, 0x2e, 0x32, 0x34]
+    assert sorted(logs['pages']) == ['0x0c', '0x14', '0x17', '0x2e', '0x34']
+    assert logs['errors'] == {} and logs['unsupported_reason'] is None
+    assert logs['pages']['0x17']['volume_serial_number'] == 'MA3001L8'
+    (changer,) = result['changers']
+    assert set(changer) == return_keys('changers') | {'hctl', 'revision'}
+    assert (changer['hctl'], changer['sg'], changer['vendor'], changer['product']) == ('0:0:2:0', '/dev/sg1', 'STK',
+                                                                                      'L700')
+    assert changer['error'] is None
+    assert changer['warnings'] == ['READ ELEMENT STATUS announced 58 bytes of element pages, 50 arrived',
+                                   'element descriptor at byte 16 is cut short (42 of 50 bytes)',
+                                   'device identifier of element 500 is cut short (26 of 34 bytes)']
+    assert [e['address'] for e in changer['elements']] == [500]
+    assert warnings_said() == []
