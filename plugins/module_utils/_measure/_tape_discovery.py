@@ -380,6 +380,9 @@ def _changer_elements(sg, runner):
 def _mtx_status(result):
     """``mtx status`` from its stdout; a fatal message on stderr becomes the error."""
     status = _mtx.parse_mtx_status(result.stdout or '')
+    if result.rc != 0 and not (result.stdout or '').strip() and (result.stderr or '').strip():
+        # mtx failed and said why on stderr (or could not be run): that is the error, not "mtx printed nothing"
+        status['error'] = status['error_hint'] = None
     if (result.stderr or '').strip():
         err = _mtx.parse_mtx_status(result.stderr)
         status['sense'].update(err['sense'])

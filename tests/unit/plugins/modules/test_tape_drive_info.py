@@ -211,3 +211,161 @@ def test_a_lab_host_is_discovered_as_the_recorded_run_found_it(tmp_path, monkeyp
                                    'device identifier of element 500 is cut short (26 of 34 bytes)']
     assert [e['address'] for e in changer['elements']] == [500]
     assert warnings_said() == []
+
+
+def test_a_host_without_tape_drives_or_changers_reports_none_and_runs_no_tool(tmp_path, monkeypatch):
+    root = tmp_path / 'sys'
+    st_driver(root)        # st loaded, nothing bound to it (the kernel still has class/scsi_tape)
+    (root / 'class' / 'scsi_tape').mkdir(parents=True)
+    monkeypatch.setattr(D, 'SYS_ROOT', str(root))
+    lab_ma1_tools(tmp_path, monkeypatch)
+    failed, result = run_module(tape_drive_info.main, {}, monkeypatch)
+    assert not failed and result == {'changed': False, 'drives': [], 'changers': []}
+    assert tool_calls(tmp_path) == [] and warnings_said() == []
+
+
+def test_a_host_without_sysfs_scsi_is_the_same_empty_answer(tmp_path, monkeypatch):
+    monkeypatch.setattr(D, 'SYS_ROOT', str(tmp_path / 'no-sys'))
+    failed, result = run_module(tape_drive_info.main, {}, monkeypatch, check_mode=True)
+    assert not failed and (result['drives'], result['changers']) == ([], [])
+
+
+def test_missing_tools_leave_the_drive_reported_with_what_failed(tmp_path, monkeypatch, host):
+    # None of mt, sg3_utils, mtx installed: the drive is still there from sysfs, each unknown says why
+    empty = tmp_path / 'empty-bin'
+    empty.mkdir()
+    monkeypatch.setenv('PATH', str(empty))
+    failed, result = run_module(tape_drive_info.main, {}, monkeypatch)
+    assert not failed, result
+    (drive,) = result['drives']
+    recorded = recorded_drive()
+    assert (drive['vendor'], drive['product'], drive['serial']) == (recorded['vendor'], recorded['product'],
+                                                                    recorded['serial'])
+    assert drive['mt_error'] == "Cannot run mt: [Errno 2] No such file or directory: 'mt'."
+    assert (drive['mt_status'], drive['media_loaded'], drive['write_protected'], drive['density_code']) == (
+        None, None, None, None)
+    assert drive['block_limits'] == {'min': None, 'max': None, 'granularity': None}
+    assert drive['log_pages']['supported'] == [] and drive['log_pages']['pages'] == {}
+    assert drive['hung'] is None and drive['barcode'] is None and drive['changer'] is None
+    # INQUIRY alone names the drive; with no cartridge known there is no medium
+    assert drive['generation']['generation'] == 5 and drive['generation']['source'] == 'inquiry'
+    assert drive['generation']['medium'] is None
+    (changer,) = result['changers']
+    assert changer['error'] == "Cannot run mtx: [Errno 2] No such file or directory: 'mtx'."
+    assert changer['elements'] == []
+    # (the hint is mtx's for a device that does not open, which "No such file or directory" also reads as)
+    assert warnings_said() == ["changer /dev/sg1: Cannot run mtx: [Errno 2] No such file or directory: 'mtx'. "
+                               'mtx could not open the changer: check the sg node (lsscsi -g), that the sg module is '
+                               'loaded and that you run as root.']
+
+
+def test_output_cut_short_or_garbage_is_a_warning_not_a_failure(tmp_path, monkeypatch, host):
+    status = MT_STATUS.text
+    cut = status[:status.index('Soft error count')]
+    lab_ma1_tools(tmp_path, monkeypatch, **{
+        'mt': [('-f /dev/nst0 status', Derived(cut, 'the mt status above cut before its soft error count and '
+                                                    'status bits, as a capture that lost its end'), 0)],
+        'mt-st': [('-f /dev/nst0 status', Derived(cut, 'the same cut mt status'), 0)],
+        'mtx': [('-f /dev/sg1 status', 'mtx/mtx_status_partial__mhVTL-STK-L700-after-load-elided__2.txt', 0)],
+        'sg_read_block_limits': [('-H /dev/sg0', Derived('\xff\xfe garbage\n', 'bytes that are no hex dump'), 0)],
+        'sg_logs': [('-p 0x00 /dev/sg0', LAB_LOGS % '00', 0), ('*', Derived(' 00     34\n', 'a log page cut after '
+                                                                               'its first byte'), 0)],
+    })
+    failed, result = run_module(tape_drive_info.main, {}, monkeypatch)
+    assert not failed, result
+    (drive,) = result['drives']
+    assert drive['mt_error'] is None and drive['mt_status']['complete'] is False
+    assert drive['density_code'] == '0x58' and drive['block_size'] == 0
+    # the status bits were cut off: loaded and write protection are unknown, never "no"
+    assert (drive['media_loaded'], drive['write_protected']) == (None, None)
+    assert drive['block_limits'] == {'min': None, 'max': None, 'granularity': None}
+    assert drive['barcode'] == 'F01039L5'
+    assert sorted(drive['log_pages']['pages']) == ['0x0c', '0x14', '0x17', '0x2e', '0x34']
+    said = warnings_said()
+    assert said[:len(drive['warnings'])] == ['/dev/nst0: %s' % w for w in drive['warnings']]
+    assert any('0x34' in w and '4-byte header' in w for w in drive['warnings'])
+    assert tool_calls(tmp_path)[3:5] == ['mt -f /dev/nst0 status', 'mt-st -f /dev/nst0 status']
+    (changer,) = result['changers']
+    assert changer['error'] is None and changer['status']['complete'] is False
+    assert changer['warnings'][0] == changer['status']['warnings'][0]
+
+
+def test_a_changer_that_fails_is_named_with_what_mtx_said(tmp_path, monkeypatch, host):
+    lab_ma1_tools(tmp_path, monkeypatch, mtx=[
+        ('-f /dev/sg1 status', 'mtx/mtx_status_error__IBM-33614LX-not-ready__1.txt:stderr', 1)])
+    failed, result = run_module(tape_drive_info.main, {}, monkeypatch)
+    assert not failed
+    (changer,) = result['changers']
+    assert changer['error'] == 'READ ELEMENT STATUS Command Failed'
+    assert changer['status']['sense']['sense_key'] == 'Not Ready'
+    # the drive still matches its element from READ ELEMENT STATUS; its barcode is unknown without mtx status
+    (drive,) = result['drives']
+    assert drive['changer']['element_address'] == 500 and drive['barcode'] is None
+    assert warnings_said() == ['changer /dev/sg1: READ ELEMENT STATUS Command Failed %s'
+                               % changer['status']['error_hint']]
+
+
+def test_tools_that_time_out_stop_the_commands_to_their_device(tmp_path, monkeypatch, host):
+    # sg_read_block_limits on the drive's sg node and mtx on the changer sleep past tool_timeout (1 s): each is
+    # stopped, and discovery sends nothing more to that node (HungGuard); the drive's st node still answers.
+    lab_ma1_tools(tmp_path, monkeypatch, sg_read_block_limits=[('*', Sleeps(30), 0)], mtx=[('*', Sleeps(30), 0)])
+    failed, result = run_module(tape_drive_info.main, {'tool_timeout': 1}, monkeypatch)
+    assert not failed, result
+    assert tool_calls(tmp_path) == ['mtx -f /dev/sg1 status', 'sg_read_block_limits -H /dev/sg0',
+                                    'mt -f /dev/nst0 status']
+    (changer,) = result['changers']
+    assert changer['error'] == 'The changer does not answer: mtx did not finish within 1 seconds.'
+    assert changer['elements'] == []
+    (drive,) = result['drives']
+    assert drive['hung'] == 'sg_read_block_limits did not finish within 1 seconds.'
+    assert drive['mt_status']['density_code'] == 0x58
+    assert drive['log_pages']['errors'] == {'0x00': 'Not run: sg_read_block_limits did not finish within 1 seconds.'}
+    assert warnings_said() == [
+        '/dev/nst0 does not answer: sg_read_block_limits did not finish within 1 seconds.',
+        'changer /dev/sg1: The changer does not answer: mtx did not finish within 1 seconds. %s'
+        % changer['status']['error_hint']]
+
+
+def test_a_drive_the_model_does_not_know_is_reported_with_what_to_set(tmp_path, monkeypatch):
+    root = tmp_path / 'sys'
+    lab_ma1_sysfs(root, vendor='ACME', product='TAPE 3000')
+    monkeypatch.setattr(D, 'SYS_ROOT', str(root))
+    lab_ma1_tools(tmp_path, monkeypatch)
+    failed, result = run_module(tape_drive_info.main, {'log_pages': False}, monkeypatch)
+    assert not failed
+    (drive,) = result['drives']
+    assert (drive['vendor'], drive['product']) == ('ACME', 'TAPE 3000')
+    generation = drive['generation']
+    # no LTO drive in the product ID: the LTO-5 cartridge's density names the generation, with the caveat
+    assert (generation['generation'], generation['source']) == (5, 'density')
+    assert generation['mechanism'] is None or generation['mechanism']['generation'] is None
+    assert generation['notes'] and drive['drive_model']['generation'] == 5
+    assert drive['log_pages'] is None
+    assert 'sg_logs' not in ' '.join(tool_calls(tmp_path))
+
+
+def test_an_inventory_entry_the_resolver_cannot_read_costs_only_the_entry(tmp_path, monkeypatch, host):
+    lab_ma1_tools(tmp_path, monkeypatch)
+    failed, result = run_module(tape_drive_info.main, {'log_pages': False, 'drive_settings': [
+        {'nst': '/dev/nst0', 'generation': 'LTO-99'}]}, monkeypatch)
+    assert not failed
+    (drive,) = result['drives']
+    assert drive['generation']['source'] == 'inquiry' and drive['generation']['inventory'] == {}
+    (warning,) = drive['warnings']
+    assert warning.endswith('; the drive is identified without its tapeops_drives entry')
+    assert warnings_said() == ['/dev/nst0: %s' % warning]
+
+
+@pytest.mark.parametrize('devices,found', [(['/dev/nst0'], ['/dev/nst0']), (['nst0'], ['/dev/nst0']),
+                                           (['/dev/nst1'], [])])
+def test_only_the_devices_asked_for(tmp_path, monkeypatch, host, devices, found):
+    lab_ma1_tools(tmp_path, monkeypatch)
+    failed, result = run_module(tape_drive_info.main, {'devices': devices, 'log_pages': False}, monkeypatch)
+    assert not failed and [d['nst'] for d in result['drives']] == found
+    assert len(result['changers']) == 1
+
+
+@pytest.mark.parametrize('timeout', [0, -5])
+def test_tool_timeout_must_be_positive(monkeypatch, timeout):
+    failed, result = run_module(tape_drive_info.main, {'tool_timeout': timeout}, monkeypatch)
+    assert failed and result['msg'] == 'tool_timeout must be a positive number of seconds, got %d.' % timeout
