@@ -161,3 +161,14 @@ def tool_calls(tmp_path):
     """The calls ``scripted_tools``' tools received, in order, as ``'name arg1 arg2'`` lines."""
     log = tmp_path / 'tool-calls.log'
     return log.read_text().splitlines() if log.exists() else []
+
+
+def module_warnings(monkeypatch):
+    """The list AnsibleModule.warn appends to from now on, in order.
+
+    ansible-core 2.19 sends a module's warnings to the controller's Display once any test has imported controller
+    code (``_internal.is_controller``); recording them at ``warn`` reads the same on every minor and test order.
+    """
+    said = []
+    monkeypatch.setattr(basic.AnsibleModule, 'warn', lambda self, warning, **kwargs: said.append(warning))
+    return said

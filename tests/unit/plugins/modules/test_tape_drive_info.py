@@ -31,13 +31,12 @@ import os
 import pytest
 import yaml
 
-from ansible.module_utils.common import warnings as ansible_warnings
-
 from ansible_collections.tapeops.qualify.plugins.module_utils._measure import _tape_discovery as D
 from ansible_collections.tapeops.qualify.plugins.module_utils._tools import _cli
 from ansible_collections.tapeops.qualify.plugins.modules import tape_drive_info
 
-from module_harness import FIXTURES, Derived, Sleeps, fixture_text, run_module, scripted_tools, tool_calls
+from module_harness import (FIXTURES, Derived, Sleeps, fixture_text, module_warnings, run_module, scripted_tools,
+                            tool_calls)
 
 LAB_RUN = os.path.join(FIXTURES, 'lab_runs', '20261124-quick-v2', 'lab-ma1.json')
 MT_TD5 = 'mt/mt_status_mtst__mhVTL-IBM-ULT3580-TD5-density0x58-CentOS6__1.txt'
@@ -145,13 +144,10 @@ def return_keys(section):
     return set(spec[section]['contains'])
 
 
-def warnings_said():
-    return list(ansible_warnings.get_warning_messages())
-
-
 @pytest.fixture(autouse=True)
-def no_old_warnings(monkeypatch):
-    monkeypatch.setattr(ansible_warnings, '_global_warnings', {})
+def said(monkeypatch):
+    """What the module warned, in order."""
+    return module_warnings(monkeypatch)
 
 
 LAB_CALLS = [
@@ -174,7 +170,7 @@ def test_the_mt_stand_in_gives_the_status_lab_ma1_recorded():
 
 
 @pytest.mark.parametrize('check_mode', [False, True], ids=['run', 'check_mode'])
-def test_a_lab_host_is_discovered_as_the_recorded_run_found_it(tmp_path, monkeypatch, host, check_mode):
+def test_a_lab_host_is_discovered_as_the_recorded_run_found_it(tmp_path, monkeypatch, host, check_mode, said):
     recorded = recorded_drive()
     lab_ma1_tools(tmp_path, monkeypatch)
     failed, result = run_module(tape_drive_info.main, {'drive_settings': [lab_setting(recorded)]}, monkeypatch,
@@ -210,10 +206,10 @@ def test_a_lab_host_is_discovered_as_the_recorded_run_found_it(tmp_path, monkeyp
                                    'element descriptor at byte 16 is cut short (42 of 50 bytes)',
                                    'device identifier of element 500 is cut short (26 of 34 bytes)']
     assert [e['address'] for e in changer['elements']] == [500]
-    assert warnings_said() == []
+    assert said == []
 
 
-def test_a_host_without_tape_drives_or_changers_reports_none_and_runs_no_tool(tmp_path, monkeypatch):
+def test_a_host_without_tape_drives_or_changers_reports_none_and_runs_no_tool(tmp_path, monkeypatch, said):
     root = tmp_path / 'sys'
     st_driver(root)        # st loaded, nothing bound to it (the kernel still has class/scsi_tape)
     (root / 'class' / 'scsi_tape').mkdir(parents=True)
@@ -221,7 +217,7 @@ def test_a_host_without_tape_drives_or_changers_reports_none_and_runs_no_tool(tm
     lab_ma1_tools(tmp_path, monkeypatch)
     failed, result = run_module(tape_drive_info.main, {}, monkeypatch)
     assert not failed and result == {'changed': False, 'drives': [], 'changers': []}
-    assert tool_calls(tmp_path) == [] and warnings_said() == []
+    assert tool_calls(tmp_path) == [] and said == []
 
 
 def test_a_host_without_sysfs_scsi_is_the_same_empty_answer(tmp_path, monkeypatch):
@@ -230,7 +226,7 @@ def test_a_host_without_sysfs_scsi_is_the_same_empty_answer(tmp_path, monkeypatc
     assert not failed and (result['drives'], result['changers']) == ([], [])
 
 
-def test_missing_tools_leave_the_drive_reported_with_what_failed(tmp_path, monkeypatch, host):
+def test_missing_tools_leave_the_drive_reported_with_what_failed(tmp_path, monkeypatch, host, said):
     # None of mt, sg3_utils, mtx installed: the drive is still there from sysfs, each unknown says why
     empty = tmp_path / 'empty-bin'
     empty.mkdir()
@@ -254,12 +250,12 @@ def test_missing_tools_leave_the_drive_reported_with_what_failed(tmp_path, monke
     assert changer['error'] == "Cannot run mtx: [Errno 2] No such file or directory: 'mtx'."
     assert changer['elements'] == []
     # (the hint is mtx's for a device that does not open, which "No such file or directory" also reads as)
-    assert warnings_said() == ["changer /dev/sg1: Cannot run mtx: [Errno 2] No such file or directory: 'mtx'. "
+    assert said == ["changer /dev/sg1: Cannot run mtx: [Errno 2] No such file or directory: 'mtx'. "
                                'mtx could not open the changer: check the sg node (lsscsi -g), that the sg module is '
                                'loaded and that you run as root.']
 
 
-def test_output_cut_short_or_garbage_is_a_warning_not_a_failure(tmp_path, monkeypatch, host):
+def test_output_cut_short_or_garbage_is_a_warning_not_a_failure(tmp_path, monkeypatch, host, said):
     status = MT_STATUS.text
     cut = status[:status.index('Soft error count')]
     lab_ma1_tools(tmp_path, monkeypatch, **{
@@ -281,16 +277,22 @@ def test_output_cut_short_or_garbage_is_a_warning_not_a_failure(tmp_path, monkey
     assert drive['block_limits'] == {'min': None, 'max': None, 'granularity': None}
     assert drive['barcode'] == 'F01039L5'
     assert sorted(drive['log_pages']['pages']) == ['0x0c', '0x14', '0x17', '0x2e', '0x34']
-    said = warnings_said()
-    assert said[:len(drive['warnings'])] == ['/dev/nst0: %s' % w for w in drive['warnings']]
-    assert any('0x34' in w and '4-byte header' in w for w in drive['warnings'])
+    cut_page = 'LOG SENSE data of 1 bytes is shorter than its 4-byte header'
+    assert drive['warnings'] == ['mt-st output without status bits (cut short?): those fields are unknown'] + [
+        'log page %s: %s' % (page, cut_page) for page in ('0x0c', '0x14', '0x17', '0x2e', '0x34')]
+    assert said == ['/dev/nst0: %s' % w for w in drive['warnings']]
     assert tool_calls(tmp_path)[3:5] == ['mt -f /dev/nst0 status', 'mt-st -f /dev/nst0 status']
     (changer,) = result['changers']
     assert changer['error'] is None and changer['status']['complete'] is False
-    assert changer['warnings'][0] == changer['status']['warnings'][0]
+    assert changer['warnings'] == [
+        "unrecognised line: '[root@centos1 ~]# mtx -f /dev/sg9 status'", "unrecognised line: '.....'",
+        'the header announces 4 drives and 43 slots, the listing has 4 and 0',
+        'READ ELEMENT STATUS announced 58 bytes of element pages, 50 arrived',
+        'element descriptor at byte 16 is cut short (42 of 50 bytes)',
+        'device identifier of element 500 is cut short (26 of 34 bytes)']
 
 
-def test_a_changer_that_fails_is_named_with_what_mtx_said(tmp_path, monkeypatch, host):
+def test_a_changer_that_fails_is_named_with_what_mtx_said(tmp_path, monkeypatch, host, said):
     lab_ma1_tools(tmp_path, monkeypatch, mtx=[
         ('-f /dev/sg1 status', 'mtx/mtx_status_error__IBM-33614LX-not-ready__1.txt:stderr', 1)])
     failed, result = run_module(tape_drive_info.main, {}, monkeypatch)
@@ -301,11 +303,11 @@ def test_a_changer_that_fails_is_named_with_what_mtx_said(tmp_path, monkeypatch,
     # the drive still matches its element from READ ELEMENT STATUS; its barcode is unknown without mtx status
     (drive,) = result['drives']
     assert drive['changer']['element_address'] == 500 and drive['barcode'] is None
-    assert warnings_said() == ['changer /dev/sg1: READ ELEMENT STATUS Command Failed %s'
+    assert said == ['changer /dev/sg1: READ ELEMENT STATUS Command Failed %s'
                                % changer['status']['error_hint']]
 
 
-def test_tools_that_time_out_stop_the_commands_to_their_device(tmp_path, monkeypatch, host):
+def test_tools_that_time_out_stop_the_commands_to_their_device(tmp_path, monkeypatch, host, said):
     # sg_read_block_limits on the drive's sg node and mtx on the changer sleep past tool_timeout (1 s): each is
     # stopped, and discovery sends nothing more to that node (HungGuard); the drive's st node still answers.
     lab_ma1_tools(tmp_path, monkeypatch, sg_read_block_limits=[('*', Sleeps(30), 0)], mtx=[('*', Sleeps(30), 0)])
@@ -320,7 +322,7 @@ def test_tools_that_time_out_stop_the_commands_to_their_device(tmp_path, monkeyp
     assert drive['hung'] == 'sg_read_block_limits did not finish within 1 seconds.'
     assert drive['mt_status']['density_code'] == 0x58
     assert drive['log_pages']['errors'] == {'0x00': 'Not run: sg_read_block_limits did not finish within 1 seconds.'}
-    assert warnings_said() == [
+    assert said == [
         '/dev/nst0 does not answer: sg_read_block_limits did not finish within 1 seconds.',
         'changer /dev/sg1: The changer does not answer: mtx did not finish within 1 seconds. %s'
         % changer['status']['error_hint']]
@@ -344,7 +346,7 @@ def test_a_drive_the_model_does_not_know_is_reported_with_what_to_set(tmp_path, 
     assert 'sg_logs' not in ' '.join(tool_calls(tmp_path))
 
 
-def test_an_inventory_entry_the_resolver_cannot_read_costs_only_the_entry(tmp_path, monkeypatch, host):
+def test_an_inventory_entry_the_resolver_cannot_read_costs_only_the_entry(tmp_path, monkeypatch, host, said):
     lab_ma1_tools(tmp_path, monkeypatch)
     failed, result = run_module(tape_drive_info.main, {'log_pages': False, 'drive_settings': [
         {'nst': '/dev/nst0', 'generation': 'LTO-99'}]}, monkeypatch)
@@ -353,7 +355,7 @@ def test_an_inventory_entry_the_resolver_cannot_read_costs_only_the_entry(tmp_pa
     assert drive['generation']['source'] == 'inquiry' and drive['generation']['inventory'] == {}
     (warning,) = drive['warnings']
     assert warning.endswith('; the drive is identified without its tapeops_drives entry')
-    assert warnings_said() == ['/dev/nst0: %s' % warning]
+    assert said == ['/dev/nst0: %s' % warning]
 
 
 @pytest.mark.parametrize('devices,found', [(['/dev/nst0'], ['/dev/nst0']), (['nst0'], ['/dev/nst0']),
