@@ -277,7 +277,7 @@ def _scaling_curve(source):
 
 
 def feed_at_streams(src, streams):
-    """(aggregate MB/s at ``streams``, basis in words) from the measured scaling curve.
+    """(aggregate MB/s at ``streams``, basis) from the measured scaling curve; ``_words.basis`` words the basis.
 
     Interpolated between measured steps; past the largest one it is held flat
     (no gain assumed) and the basis says so. Without a curve, streams scale the
@@ -285,29 +285,26 @@ def feed_at_streams(src, streams):
     """
     curve = src['scaling']
     if not curve:
-        return src['per_stream_mb_s'] * streams, ('%d x the %s measured per stream (linear: an assumption, no '
-                                                  'scaling was measured)' % (streams, fmt_rate(src['per_stream_mb_s'])))
+        return src['per_stream_mb_s'] * streams, {'id': 'streams_linear', 'streams': streams,
+                                                  'per_stream_mb_s': src['per_stream_mb_s']}
     if streams <= curve[0][0]:
         first_n, first = curve[0]
-        return first * streams / first_n, 'measured scaling (%d stream%s: %s)' % (
-            first_n, '' if first_n == 1 else 's', fmt_rate(first))
+        return first * streams / first_n, {'id': 'streams_first_step', 'streams': first_n, 'mb_s': first}
     for (n0, r0), (n1, r1) in zip(curve, curve[1:]):
         if n0 <= streams <= n1:
             value = r0 + (r1 - r0) * (streams - n0) / float(n1 - n0)
-            return value, 'measured scaling, %s between %d and %d streams' % (
-                'at' if streams in (n0, n1) else 'interpolated', n0, n1)
+            return value, {'id': 'streams_curve', 'at_step': streams in (n0, n1), 'lower': n0, 'upper': n1}
     last_n, last = curve[-1]
-    return last, ('no more than at %d streams (%s), the largest step measured: more streams were not measured, '
-                  'so no gain is assumed' % (last_n, fmt_rate(last)))
+    return last, {'id': 'streams_beyond_curve', 'streams': last_n, 'mb_s': last}
 
 
 def tape_ratio(spec, source=None, override=None):
-    """(ratio, basis): the compression ratio the drive will get on this data."""
+    """(ratio, basis): the compression ratio the drive will get on this data (``_words.basis`` words the basis)."""
     value = _num(override)
     if value is not None:
         if value < 1:
             raise VerdictInputError('tape_ratio must be >= 1.0 (data on tape / data written), got %s.' % override)
-        return value, 'set by the user'
+        return value, {'id': 'ratio_set'}
     comp = _get(source, 'compressibility') or {}
     software_ratio = _num(comp.get('ratio'))
     if software_ratio is not None and software_ratio > 0:
@@ -315,17 +312,10 @@ def tape_ratio(spec, source=None, override=None):
         # The drive's compressor is not assumed to beat its nominal rating.
         estimate = _num(_drive_model.tape_ratio_from_software(software_ratio, max_ratio=max(1.0, nominal)))
         if estimate is not None:
-            return max(1.0, estimate), 'estimated from a %s sample of the sources (%s ratio %.2f)' % (
-                _sample_text(comp.get('sample_bytes')), comp.get('compressor') or 'software', software_ratio)
+            return max(1.0, estimate), {'id': 'ratio_sampled', 'sample_bytes': _num(comp.get('sample_bytes')),
+                                        'compressor': comp.get('compressor'), 'ratio': software_ratio}
     nominal = _num(_get(spec, 'compression_ratio')) or 1.0
-    return nominal, "the drive's nominal ratio, as no compressibility sample was taken: the worst case for streaming"
-
-
-def _sample_text(sample_bytes):
-    value = _num(sample_bytes)
-    if not value:
-        return 'bounded'
-    return '%.0f MB' % (value / 1e6) if value >= 1e6 else '%.0f kB' % (value / 1e3)
+    return nominal, {'id': 'ratio_nominal'}
 
 
 def sweep_rates(tape, ratio):
@@ -368,8 +358,15 @@ def restore_numbers(tape):
     }
 
 
+# path_rate's bases of a rate that was modelled, not measured, at the size asked for
+PATH_NOT_MEASURED = ('path_above_largest', 'path_scaled_from_one', 'path_fitted')
+
+
 def path_rate(rates, block_size):
     """(MB/s, basis) of the drive path at ``block_size``: measured, or modelled with a stated basis.
+
+    The basis is data (``_words.basis`` words it); its id is in PATH_NOT_MEASURED
+    when the rate at ``block_size`` is modelled, not measured.
 
     Between and below measured sizes the rate follows a per-command cost fitted
     to the two nearest measured sizes (time per byte = 1/R + c/block); above the
@@ -380,24 +377,24 @@ def path_rate(rates, block_size):
         return None, None
     if not block_size:
         size = max(rates, key=lambda s: (rates[s], -s))
-        return rates[size], 'best measured (%s)' % fmt_bytes(size)
+        return rates[size], {'id': 'path_best', 'block_size': size}
     if block_size in rates:
-        return rates[block_size], 'measured'
+        return rates[block_size], {'id': 'path_measured'}
     sizes = sorted(rates)
     if block_size > sizes[-1]:
-        return rates[sizes[-1]], 'not measured: the rate at %s, the largest size measured' % fmt_bytes(sizes[-1])
+        return rates[sizes[-1]], {'id': 'path_above_largest', 'block_size': sizes[-1]}
     if block_size < sizes[0]:
         pair = sizes[:2]
-        how = 'extrapolated below %s, the smallest size measured' % fmt_bytes(sizes[0])
+        how = {'id': 'extrapolated', 'smallest': sizes[0]}
     else:
         upper = next(s for s in sizes if s > block_size)
         lower = max(s for s in sizes if s < block_size)
         pair = [lower, upper]
-        how = 'interpolated between %s and %s' % (fmt_bytes(lower), fmt_bytes(upper))
+        how = {'id': 'interpolated', 'lower': lower, 'upper': upper}
     if len(pair) < 2:
         # one measured size: scale by block size, the per-command cost taking all the time (cautious)
         value = rates[pair[0]] * min(1.0, block_size / float(pair[0]))
-        return value, 'not measured: %s, scaled from the one size measured' % how
+        return value, {'id': 'path_scaled_from_one', 'how': how}
     (b0, b1), (r0, r1) = pair, (rates[pair[0]], rates[pair[1]])
     per_byte = (1.0 / r0 - 1.0 / r1) / (1.0 / b0 - 1.0 / b1) if r0 > 0 and r1 > 0 else None
     if per_byte is None or per_byte <= 0:
@@ -406,7 +403,7 @@ def path_rate(rates, block_size):
         base = 1.0 / r1 - per_byte / b1
         value = 1.0 / (base + per_byte / block_size) if base + per_byte / block_size > 0 else min(r0, r1)
     value = max(0.0, min(value, max(r0, r1)))
-    return value, 'not measured: %s (per-command cost fitted to them)' % how
+    return value, {'id': 'path_fitted', 'how': how}
 
 
 def recommend_block_size(rates, tolerance, limit=None):
@@ -596,7 +593,7 @@ class _Judgement:
         if self.hard_error:
             self.finding('block_size_over_limit', 'error', block_size=self.configured_bs, limit=self.limit,
                          limit_source=self.limit_source)
-        if self.path_basis and self.path_basis.startswith('not measured'):
+        if self.path_basis and self.path_basis['id'] in PATH_NOT_MEASURED:
             self.finding('block_size_not_measured', 'warning', block_size=self.configured_bs,
                          path_mb_s=self.path_now, basis=self.path_basis)
         self.drive_takes = None

@@ -49,6 +49,52 @@ def compare_words(before, after):
 
 
 # ---------------------------------------------------------------------------
+# what a number rests on (_verdict's bases: feed_at_streams, tape_ratio, path_rate)
+
+
+def _sample_text(sample_bytes):
+    if not sample_bytes:
+        return 'bounded'
+    return '%.0f MB' % (sample_bytes / 1e6) if sample_bytes >= 1e6 else '%.0f kB' % (sample_bytes / 1e3)
+
+
+def _how(how):
+    if how['id'] == 'extrapolated':
+        return 'extrapolated below %s, the smallest size measured' % fmt_bytes(how['smallest'])
+    return 'interpolated between %s and %s' % (fmt_bytes(how['lower']), fmt_bytes(how['upper']))
+
+
+BASES = {
+    'streams_linear': lambda b: '%d x the %s measured per stream (linear: an assumption, no scaling was measured)' % (
+        b['streams'], fmt_rate(b['per_stream_mb_s'])),
+    'streams_first_step': lambda b: 'measured scaling (%d stream%s: %s)' % (
+        b['streams'], _plural(b['streams']), fmt_rate(b['mb_s'])),
+    'streams_curve': lambda b: 'measured scaling, %s between %d and %d streams' % (
+        'at' if b['at_step'] else 'interpolated', b['lower'], b['upper']),
+    'streams_beyond_curve': lambda b: 'no more than at %d streams (%s), the largest step measured: more streams were '
+                                      'not measured, so no gain is assumed' % (b['streams'], fmt_rate(b['mb_s'])),
+    'ratio_set': lambda b: 'set by the user',
+    'ratio_sampled': lambda b: 'estimated from a %s sample of the sources (%s ratio %.2f)' % (
+        _sample_text(b['sample_bytes']), b['compressor'] or 'software', b['ratio']),
+    'ratio_nominal': lambda b: "the drive's nominal ratio, as no compressibility sample was taken: the worst case "
+                               "for streaming",
+    'path_best': lambda b: 'best measured (%s)' % fmt_bytes(b['block_size']),
+    'path_measured': lambda b: 'measured',
+    'path_above_largest': lambda b: 'not measured: the rate at %s, the largest size measured' % fmt_bytes(
+        b['block_size']),
+    'path_scaled_from_one': lambda b: 'not measured: %s, scaled from the one size measured' % _how(b['how']),
+    'path_fitted': lambda b: 'not measured: %s (per-command cost fitted to them)' % _how(b['how']),
+}
+
+
+def basis(data):
+    """What a number rests on, in words (None stays None; a text, as a host document holds it, stays as it is)."""
+    if data is None or isinstance(data, str):
+        return data
+    return BASES[data['id']](data)
+
+
+# ---------------------------------------------------------------------------
 # comparison with an earlier run (_compare decides, as data)
 
 COMPARED_NUMBERS = {
@@ -246,7 +292,7 @@ FACTS = {
     'ingest': lambda f: 'With competing ingest (%s) the sources gave %s, against %s without it.' % (
         f['target_text'] or 'as configured', fmt_rate(f['with_mb_s']), fmt_rate(f['without_mb_s'])),
     'need_full': lambda f: 'Full speed for %s needs %s: %s native x %.2f tape compression (%s)%s.' % (
-        f['label'], fmt_rate(f['need_full_mb_s']), fmt_rate(f['native_mb_s']), f['ratio'], f['ratio_basis'],
+        f['label'], fmt_rate(f['need_full_mb_s']), fmt_rate(f['native_mb_s']), f['ratio'], basis(f['ratio_basis']),
         ', capped by what its interface sustains' if f['interface_caps'] else ''),
     'need_floor': lambda f: 'Its slowest speed-matching step, %s, needs %s (%s x %.2f)%s; below that the drive stops '
                             'and repositions (shoe-shining).' % (
@@ -291,7 +337,7 @@ FINDINGS = {
                                                                 fmt_bytes(f['limit'])),
     'block_size_not_measured': lambda f: 'The sweep did not measure %s blocks; the drive path there is %s: %s. Add '
                                          'the size to the sweep (tape_write_benchmark block_sizes) to measure it.' % (
-                                             fmt_bytes(f['block_size']), fmt_rate(f['path_mb_s']), f['basis']),
+                                             fmt_bytes(f['block_size']), fmt_rate(f['path_mb_s']), basis(f['basis'])),
     'read_back_not_verified': lambda f: 'The read-back did not return what was written: %d block(s) differ%s. Check '
                                         'the drive, the HBA and the cabling (dmesg, sg_logs -a) before trusting '
                                         'restores from this path.' % (
@@ -355,7 +401,7 @@ def _segment_size(fix, d, now):
 def _streams(fix, d, now):
     target = fix['value']
     why = '%d stream%s give %s (%s); the forecast: %s%s.' % (
-        target, _plural(target), fmt_rate(d['feed_mb_s']), d['basis'],
+        target, _plural(target), fmt_rate(d['feed_mb_s']), basis(d['basis']),
         class_words(fix['forecast'], now['need_floor_mb_s'], now['need_full_mb_s']),
         '' if d['reaches_full'] else '; no number of streams up to %d reaches full speed' % d['max_streams'])
     return 'Run %d parallel streams into this drive' % target, setting(d['software'], 'streams', target), why
@@ -364,7 +410,7 @@ def _streams(fix, d, now):
 def _staging(fix, d, now):
     why = 'Even %d streams give %s (%s), and the forecast still has the drive shoe-shine; a disk stage that reads ' \
           'sequentially at %s or more feeds the drive instead.' % (
-              d['max_streams'], fmt_rate(d['feed_mb_s']), d['basis'], fmt_rate(now['need_full_mb_s']))
+              d['max_streams'], fmt_rate(d['feed_mb_s']), basis(d['basis']), fmt_rate(now['need_full_mb_s']))
     return 'Stage to disk first, then copy to tape', setting(d['software'], 'staging', None), why
 
 
@@ -425,6 +471,9 @@ def verdict(decision):
     now = decision['forecast']['now']
     fixes = [fix(f, now) for f in decision['fixes']]
     out = dict((k, decision[k]) for k in _VERDICT_KEYS)
+    numbers = decision['numbers']
+    out['numbers'] = dict(numbers, tape_ratio_basis=basis(numbers.get('tape_ratio_basis')),
+                          drive_path_basis=basis(numbers.get('drive_path_basis')))
     out.update(reasons=[fact(f) for f in decision['facts']], findings=[finding(f) for f in decision['findings']],
                fixes=fixes, summary=summary(decision, fixes))
     return out

@@ -191,13 +191,19 @@ def test_a_block_size_the_sweep_did_not_measure_is_not_given_the_best_rate():
 
 def test_path_rate_models():
     rates = {65536: 100.0, 262144: 250.0}
-    assert v.path_rate(rates, 65536) == (100.0, 'measured')
+    assert v.path_rate(rates, 65536) == (100.0, {'id': 'path_measured'})
     between, basis = v.path_rate(rates, 131072)
-    assert 100.0 < between < 250.0 and basis.startswith('not measured: interpolated')
+    assert 100.0 < between < 250.0
+    assert basis == {'id': 'path_fitted', 'how': {'id': 'interpolated', 'lower': 65536, 'upper': 262144}}
+    assert _words.basis(basis) == ('not measured: interpolated between 64 KiB and 256 KiB (per-command cost fitted '
+                                   'to them)')
     below, basis = v.path_rate(rates, 32768)
-    assert below < 100.0 and 'extrapolated' in basis
+    assert below < 100.0 and basis == {'id': 'path_fitted', 'how': {'id': 'extrapolated', 'smallest': 65536}}
+    assert _words.basis(basis).startswith('not measured: extrapolated below 64 KiB, the smallest size measured')
     above, basis = v.path_rate(rates, 1048576)
-    assert above == 250.0 and 'largest size measured' in basis
+    assert above == 250.0 and basis == {'id': 'path_above_largest', 'block_size': 262144}
+    assert _words.basis(basis) == 'not measured: the rate at 256 KiB, the largest size measured'
+    assert all(b in v.PATH_NOT_MEASURED for b in ('path_fitted', 'path_above_largest'))
 
 
 def test_recommended_block_size_weighs_vendor_guidance():
@@ -248,7 +254,9 @@ def test_streams_come_from_the_measured_curve_and_are_not_extrapolated():
     assert fix['value'] == 3 and 'measured scaling' in fix['why']
     assert verdict['numbers']['streams_needed_full'] == 3 and verdict['numbers']['streams_needed_floor'] == 1
     value, basis = v.feed_at_streams(v.source_numbers(src), 8)
-    assert value == 94.0 and 'no gain is assumed' in basis
+    assert value == 94.0 and basis == {'id': 'streams_beyond_curve', 'streams': 3, 'mb_s': 94.0}
+    assert _words.basis(basis) == ('no more than at 3 streams (94.0 MB/s), the largest step measured: more streams '
+                                   'were not measured, so no gain is assumed')
     # into an LTO-7 (floor 101.46) nothing measured reaches even the floor: staging, not 2 streams
     lto7 = run(dm.lookup(7, vendor='IBM'), src)
     assert [f['id'] for f in lto7['fixes']] == ['staging'] and 'no gain is assumed' in lto7['fixes'][0]['why']
