@@ -84,7 +84,7 @@ class TapeBenchmark:
                  step_seconds=60, filemark_segments=(), filemark_payload=16000 * W.MB,
                  filemark_block_size=262144, filemark_pattern='2.5:1', overwrite=False, allowed_barcodes=(),
                  barcode=None, op_timeout=900, log_pages=True, runner=None, sys_root=_st_sysfs.SYS_ROOT,
-                 identity=None, read_back=False, read_back_block_size=None):
+                 identity=None, read_back=False, read_back_block_size=None, write=os.write, clock=time.monotonic):
         self.device = device
         self.block_sizes = list(block_sizes)
         self.patterns = list(patterns)
@@ -101,6 +101,10 @@ class TapeBenchmark:
         self.log_pages = log_pages
         self.runner = runner
         self.sys_root = sys_root
+        # write(2) and the clock of the sweep and the file-mark runs: os.write and time.monotonic outside tests,
+        # which replay a recorded drive through them (tests/unit/plugins/module_utils/test_tape_benchmark_replay.py)
+        self.write = write
+        self.clock = clock
         self.gate = _tape_safety.WriteGate(device, overwrite=overwrite, allowed_barcodes=allowed_barcodes,
                                            barcode=barcode, op_timeout=op_timeout, runner=self._runner(),
                                            sys_root=sys_root)
@@ -348,7 +352,8 @@ class TapeBenchmark:
         # A step may not take longer than its time budget plus the op timeout.
         step_timeout = (self.step_seconds or 3600) + self.op_timeout
         steps, ceiling, stop = W.sweep(fd, pools, sizes, self.step_bytes, max_seconds=self.step_seconds,
-                                       on_step=on_step, step_timeout=step_timeout)
+                                       on_step=on_step, step_timeout=step_timeout, write=self.write,
+                                       clock=self.clock)
         for step in steps:
             delta = step.get('st_stats_delta') or {}
             if delta.get('write_ns') and step['seconds']:
@@ -375,7 +380,8 @@ class TapeBenchmark:
 
         def one(segment, op):
             return W.call_with_timeout(
-                lambda: W.filemark_run(fd, views, self.filemark_payload, segment, marker(op)),
+                lambda: W.filemark_run(fd, views, self.filemark_payload, segment, marker(op), write=self.write,
+                                       clock=self.clock),
                 deadline, 'File-mark run')
 
         out = []

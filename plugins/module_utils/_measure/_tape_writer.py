@@ -242,13 +242,14 @@ def write_stream(fd, views, total_bytes, max_seconds=None, write=os.write,
 
 
 def sweep(fd, pools, block_sizes, bytes_per_step, max_seconds=None, write=os.write,
-          on_step=None, step_timeout=None):
+          on_step=None, step_timeout=None, clock=time.monotonic):
     """Block-size x pattern sweep. ``pools`` is ``[(pattern, pool), ...]``.
 
     A block size rejected with EINVAL ends the sweep there: every smaller size
     that worked is kept and ``ceiling_block_size`` is the largest accepted.
     ENOSPC (end of media) ends the sweep too. ``on_step(step)`` runs around
     each step (the benchmark reads st counters there; never log pages).
+    ``write`` and ``clock`` are ``write_stream``'s (tests replay a recorded drive through them).
     Returns ``(steps, ceiling_block_size, stop_reason)``.
     """
     steps = []
@@ -263,7 +264,7 @@ def sweep(fd, pools, block_sizes, bytes_per_step, max_seconds=None, write=os.wri
 
             def run(views=views):  # pylint: disable=dangerous-default-value
                 # Binds this step's views (a late-binding closure would see the last ones).
-                return write_stream(fd, views, bytes_per_step, max_seconds, write=write)
+                return write_stream(fd, views, bytes_per_step, max_seconds, write=write, clock=clock)
 
             if step_timeout:
                 result = call_with_timeout(run, step_timeout, 'Writing %d-byte blocks' % block_size)

@@ -153,7 +153,7 @@ def test_inconclusive_probe_falls_back_to_the_st_driver_version(tmp_path, monkey
 def test_immediate_runs_are_skipped_when_st_has_no_mtweofi(monkeypatch):
     runs = []
 
-    def filemark_run(fd, views, payload, segment, marker):
+    def filemark_run(fd, views, payload, segment, marker, **seam):  # pylint: disable=unused-argument
         runs.append(segment)
         return {'bytes': payload, 'seconds': 1.0, 'marks': 1, 'mb_s': payload / 1e6, 'mark_seconds': 0.1,
                 'error': None}
