@@ -26,8 +26,12 @@ from ansible.module_utils.common.text.converters import to_bytes
 FIXTURES = os.path.join(os.path.dirname(__file__), '..', '..', 'fixtures')
 
 
-class ModuleExit(Exception):
-    """exit_json or fail_json was called; ``result`` is what the module returned."""
+class ModuleExit(SystemExit):
+    """exit_json or fail_json was called; ``result`` is what the module returned.
+
+    A SystemExit, as the sys.exit() that ends exit_json / fail_json is: a module's ``except Exception`` around a
+    call that fails the module does not catch it here either.
+    """
 
     def __init__(self, failed, result):
         super().__init__(result.get('msg'))
