@@ -6,10 +6,9 @@
 
 from __future__ import annotations
 
-from ansible.errors import AnsibleActionFail
-from ansible.plugins.action import ActionBase
 
 from ansible_collections.tapeops.qualify.plugins.module_utils._judge import _fixes
+from ansible_collections.tapeops.qualify.plugins.plugin_utils._action import QualifyAction, host_of
 
 ARGUMENT_SPEC = {
     'run_dir': {'type': 'path', 'required': True},
@@ -18,27 +17,18 @@ ARGUMENT_SPEC = {
 }
 
 
-class ActionModule(ActionBase):
+class ActionModule(QualifyAction):
 
-    TRANSFERS_FILES = False
-    _requires_connection = False
-    _supports_check_mode = True
+    ARGUMENT_SPEC = ARGUMENT_SPEC
+    ERRORS = (_fixes.FixesError,)
 
-    def run(self, tmp=None, task_vars=None):
-        result = super().run(tmp, task_vars)
-        del tmp
-        validation, args = self.validate_argument_spec(argument_spec=ARGUMENT_SPEC)
-        del validation
-        host = args['host'] or (task_vars or {}).get('inventory_hostname') or 'localhost'
-        try:
-            plan = _fixes.plan(args['run_dir'], host, args['software'] or None)
-        except _fixes.FixesError as exc:
-            raise AnsibleActionFail(str(exc))
-        result.update(plan)
-        result['changed'] = False
-        if plan['skipped']:
-            result['msg'] = 'Skipped: %s' % plan['reason']
+    def act(self, args, task_vars):
+        host = args['host'] or host_of(task_vars)
+        result = _fixes.plan(args['run_dir'], host, args['software'] or None)
+        if result['skipped']:
+            result['msg'] = 'Skipped: %s' % result['reason']
             return result
         result['msg'] = '%s: %s; %d fix(es) left to do by hand.' % (
-            host, '; '.join(plan['applied']) if plan['applied'] else 'no fix a role applies', len(plan['manual']))
+            host, '; '.join(result['applied']) if result['applied'] else 'no fix a role applies',
+            len(result['manual']))
         return result

@@ -6,10 +6,9 @@
 
 from __future__ import annotations
 
-from ansible.errors import AnsibleActionFail
-from ansible.plugins.action import ActionBase
 
 from ansible_collections.tapeops.qualify.plugins.module_utils._reporting import _render, _report
+from ansible_collections.tapeops.qualify.plugins.plugin_utils._action import QualifyAction, unwritable
 
 ARGUMENT_SPEC = {
     'report_dir': {'type': 'path', 'required': True},
@@ -23,61 +22,59 @@ ARGUMENT_SPEC = {
 }
 
 
-class ActionModule(ActionBase):
+class ActionModule(QualifyAction):
 
-    TRANSFERS_FILES = False
-    _requires_connection = False
-    _supports_check_mode = True
+    ARGUMENT_SPEC = ARGUMENT_SPEC
 
-    def run(self, tmp=None, task_vars=None):
-        result = super().run(tmp, task_vars)
-        del tmp
-        validation, args = self.validate_argument_spec(argument_spec=ARGUMENT_SPEC)
-        del validation
-        if self._task.check_mode:
+    def act(self, args, task_vars):
+        if self.check_mode:
             docs = _report.load_run(args['report_dir'], args['expected_hosts'])
-            result.update(changed=False, hosts=len(docs),
-                          msg='Check mode: would write summary.md, report.html and junit.xml in %s.' % (
-                              args['report_dir']))
-            return result
+            return {'hosts': len(docs), 'msg': 'Check mode: would write summary.md, report.html and junit.xml in %s.'
+                                               % args['report_dir']}
         try:
             out = _render.write_fleet(args['report_dir'], args['expected_hosts'], args['run'],
                                       tuple(args['fail_on']), compare_to=args['compare_to'],
                                       fail_on_regression=args['fail_on_regression'])
-        except _report.ReportError as exc:
-            raise AnsibleActionFail(str(exc))
         except OSError as exc:
-            raise AnsibleActionFail('Cannot write the reports in %s: %s. Choose a writable qualify_report_dir.' % (
-                args['report_dir'], exc))
-        rows = _report.rows(out['docs'])
-        result['changed'] = True
-        result['paths'] = out['paths']
-        result['fleet'] = [{'host': r['host'], 'drive': r['drive'], 'label': r['label'],
-                            'class': (r['verdict'] or {}).get('class'), 'status': r['status'],
-                            'summary': (r['verdict'] or {}).get('summary') or r['error']} for r in rows]
-        result['failing'] = [{'host': r['host'], 'drive': r['drive'],
-                              'class': (r['verdict'] or {}).get('class'),
-                              'summary': (r['verdict'] or {}).get('summary')} for r in out['failing']]
-        result['missing'] = [d['host'] for d in out['docs'] if d['status'] != _report.STATUS_OK]
-        lines = ['%s %s: %s' % (f['host'], f['drive'] or '-', f['class'] or (f['status'] or '').upper())
-                 for f in result['fleet']]
-        result['msg'] = 'Reports in %s. %s' % (args['report_dir'], '; '.join(lines))
-        comparison = out.get('comparison')
-        result['regressions'] = [{'host': c['host'], 'drive': c['drive'], 'reasons': c['reasons']}
-                                 for c in (comparison or {}).get('changes', []) if c['status'] == 'regressed']
-        if comparison is not None:
-            result['msg'] += '. Since %s: %d regression(s), %d improvement(s)%s' % (
-                comparison['earlier'].get('id') or args['compare_to'], comparison['regressions'],
-                comparison['improvements'], ''.join('; REGRESSED %s %s: %s' % (
-                    r['host'], r['drive'], ', '.join(r['reasons'])) for r in result['regressions']))
-        if args['fail_on_regression'] and result['regressions']:
-            result['failed'] = True
-            result['msg'] = '%d drive(s) regressed since %s (reports written to %s): %s' % (
-                len(result['regressions']), args['compare_to'], args['report_dir'], '; '.join(
-                    '%s %s: %s' % (r['host'], r['drive'], ', '.join(r['reasons'])) for r in result['regressions']))
-        if args['fail_when_failing'] and result['failing']:
-            result['failed'] = True
-            result['msg'] = '%d drive(s) are %s (reports written to %s): %s' % (
-                len(result['failing']), ' or '.join(args['fail_on']), args['report_dir'],
-                '; '.join('%s %s: %s' % (f['host'], f['drive'], f['summary']) for f in result['failing']))
+            raise unwritable('the reports in %s' % args['report_dir'], exc)
+        result = fleet_result(out)
+        result.update(changed=True, paths=out['paths'], msg=message(result, out.get('comparison'), args))
         return result
+
+
+def fleet_result(out):
+    """The result's fleet, failing, missing and regressions of what ``_render.write_fleet`` returned."""
+    rows = _report.rows(out['docs'])
+    return {
+        'fleet': [{'host': r['host'], 'drive': r['drive'], 'label': r['label'],
+                   'class': (r['verdict'] or {}).get('class'), 'status': r['status'],
+                   'summary': (r['verdict'] or {}).get('summary') or r['error']} for r in rows],
+        'failing': [{'host': r['host'], 'drive': r['drive'], 'class': (r['verdict'] or {}).get('class'),
+                     'summary': (r['verdict'] or {}).get('summary')} for r in out['failing']],
+        'missing': [d['host'] for d in out['docs'] if d['status'] != _report.STATUS_OK],
+        'regressions': [{'host': c['host'], 'drive': c['drive'], 'reasons': c['reasons']}
+                        for c in (out.get('comparison') or {}).get('changes', []) if c['status'] == 'regressed'],
+    }
+
+
+def message(result, comparison, args):
+    """The task's message; sets ``failed`` when a regression or a failing drive fails the task by the options."""
+    lines = ['%s %s: %s' % (f['host'], f['drive'] or '-', f['class'] or (f['status'] or '').upper())
+             for f in result['fleet']]
+    msg = 'Reports in %s. %s' % (args['report_dir'], '; '.join(lines))
+    if comparison is not None:
+        msg += '. Since %s: %d regression(s), %d improvement(s)%s' % (
+            comparison['earlier'].get('id') or args['compare_to'], comparison['regressions'],
+            comparison['improvements'], ''.join('; REGRESSED %s %s: %s' % (
+                r['host'], r['drive'], ', '.join(r['reasons'])) for r in result['regressions']))
+    if args['fail_on_regression'] and result['regressions']:
+        result['failed'] = True
+        msg = '%d drive(s) regressed since %s (reports written to %s): %s' % (
+            len(result['regressions']), args['compare_to'], args['report_dir'], '; '.join(
+                '%s %s: %s' % (r['host'], r['drive'], ', '.join(r['reasons'])) for r in result['regressions']))
+    if args['fail_when_failing'] and result['failing']:
+        result['failed'] = True
+        msg = '%d drive(s) are %s (reports written to %s): %s' % (
+            len(result['failing']), ' or '.join(args['fail_on']), args['report_dir'],
+            '; '.join('%s %s: %s' % (f['host'], f['drive'], f['summary']) for f in result['failing']))
+    return msg

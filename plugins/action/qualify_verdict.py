@@ -7,10 +7,10 @@
 from __future__ import annotations
 
 from ansible.errors import AnsibleActionFail
-from ansible.plugins.action import ActionBase
 
 from ansible_collections.tapeops.qualify.plugins.module_utils import _records
 from ansible_collections.tapeops.qualify.plugins.module_utils._reporting import _report
+from ansible_collections.tapeops.qualify.plugins.plugin_utils._action import QualifyAction, host_of, unwritable
 
 ARGUMENT_SPEC = {
     'report_dir': {'type': 'path', 'required': True},
@@ -32,37 +32,33 @@ ARGUMENT_SPEC = {
 }
 
 
-class ActionModule(ActionBase):
+class ActionModule(QualifyAction):
 
-    TRANSFERS_FILES = False
-    _requires_connection = False
-    _supports_check_mode = True
+    ARGUMENT_SPEC = ARGUMENT_SPEC
+    ERRORS = (ValueError,)   # the assembly's, on measurements it cannot judge: they say which
 
-    def run(self, tmp=None, task_vars=None):
-        result = super().run(tmp, task_vars)
-        del tmp
-        validation, args = self.validate_argument_spec(argument_spec=ARGUMENT_SPEC)
-        del validation
-        host = (task_vars or {}).get('inventory_hostname') or 'localhost'
+    def act(self, args, task_vars):
+        host = host_of(task_vars)
         path = _report.host_json_path(args['report_dir'], host)
         try:
             measured = records_of(args)
         except _records.RecordError as exc:
             raise AnsibleActionFail('%s Pass the registered result of the module as it is.' % exc)
         doc = self._document(host, args, measured)
-        result['verdicts'] = [dict(v, id=v['drive']) for v in doc['verdicts']]
-        result['drive_errors'] = [{'id': d['id'], 'error': d['error']} for d in doc['drives'] if d.get('error')]
-        result['worst_class'] = doc['worst_class']
-        result['status'] = doc['status']
-        result['path'] = path
-        if self._task.check_mode:
-            result['changed'] = False
+        result = {
+            'verdicts': [dict(v, id=v['drive']) for v in doc['verdicts']],
+            'drive_errors': [{'id': d['id'], 'error': d['error']} for d in doc['drives'] if d.get('error')],
+            'worst_class': doc['worst_class'],
+            'status': doc['status'],
+            'path': path,
+        }
+        if self.check_mode:
             result['msg'] = 'Check mode: would write %s.' % path
             return result
         try:
             _report.write_host(args['report_dir'], doc)
         except OSError as exc:
-            raise AnsibleActionFail('Cannot write %s: %s. Choose a writable qualify_report_dir.' % (path, exc))
+            raise unwritable(path, exc)
         result['changed'] = True
         result['msg'] = '; '.join('%s: %s' % (v['id'], v['summary']) for v in result['verdicts']) or (
             doc['error'] or 'no verdict')
@@ -76,15 +72,12 @@ class ActionModule(ActionBase):
                 host, _report.STATUS_FAILED, source=measured['source'], run=args['run'], host_facts=args['host_facts'],
                 preflight=measured['preflight'], error=args['error'] or 'The host failed before its verdict.',
                 media=measured['media'], mechanics=measured['mechanics'])
-        try:
-            return _report.assemble(
-                host, drives_info=measured['drives'], source=measured['source'], write_results=measured['writes'],
-                drive_settings=args['drive_settings'], backup=args['backup'], memory_total_mb=args['memory_total_mb'],
-                options=dict(args['options']), target_generation=args['target_generation'], run=args['run'],
-                preflight=measured['preflight'], host_facts=args['host_facts'], media=measured['media'],
-                mechanics=measured['mechanics'])
-        except (_report.ReportError, ValueError) as exc:
-            raise AnsibleActionFail(str(exc))
+        return _report.assemble(
+            host, drives_info=measured['drives'], source=measured['source'], write_results=measured['writes'],
+            drive_settings=args['drive_settings'], backup=args['backup'], memory_total_mb=args['memory_total_mb'],
+            options=dict(args['options']), target_generation=args['target_generation'], run=args['run'],
+            preflight=measured['preflight'], host_facts=args['host_facts'], media=measured['media'],
+            mechanics=measured['mechanics'])
 
 
 def records_of(args):

@@ -6,11 +6,10 @@
 
 from __future__ import annotations
 
-from ansible.errors import AnsibleActionFail
-from ansible.plugins.action import ActionBase
 
 from ansible_collections.tapeops.qualify.plugins.module_utils._judge import _drive_model
 from ansible_collections.tapeops.qualify.plugins.module_utils._judge import _forecast
+from ansible_collections.tapeops.qualify.plugins.plugin_utils._action import QualifyAction
 
 ARGUMENT_SPEC = {
     'drive': {'type': 'dict', 'required': True},
@@ -45,31 +44,22 @@ def drive_spec(drive):
                                interface=drive.get('interface'), overrides=overrides)
 
 
-class ActionModule(ActionBase):
+class ActionModule(QualifyAction):
 
-    TRANSFERS_FILES = False
-    _requires_connection = False
-    _supports_check_mode = True
+    ARGUMENT_SPEC = ARGUMENT_SPEC
+    MUTUALLY_EXCLUSIVE = MUTUALLY_EXCLUSIVE
+    REQUIRED_ONE_OF = REQUIRED_ONE_OF
+    ERRORS = (ValueError,)   # drive_spec's and the model's: they name the option and what it takes
 
-    def run(self, tmp=None, task_vars=None):
-        result = super().run(tmp, task_vars)
-        del tmp
-        validation, args = self.validate_argument_spec(
-            argument_spec=ARGUMENT_SPEC, mutually_exclusive=MUTUALLY_EXCLUSIVE, required_one_of=REQUIRED_ONE_OF)
-        del validation
-        try:
-            spec = drive_spec(args['drive'])
-            forecast = _forecast.forecast(
-                spec, feed_mb_s=args['feed_mb_s'], feed_series_mb_s=args['feed_series_mb_s'],
-                tape_ratio=args['tape_ratio'], path_mb_s=args['path_mb_s'], segment_size_mb=args['segment_size_mb'],
-                filemark_mode=args['filemark_mode'], filemark_seconds=args['filemark_seconds'],
-                data_gb=args['data_gb'], block_size_bytes=args['block_size_bytes'], streams=args['streams'],
-                min_samples=args['min_samples'], trace=args['trace'])
-        except ValueError as exc:
-            raise AnsibleActionFail(str(exc))
+    def act(self, args, task_vars):
+        spec = drive_spec(args['drive'])
+        result = _forecast.forecast(
+            spec, feed_mb_s=args['feed_mb_s'], feed_series_mb_s=args['feed_series_mb_s'],
+            tape_ratio=args['tape_ratio'], path_mb_s=args['path_mb_s'], segment_size_mb=args['segment_size_mb'],
+            filemark_mode=args['filemark_mode'], filemark_seconds=args['filemark_seconds'],
+            data_gb=args['data_gb'], block_size_bytes=args['block_size_bytes'], streams=args['streams'],
+            min_samples=args['min_samples'], trace=args['trace'])
         if not args['trace']:
-            forecast.pop('trace', None)
-        result.update(forecast)
+            result.pop('trace', None)
         result['drive_model'] = spec.as_dict()
-        result['changed'] = False
         return result

@@ -1,0 +1,75 @@
+# Copyright (c) tapeops.qualify contributors
+# GNU General Public License v3.0+ (see COPYING or https://www.gnu.org/licenses/gpl-3.0.txt)
+# SPDX-License-Identifier: GPL-3.0-or-later
+
+"""What the collection's action plugins share (as community.crypto's plugin_utils/action_module.py).
+
+Private to this collection: may change without notice.
+
+The action plugins (qualify_verdict, qualify_report, qualify_fixes_info,
+streaming_forecast) work on data on the controller: no connection, no file
+transferred, check mode supported. ``QualifyAction`` does what they all do
+around their own work, so each plugin holds only that work (``act``):
+
+- validates the task's arguments against the plugin's ``ARGUMENT_SPEC`` (with
+  its ``MUTUALLY_EXCLUSIVE`` and ``REQUIRED_ONE_OF``); a bad argument fails the
+  task with ansible-core's message, in check mode too;
+- calls ``act(args, task_vars)``, which returns the keys of the result
+  (``changed`` defaults to False);
+- fails the task with the message of any error the collection raises on
+  purpose (``_errors.TapeopsError``) or of the plugin's ``ERRORS`` (parse
+  and model errors that derive from ValueError), never with a traceback: the
+  messages already say what to do.
+"""
+
+from __future__ import annotations
+
+from ansible.errors import AnsibleActionFail
+from ansible.plugins.action import ActionBase
+
+from ansible_collections.tapeops.qualify.plugins.module_utils._errors import TapeopsError
+
+
+class QualifyAction(ActionBase):
+    """Base of the collection's action plugins; see the module docstring."""
+
+    TRANSFERS_FILES = False
+    _requires_connection = False
+    _supports_check_mode = True
+
+    ARGUMENT_SPEC = {}
+    MUTUALLY_EXCLUSIVE = None
+    REQUIRED_ONE_OF = None
+    # errors besides TapeopsError whose message is the task's (they say what to do)
+    ERRORS = ()
+
+    def run(self, tmp=None, task_vars=None):
+        result = super().run(tmp, task_vars)
+        del tmp
+        dummy, args = self.validate_argument_spec(
+            argument_spec=self.ARGUMENT_SPEC, mutually_exclusive=self.MUTUALLY_EXCLUSIVE,
+            required_one_of=self.REQUIRED_ONE_OF)
+        try:
+            result.update(self.act(args, task_vars or {}))
+        except (TapeopsError, ) + tuple(self.ERRORS) as exc:
+            raise AnsibleActionFail(str(exc))
+        result.setdefault('changed', False)
+        return result
+
+    @property
+    def check_mode(self):
+        return bool(self._task.check_mode)
+
+    def act(self, args, task_vars):
+        """The plugin's work: the keys of its result, from the validated ``args``."""
+        raise NotImplementedError
+
+
+def host_of(task_vars):
+    """The host the task runs for (``inventory_hostname``; localhost when there is none)."""
+    return (task_vars or {}).get('inventory_hostname') or 'localhost'
+
+
+def unwritable(path, exc):
+    """The failure when the reports cannot be written to ``path``."""
+    return AnsibleActionFail('Cannot write %s: %s. Choose a writable qualify_report_dir.' % (path, exc))
