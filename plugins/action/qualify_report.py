@@ -28,7 +28,7 @@ class ActionModule(QualifyAction):
 
     def act(self, args, task_vars):
         if self.check_mode:
-            docs = _report.load_run(args['report_dir'], args['expected_hosts'])
+            docs = _render.read_run(args['report_dir'], args['expected_hosts'])
             return {'hosts': len(docs), 'msg': 'Check mode: would write summary.md, report.html and junit.xml in %s.'
                                                % args['report_dir']}
         try:

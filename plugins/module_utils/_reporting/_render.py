@@ -249,6 +249,14 @@ def write_host_pages(run_dir, docs, run, charts):
     return links
 
 
+def read_run(run_dir, expected_hosts=None):
+    """The host documents of ``run_dir`` (``_report.load_run``); a ReportError when the directory does not exist."""
+    if not os.path.isdir(run_dir):
+        raise _report.ReportError('Run directory %s does not exist: run the qualify playbook first, or point '
+                                  'qualify_run_dir at an existing run.' % run_dir)
+    return _report.load_run(run_dir, expected_hosts)
+
+
 def write_fleet(run_dir, expected_hosts=None, run=None, fail_on=_report.DEFAULT_FAIL_ON, compare_to=None,
                 fail_on_regression=False):
     """Write summary.md, report.html, junit.xml and the host pages from the run's JSON files.
@@ -263,10 +271,7 @@ def write_fleet(run_dir, expected_hosts=None, run=None, fail_on=_report.DEFAULT_
 
     Returns {'docs', 'paths', 'failing', 'comparison'}.
     """
-    if not os.path.isdir(run_dir):
-        raise _report.ReportError('Run directory %s does not exist: run the qualify playbook first, or point '
-                                  'qualify_run_dir at an existing run.' % run_dir)
-    docs = _report.load_run(run_dir, expected_hosts)
+    docs = read_run(run_dir, expected_hosts)
     if not run:
         run = next((d.get('run') for d in docs if d.get('run')), {}) or {}
     try:

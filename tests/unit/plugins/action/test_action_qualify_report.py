@@ -1,0 +1,183 @@
+# Copyright (c) tapeops.qualify contributors
+# GNU General Public License v3.0+ (see COPYING or https://www.gnu.org/licenses/gpl-3.0.txt)
+# SPDX-License-Identifier: GPL-3.0-or-later
+"""The qualify_report action's main path: run() on the recorded lab runs' run directories.
+
+A run directory is laid out as the qualify playbook leaves it (<run>/hosts/<host>.json) from the recorded
+lab runs in tests/unit/fixtures/lab_runs/ (README.md there): 20261124-quick-v2 (version 2 documents) and
+20261123-quick (version 1, converted on load). The recorded runs hold the host documents, not the
+rendered reports, so the reports are checked against the documents: each drive's class and numbers in
+summary.md's table and in junit.xml are the recorded verdict's (the READMEs' tables), each summary the
+recorded verdict's words.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import xml.etree.ElementTree as ET
+
+import pytest
+
+from ansible_collections.tapeops.qualify.plugins.action import qualify_report
+
+from action_harness import LAB_RUN_V1, LAB_RUN_V2, recorded, run_action
+
+HOSTS = ('lab-ma1', 'lab-ma2', 'lab-ma3')
+CLASSES = {'lab-ma1': 'STREAMING', 'lab-ma2': 'SPEED-MATCHED', 'lab-ma3': 'SHOE-SHINING'}
+
+
+def lay_out(run, target):
+    """The recorded run as the qualify playbook leaves it: <target>/hosts/<host>.json."""
+    os.makedirs(os.path.join(target, 'hosts'))
+    for host in HOSTS:
+        shutil.copy(os.path.join(run, '%s.json' % host), os.path.join(target, 'hosts'))
+    return target
+
+
+@pytest.fixture(scope='module')
+def v2_report(tmp_path_factory):
+    run_dir = lay_out(LAB_RUN_V2, str(tmp_path_factory.mktemp('v2')))
+    failed, result = run_action(qualify_report, {'report_dir': run_dir, 'expected_hosts': list(HOSTS) + ['lab-ma4']})
+    return run_dir, failed, result
+
+
+def test_the_result_names_each_drive_with_the_recorded_verdict(v2_report):
+    run_dir, failed, result = v2_report
+    assert not failed and result['changed'] is True
+    summaries = dict((h, recorded(LAB_RUN_V2, h)['verdicts'][0]['summary']) for h in HOSTS)
+    assert result['fleet'] == [
+        {'host': h, 'drive': '/dev/nst0', 'label': label, 'class': CLASSES[h], 'status': 'ok', 'summary': summaries[h]}
+        for h, label in (('lab-ma1', 'LTO-5'), ('lab-ma2', 'LTO-6'), ('lab-ma3', 'LTO-8 FH'))] + [
+        {'host': 'lab-ma4', 'drive': None, 'label': None, 'class': None, 'status': 'missing',
+         'summary': 'No result: the host was unreachable or failed before its verdict (see the play output); '
+                    're-run with -l lab-ma4.'}]
+    assert result['failing'] == [{'host': 'lab-ma3', 'drive': '/dev/nst0', 'class': 'SHOE-SHINING',
+                                  'summary': summaries['lab-ma3']}]
+    assert result['missing'] == ['lab-ma4'] and result['regressions'] == []
+    assert result['msg'] == ('Reports in %s. lab-ma1 /dev/nst0: STREAMING; lab-ma2 /dev/nst0: SPEED-MATCHED; '
+                             'lab-ma3 /dev/nst0: SHOE-SHINING; lab-ma4 -: MISSING' % run_dir)
+    assert result['paths']['markdown'] == os.path.join(run_dir, 'summary.md')
+    assert sorted(os.listdir(run_dir)) == ['hosts', 'junit.xml', 'report.html', 'summary.md']
+    assert sorted(os.listdir(os.path.join(run_dir, 'hosts'))) == sorted(
+        ['%s.%s' % (h, ext) for h in HOSTS for ext in ('html', 'json')])
+
+
+def test_summary_md_has_the_recorded_numbers(v2_report):
+    run_dir = v2_report[0]
+    with open(os.path.join(run_dir, 'summary.md'), encoding='utf-8') as handle:
+        markdown = handle.read()
+    # 20261124-quick-v2/README.md: sustained / mean, floor / full, drive path, feed now per host
+    assert ('| lab-ma1 | /dev/nst0 (LTO-5) | **STREAMING** | 1.9 / 80.0 | 2.0 / 7.1 | 7.4 | 7.1 | '
+            'Give the host at least 1024 MB of RAM |') in markdown
+    assert ('| lab-ma2 | /dev/nst0 (LTO-6) | **SPEED-MATCHED** | 6.6 / 16.0 | 13.7 / 40.6 | 36.1 | 15.6 | '
+            'Make the host-to-drive path faster |') in markdown
+    assert ('| lab-ma3 | /dev/nst0 (LTO-8 FH) | **SHOE-SHINING** | 1.8 / 2.9 | 11.4 / 36.5 | 14.8 | 2.8 | '
+            'Make the host-to-drive path faster |') in markdown
+    assert '**4 host(s), 3 drive verdict(s):** MISSING 1, SHOE-SHINING 1, SPEED-MATCHED 1, STREAMING 1' in markdown
+    assert 'id 20261124T021259Z, mode qualify, profile quick.' in markdown
+
+
+def test_junit_fails_the_shoe_shining_drive_and_errs_the_missing_host(v2_report):
+    run_dir = v2_report[0]
+    suites = ET.parse(os.path.join(run_dir, 'junit.xml')).getroot()
+    assert (suites.get('tests'), suites.get('failures'), suites.get('errors')) == ('4', '1', '1')
+    cases = dict((c.get('classname'), c) for c in suites.iter('testcase'))
+    assert sorted(cases) == sorted(HOSTS + ('lab-ma4',))
+    for host in HOSTS:
+        props = dict((p.get('name'), p.get('value')) for p in cases[host].iter('property'))
+        numbers = recorded(LAB_RUN_V2, host)['verdicts'][0]['numbers']
+        assert props['class'] == CLASSES[host]
+        assert props['feed_now_mb_s'] == str(numbers['feed_now_mb_s'])
+        assert props['need_floor_mb_s'] == str(numbers['need_floor_mb_s'])
+    assert cases['lab-ma3'].find('failure') is not None and cases['lab-ma1'].find('failure') is None
+    assert cases['lab-ma4'].find('error') is not None
+
+
+def test_report_html_holds_every_drives_summary(v2_report):
+    run_dir = v2_report[0]
+    with open(os.path.join(run_dir, 'report.html'), encoding='utf-8') as handle:
+        page = handle.read()
+    for host in HOSTS:
+        assert recorded(LAB_RUN_V2, host)['verdicts'][0]['summary'] in page
+        assert 'hosts/%s.html' % host in page
+
+
+def test_regressions_since_the_v1_run_fail_the_task_when_asked(tmp_path):
+    """The v2 run compared with the v1 run of the day before: lab-ma2 and lab-ma3 got slower (both READMEs)."""
+    earlier = lay_out(LAB_RUN_V1, str(tmp_path / 'earlier'))
+    run_dir = lay_out(LAB_RUN_V2, str(tmp_path / 'now'))
+    failed, result = run_action(qualify_report, {'report_dir': run_dir, 'compare_to': earlier,
+                                                 'fail_on_regression': True})
+    assert failed
+    assert result['regressions'] == [
+        {'host': 'lab-ma2', 'drive': '/dev/nst0', 'reasons': ['backup rate (forecast) 19.8 -> 15.6 MB/s (-21.2 %)',
+                                                             'sources sustained 18.7 -> 6.6 MB/s (-64.7 %)']},
+        {'host': 'lab-ma3', 'drive': '/dev/nst0', 'reasons': ['drive path 30.5 -> 13.8 MB/s (-54.8 %)',
+                                                             'sources sustained 2.8 -> 1.8 MB/s (-35.7 %)']}]
+    assert result['msg'].startswith('2 drive(s) regressed since %s (reports written to %s): lab-ma2 /dev/nst0: '
+                                    'backup rate (forecast) 19.8 -> 15.6 MB/s' % (earlier, run_dir))
+    assert os.path.exists(os.path.join(run_dir, 'summary.md'))     # written before the task fails
+
+
+def test_fail_when_failing_names_the_shoe_shining_drive(tmp_path):
+    run_dir = lay_out(LAB_RUN_V1, str(tmp_path))
+    failed, result = run_action(qualify_report, {'report_dir': run_dir, 'fail_when_failing': True})
+    assert failed
+    assert result['msg'] == '1 drive(s) are SHOE-SHINING or MISCONFIGURED (reports written to %s): lab-ma3 /dev/nst0: %s' % (
+        run_dir, recorded(LAB_RUN_V1, 'lab-ma3')['drives'][0]['verdict']['summary'])
+
+
+def test_check_mode_counts_the_hosts_and_writes_nothing(tmp_path):
+    run_dir = lay_out(LAB_RUN_V2, str(tmp_path))
+    failed, result = run_action(qualify_report, {'report_dir': run_dir}, check_mode=True)
+    assert (failed, result['changed'], result['hosts']) == (False, False, 3)
+    assert result['msg'] == 'Check mode: would write summary.md, report.html and junit.xml in %s.' % run_dir
+    assert os.listdir(run_dir) == ['hosts']
+
+
+# --------------------------------------------------------------- bad input
+
+@pytest.mark.parametrize('check_mode', [False, True])
+def test_a_run_dir_that_does_not_exist_fails_in_both_modes(tmp_path, check_mode):
+    failed, result = run_action(qualify_report, {'report_dir': str(tmp_path / 'nope')}, check_mode=check_mode)
+    assert failed and result['msg'] == (
+        'Run directory %s/nope does not exist: run the qualify playbook first, or point qualify_run_dir at an '
+        'existing run.' % tmp_path)
+    assert not os.path.exists(str(tmp_path / 'nope'))
+
+
+def test_missing_and_wrong_arguments_fail_with_ansibles_message(tmp_path):
+    assert run_action(qualify_report, {}) == (True, {'failed': True, 'msg': 'missing required arguments: report_dir'})
+    failed, result = run_action(qualify_report, {'report_dir': str(tmp_path), 'fail_on': ['SLOW']})
+    assert failed and result['msg'].startswith('value of fail_on must be one or more of: ')
+    failed, result = run_action(qualify_report, {'report_dir': str(tmp_path), 'compare_to': str(tmp_path)})
+    assert failed and result['msg'] == (
+        "qualify_compare_to is this run's own directory (%s): give an earlier run." % tmp_path)
+
+
+def test_a_newer_and_a_truncated_document_are_failed_hosts_with_the_reason(tmp_path):
+    """Neither stops the report: each host is a FAILED row saying why, the JUnit an error."""
+    run_dir = lay_out(LAB_RUN_V2, str(tmp_path))
+    newer = recorded(LAB_RUN_V2, 'lab-ma2')
+    newer['schema_version'] = 3
+    with open(os.path.join(run_dir, 'hosts', 'lab-ma2.json'), 'w', encoding='utf-8') as handle:
+        json.dump(newer, handle)
+    with open(os.path.join(LAB_RUN_V2, 'lab-ma3.json'), encoding='utf-8') as handle:
+        text = handle.read()
+    with open(os.path.join(run_dir, 'hosts', 'lab-ma3.json'), 'w', encoding='utf-8') as handle:
+        handle.write(text[:len(text) // 2])      # cut off half-way, as a full disk would leave it
+    failed, result = run_action(qualify_report, {'report_dir': run_dir})
+    assert not failed
+    by_host = dict((f['host'], f) for f in result['fleet'])
+    assert by_host['lab-ma1']['class'] == 'STREAMING'
+    assert by_host['lab-ma2']['status'] == 'failed' and by_host['lab-ma2']['summary'] == (
+        '%s/hosts/lab-ma2.json has schema version 3, but this collection reads schema_version 2 (and converts '
+        'tapeops.qualify/host-report/v1): it was written by a newer tapeops.qualify: report it with that version.'
+        % run_dir)
+    assert by_host['lab-ma3']['status'] == 'failed'
+    assert by_host['lab-ma3']['summary'].startswith('Cannot read %s/hosts/lab-ma3.json (' % run_dir)
+    assert by_host['lab-ma3']['summary'].endswith('): delete it and re-run this host.')
+    assert result['missing'] == ['lab-ma2', 'lab-ma3']
+    assert result['msg'].endswith('lab-ma1 /dev/nst0: STREAMING; lab-ma2 -: FAILED; lab-ma3 -: FAILED')
