@@ -28,7 +28,7 @@ LAB_RUN_V2 = os.path.join(FIXTURES, 'lab_runs', '20261124-quick-v2')
 
 
 def recorded(run, host):
-    """The host's document of a recorded lab run as the qualify_verdict action wrote it (tests/unit/fixtures/lab_runs/)."""
+    """The host's document of a recorded lab run (tests/unit/fixtures/lab_runs/), as qualify_verdict wrote it."""
     with open(os.path.join(run, '%s.json' % host), encoding='utf-8') as handle:
         return json.load(handle)
 

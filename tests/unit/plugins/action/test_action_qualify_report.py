@@ -112,10 +112,11 @@ def test_regressions_since_the_v1_run_fail_the_task_when_asked(tmp_path):
                                                  'fail_on_regression': True})
     assert failed
     assert result['regressions'] == [
-        {'host': 'lab-ma2', 'drive': '/dev/nst0', 'reasons': ['backup rate (forecast) 19.8 -> 15.6 MB/s (-21.2 %)',
-                                                             'sources sustained 18.7 -> 6.6 MB/s (-64.7 %)']},
-        {'host': 'lab-ma3', 'drive': '/dev/nst0', 'reasons': ['drive path 30.5 -> 13.8 MB/s (-54.8 %)',
-                                                             'sources sustained 2.8 -> 1.8 MB/s (-35.7 %)']}]
+        {'host': 'lab-ma2', 'drive': '/dev/nst0',
+         'reasons': ['backup rate (forecast) 19.8 -> 15.6 MB/s (-21.2 %)',
+                     'sources sustained 18.7 -> 6.6 MB/s (-64.7 %)']},
+        {'host': 'lab-ma3', 'drive': '/dev/nst0',
+         'reasons': ['drive path 30.5 -> 13.8 MB/s (-54.8 %)', 'sources sustained 2.8 -> 1.8 MB/s (-35.7 %)']}]
     assert result['msg'].startswith('2 drive(s) regressed since %s (reports written to %s): lab-ma2 /dev/nst0: '
                                     'backup rate (forecast) 19.8 -> 15.6 MB/s' % (earlier, run_dir))
     assert os.path.exists(os.path.join(run_dir, 'summary.md'))     # written before the task fails
@@ -125,8 +126,9 @@ def test_fail_when_failing_names_the_shoe_shining_drive(tmp_path):
     run_dir = lay_out(LAB_RUN_V1, str(tmp_path))
     failed, result = run_action(qualify_report, {'report_dir': run_dir, 'fail_when_failing': True})
     assert failed
-    assert result['msg'] == '1 drive(s) are SHOE-SHINING or MISCONFIGURED (reports written to %s): lab-ma3 /dev/nst0: %s' % (
-        run_dir, recorded(LAB_RUN_V1, 'lab-ma3')['drives'][0]['verdict']['summary'])
+    assert result['msg'] == (
+        '1 drive(s) are SHOE-SHINING or MISCONFIGURED (reports written to %s): lab-ma3 /dev/nst0: %s' % (
+            run_dir, recorded(LAB_RUN_V1, 'lab-ma3')['drives'][0]['verdict']['summary']))
 
 
 def test_check_mode_counts_the_hosts_and_writes_nothing(tmp_path):

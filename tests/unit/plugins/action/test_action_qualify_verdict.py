@@ -133,6 +133,7 @@ def test_a_report_dir_it_cannot_write_fails_saying_so(tmp_path):
     blocker = tmp_path / 'file'
     blocker.write_text('not a directory')
     doc = recorded(LAB_RUN_V2, 'lab-ma1')
-    failed, result = run_action(qualify_verdict, task_args(doc, str(blocker / 'run')), {'inventory_hostname': 'lab-ma1'})
+    failed, result = run_action(qualify_verdict, task_args(doc, str(blocker / 'run')),
+                                {'inventory_hostname': 'lab-ma1'})
     assert failed and result['msg'].startswith('Cannot write %s/run/hosts/lab-ma1.json: ' % blocker)
     assert result['msg'].endswith('. Choose a writable qualify_report_dir.')
