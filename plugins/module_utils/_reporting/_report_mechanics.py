@@ -112,20 +112,26 @@ def markdown(docs):
 
 
 def _notes(mech):
-    notes = [w['text'] for w in mech.get('size_warnings') or []]
+    """The notes under a drive's tables, in words (``_words.mechanics_note``)."""
+    return [_words.mechanics_note(note) for note in notes(mech)]
+
+
+def notes(mech):
+    """What a drive's mechanics leave to note, as data: the size warnings, file marks not written, a locate not
+    measured, a cartridge not put back, the target's times taken as measured or scaled."""
+    out = [{'id': 'size_warning', 'text': w['text']} for w in mech.get('size_warnings') or []]
     marks = mech.get('filemarks') or {}
     if marks.get('refused'):
-        notes.append('No file marks were written (%s): %s' % (marks.get('reason'), marks.get('msg')))
+        out.append({'id': 'filemarks_refused', 'reason': marks.get('reason'), 'msg': marks.get('msg')})
     if mech.get('locate_error'):
-        notes.append('Locate not measured: %s' % mech['locate_error'])
+        out.append({'id': 'locate_not_measured', 'error': mech['locate_error']})
     if mech.get('restored') is False:
-        notes.append('The cartridge %s is NOT back where it started (%s): put it back by hand.' % (
-            mech.get('barcode'), mech.get('final_location')))
+        out.append({'id': 'not_restored', 'barcode': mech.get('barcode'), 'where': mech.get('final_location')})
     target = (mech.get('forecast') or {}).get('target') or {}
     for op, scaling in sorted((target.get('scaling') or {}).items()):
         if op in _mechanics.MODEL_FIELD:
-            notes.append('Target %s: %s.' % (op, scaling.get('basis')))
-    return notes
+            out.append({'id': 'target_scaling', 'operation': op, 'basis': scaling.get('basis')})
+    return out
 
 
 def chart_bars(mech, width=560, bar_px=16):

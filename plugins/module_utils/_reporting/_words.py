@@ -95,6 +95,24 @@ def basis(data):
 
 
 # ---------------------------------------------------------------------------
+# the mechanics section's notes (_report_mechanics.notes decides, as data)
+
+MECHANICS_NOTES = {
+    'size_warning': lambda n: n['text'],
+    'filemarks_refused': lambda n: 'No file marks were written (%s): %s' % (n['reason'], n['msg']),
+    'locate_not_measured': lambda n: 'Locate not measured: %s' % n['error'],
+    'not_restored': lambda n: 'The cartridge %s is NOT back where it started (%s): put it back by hand.' % (
+        n['barcode'], n['where']),
+    'target_scaling': lambda n: 'Target %s: %s.' % (n['operation'], n['basis']),
+}
+
+
+def mechanics_note(note):
+    """One note of a drive's mechanics, in words."""
+    return MECHANICS_NOTES[note['id']](note)
+
+
+# ---------------------------------------------------------------------------
 # comparison with an earlier run (_compare decides, as data)
 
 COMPARED_NUMBERS = {

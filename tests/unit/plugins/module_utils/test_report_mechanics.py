@@ -99,6 +99,22 @@ def test_a_cartridge_not_put_back_is_an_error_finding():
     assert findings[0]['severity'] == 'error' and 'MA1001L5' in findings[0]['text']
 
 
+def test_the_notes_are_data_and_words_says_them():
+    result = mechanics_result({}, restored=False)
+    result['filemarks'] = {'written': False, 'refused': True, 'reason': 'media_has_data', 'msg': 'holds data'}
+    result['locate_error'] = 'mt fsf 4 failed'
+    mech = _report_mechanics.mechanics_section(result)[0]
+    notes = _report_mechanics.notes(mech)
+    assert [n['id'] for n in notes] == ['filemarks_refused', 'locate_not_measured', 'not_restored'] + [
+        'target_scaling'] * 4
+    # the target's times the drive model has a figure for (_mechanics.MODEL_FIELD), in name order
+    assert [n['operation'] for n in notes[3:]] == ['load_ready', 'locate', 'rewind', 'unload']
+    assert notes[2] == {'id': 'not_restored', 'barcode': 'MA1001L5', 'where': {'where': 'drive', 'element': 0}}
+    assert [_words.mechanics_note(n) for n in notes[:3]] == [
+        'No file marks were written (media_has_data): holds data', 'Locate not measured: mt fsf 4 failed',
+        "The cartridge MA1001L5 is NOT back where it started ({'where': 'drive', 'element': 0}): put it back by hand."]
+
+
 def test_failed_refused_and_check_mode_results_are_recorded():
     failed = _report_mechanics.mechanics_section({'failed': False, 'failed_when_result': False, 'reason': 'drive_full',
                                                   'msg': 'Drive 0 holds another cartridge', 'device': '/dev/nst0'})
