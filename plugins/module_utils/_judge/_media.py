@@ -499,94 +499,21 @@ def summarize(libraries, spec, drives_kept=DEFAULT_DRIVES_KEPT, fill_fraction=DE
               'capacity_gb': dict((c, 0) for c in CLASSES)}
     findings = []
     for lib in libraries:
-        counts = dict((c, 0) for c in CLASSES + ('unknown', 'cleaning', 'diagnostic'))
-        capacity = dict((c, 0) for c in CLASSES)
-        by_generation = {}
-        stranded, read_only, unknown, cleaning = [], [], [], []
-        for cart in lib['cartridges']:
-            if cart['kind'] == 'cleaning':
-                counts['cleaning'] += 1
-                cleaning.append({'barcode': cart['barcode'], 'where': _location_text(cart.get('location')),
-                                 'universal': cart['cleaning']['universal'],
-                                 'for_generation': cart['cleaning']['for_generation'],
-                                 'flag': cart['cleaning']['flag']})
-                continue
-            if cart['kind'] == 'diagnostic':
-                counts['diagnostic'] += 1
-                continue
-            cls = compatibility(cart['media'], spec)
-            cart['class'] = cls
-            key = cart['media'] or 'unknown'
-            by_generation[key] = by_generation.get(key, 0) + 1
-            if cls is None:
-                counts['unknown'] += 1
-                unknown.append({'barcode': cart['barcode'], 'where': _location_text(cart.get('location')),
-                                'note': cart['note']})
-                continue
-            counts[cls] += 1
-            capacity[cls] += cart['capacity_gb'] or 0
-            row = {'barcode': cart['barcode'], 'media': cart['media'], 'worm': cart['worm'],
-                   'basis': cart['basis'], 'where': _location_text(cart.get('location')),
-                   'element': (cart.get('location') or {}).get('element'),
-                   'capacity_gb': cart['capacity_gb']}
-            if cls == STRANDED:
-                stranded.append(row)
-                all_stranded.append(cart)
-            elif cls == READ:
-                read_only.append(row)
-        stranded_media = sorted(set(r['media'] for r in stranded), key=lambda m: _LABEL_DENSITY[m])
-        keep = {'required': bool(stranded), 'readers': drives_that_read(stranded_media) if stranded else [],
-                'why': None}
-        if stranded:
-            readers = keep['readers']
-            keep['why'] = ('%d cartridge%s (%s) the %s cannot read: keep a drive that reads %s (%s) in this library '
-                           'until they are copied or expire' % (
-                               len(stranded), '' if len(stranded) == 1 else 's', ', '.join(stranded_media),
-                               spec.label, ' and '.join(stranded_media),
-                               ', '.join('LTO-%d' % g for g in readers) if readers else
-                               'no single generation reads them all: one drive per media ID'))
-        elif read_only:
-            keep['why'] = ('%d cartridge%s the %s reads but cannot write: no old drive needed to restore, but the '
-                           'backup software must not append to them' % (
-                               len(read_only), '' if len(read_only) == 1 else 's', spec.label))
-        lib_out = {
-            'id': lib['id'], 'vendor': lib.get('vendor'), 'product': lib.get('product'), 'source': lib.get('source'),
-            'error': lib.get('error'), 'complete': lib.get('complete'),
-            'cartridges': len(lib['cartridges']), 'counts': counts, 'capacity_gb': capacity,
-            'by_generation': by_generation, 'stranded': stranded, 'read_only': read_only, 'unknown': unknown,
-            'cleaning': cleaning, 'keep_old_drive': keep,
-            'migration': migration_estimate([c for c in lib['cartridges'] if c.get('class') == STRANDED],
-                                            drives_kept, fill_fraction, old_drives) if stranded else None,
-        }
+        lib_out = _library(lib, spec)
+        stranded = [c for c in lib['cartridges'] if c.get('class') == STRANDED]
+        all_stranded.extend(stranded)
+        lib_out['migration'] = migration_estimate(stranded, drives_kept, fill_fraction, old_drives) \
+            if stranded else None
         out_libs.append(lib_out)
         totals['cartridges'] += len(lib['cartridges'])
-        for key, value in counts.items():
+        for key, value in lib_out['counts'].items():
             totals['counts'][key] += value
-        for key, value in capacity.items():
+        for key, value in lib_out['capacity_gb'].items():
             totals['capacity_gb'][key] += value
-        if lib_out['error']:
-            findings.append({'severity': 'warning', 'text': 'library %s: %s (its cartridges are not counted)' % (
-                lib['id'], lib_out['error'])})
-        elif lib.get('complete') is False:
-            findings.append({'severity': 'warning', 'text': 'library %s: the mtx status listing was incomplete; '
-                                                            'counts may be short' % lib['id']})
-        for row in cleaning:
-            if row['flag']:
-                findings.append({'severity': 'info', 'text': 'library %s, %s (%s): %s' % (
-                    lib['id'], row['barcode'], row['where'], row['flag'])})
-        if unknown:
-            findings.append({'severity': 'info', 'text': 'library %s: %d cartridge%s of unknown generation (%s): '
-                                                         'give their generation in tapeops_media' % (
-                                                             lib['id'], len(unknown), '' if len(unknown) == 1 else 's',
-                                                             ', '.join(str(u['barcode']) for u in unknown[:10]))})
+        findings.extend(_library_findings(lib, lib_out))
     migration = migration_estimate(all_stranded, drives_kept, fill_fraction, old_drives) if all_stranded else None
     if all_stranded:
-        media_ids = ', '.join(sorted(set(c['media'] for c in all_stranded), key=lambda m: _LABEL_DENSITY[m]))
-        text = ('%d cartridge%s the %s cannot read (%s): copying them takes about %s h with %d old drive%s kept; '
-                'assumed: %s' % (len(all_stranded), '' if len(all_stranded) == 1 else 's', spec.label, media_ids,
-                                 _fmt(migration['hours']), drives_kept, '' if drives_kept == 1 else 's',
-                                 migration['assumptions'][0]))
-        findings.insert(0, {'severity': 'warning', 'text': text})
+        findings.insert(0, _stranded_finding(all_stranded, spec, migration, drives_kept))
     if totals['counts'][READ]:
         findings.append({'severity': 'info', 'text': '%d cartridge%s the %s reads but cannot write' % (
             totals['counts'][READ], '' if totals['counts'][READ] == 1 else 's', spec.label)})
@@ -600,3 +527,104 @@ def summarize(libraries, spec, drives_kept=DEFAULT_DRIVES_KEPT, fill_fraction=DE
         'findings': findings,
         'parameters': {'drives_kept': drives_kept, 'fill_fraction': fill_fraction},
     }
+
+
+def _library(lib, spec):
+    """One library's cartridges against ``spec``: counts, capacity, the lists and whether to keep an old drive.
+
+    Sets each data cartridge's ``class``; the caller adds ``migration``.
+    """
+    counts = dict((c, 0) for c in CLASSES + ('unknown', 'cleaning', 'diagnostic'))
+    capacity = dict((c, 0) for c in CLASSES)
+    by_generation = {}
+    stranded, read_only, unknown, cleaning = [], [], [], []
+    for cart in lib['cartridges']:
+        if cart['kind'] == 'cleaning':
+            counts['cleaning'] += 1
+            cleaning.append({'barcode': cart['barcode'], 'where': _location_text(cart.get('location')),
+                             'universal': cart['cleaning']['universal'],
+                             'for_generation': cart['cleaning']['for_generation'],
+                             'flag': cart['cleaning']['flag']})
+            continue
+        if cart['kind'] == 'diagnostic':
+            counts['diagnostic'] += 1
+            continue
+        cls = compatibility(cart['media'], spec)
+        cart['class'] = cls
+        key = cart['media'] or 'unknown'
+        by_generation[key] = by_generation.get(key, 0) + 1
+        if cls is None:
+            counts['unknown'] += 1
+            unknown.append({'barcode': cart['barcode'], 'where': _location_text(cart.get('location')),
+                            'note': cart['note']})
+            continue
+        counts[cls] += 1
+        capacity[cls] += cart['capacity_gb'] or 0
+        row = {'barcode': cart['barcode'], 'media': cart['media'], 'worm': cart['worm'],
+               'basis': cart['basis'], 'where': _location_text(cart.get('location')),
+               'element': (cart.get('location') or {}).get('element'),
+               'capacity_gb': cart['capacity_gb']}
+        if cls == STRANDED:
+            stranded.append(row)
+        elif cls == READ:
+            read_only.append(row)
+    return {
+        'id': lib['id'], 'vendor': lib.get('vendor'), 'product': lib.get('product'), 'source': lib.get('source'),
+        'error': lib.get('error'), 'complete': lib.get('complete'),
+        'cartridges': len(lib['cartridges']), 'counts': counts, 'capacity_gb': capacity,
+        'by_generation': by_generation, 'stranded': stranded, 'read_only': read_only, 'unknown': unknown,
+        'cleaning': cleaning, 'keep_old_drive': _keep_old_drive(stranded, read_only, spec),
+        'migration': None,
+    }
+
+
+def _keep_old_drive(stranded, read_only, spec):
+    """Whether a library must keep a drive that reads its stranded cartridges, which generations do, and why."""
+    stranded_media = sorted(set(r['media'] for r in stranded), key=lambda m: _LABEL_DENSITY[m])
+    keep = {'required': bool(stranded), 'readers': drives_that_read(stranded_media) if stranded else [],
+            'why': None}
+    if stranded:
+        readers = keep['readers']
+        keep['why'] = ('%d cartridge%s (%s) the %s cannot read: keep a drive that reads %s (%s) in this library '
+                       'until they are copied or expire' % (
+                           len(stranded), '' if len(stranded) == 1 else 's', ', '.join(stranded_media),
+                           spec.label, ' and '.join(stranded_media),
+                           ', '.join('LTO-%d' % g for g in readers) if readers else
+                           'no single generation reads them all: one drive per media ID'))
+    elif read_only:
+        keep['why'] = ('%d cartridge%s the %s reads but cannot write: no old drive needed to restore, but the '
+                       'backup software must not append to them' % (
+                           len(read_only), '' if len(read_only) == 1 else 's', spec.label))
+    return keep
+
+
+def _library_findings(lib, lib_out):
+    """A library's findings: it could not be read, its listing was cut short, cleaning flags, unknown media."""
+    findings = []
+    if lib_out['error']:
+        findings.append({'severity': 'warning', 'text': 'library %s: %s (its cartridges are not counted)' % (
+            lib['id'], lib_out['error'])})
+    elif lib.get('complete') is False:
+        findings.append({'severity': 'warning', 'text': 'library %s: the mtx status listing was incomplete; '
+                                                        'counts may be short' % lib['id']})
+    for row in lib_out['cleaning']:
+        if row['flag']:
+            findings.append({'severity': 'info', 'text': 'library %s, %s (%s): %s' % (
+                lib['id'], row['barcode'], row['where'], row['flag'])})
+    unknown = lib_out['unknown']
+    if unknown:
+        findings.append({'severity': 'info', 'text': 'library %s: %d cartridge%s of unknown generation (%s): '
+                                                     'give their generation in tapeops_media' % (
+                                                         lib['id'], len(unknown), '' if len(unknown) == 1 else 's',
+                                                         ', '.join(str(u['barcode']) for u in unknown[:10]))})
+    return findings
+
+
+def _stranded_finding(all_stranded, spec, migration, drives_kept):
+    """The first finding: how many cartridges the target cannot read and how long copying them takes."""
+    media_ids = ', '.join(sorted(set(c['media'] for c in all_stranded), key=lambda m: _LABEL_DENSITY[m]))
+    text = ('%d cartridge%s the %s cannot read (%s): copying them takes about %s h with %d old drive%s kept; '
+            'assumed: %s' % (len(all_stranded), '' if len(all_stranded) == 1 else 's', spec.label, media_ids,
+                             _fmt(migration['hours']), drives_kept, '' if drives_kept == 1 else 's',
+                             migration['assumptions'][0]))
+    return {'severity': 'warning', 'text': text}
