@@ -445,6 +445,10 @@ def _range_steps(top, floor):
     return tuple(round(top - i * step, 3) for i in range(RANGE_STEPS))
 
 
+# Longer than 60 lines: one pass over the model's tables in the order a field's source ranks (generation,
+# native rate, speed matching, buffer, back-hitch, mechanics, interface, then the inventory's overrides), each
+# section marked by a comment; every section adds to the same notes, sources and estimated fields, which split
+# functions would each take and return. A split into one function per section is possible but not done here.
 def lookup(generation, form_factor=None, vendor=None, speed_floor_mb_s=None, interface=None, overrides=None):
     """The :class:`DriveSpec` for a drive.
 

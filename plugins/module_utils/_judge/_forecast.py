@@ -190,47 +190,22 @@ def forecast(drive, feed_mb_s=None, feed_series_mb_s=None, tape_ratio=None, path
     """
     params = drive_parameters(drive)
     series, measured = _series(feed_mb_s, feed_series_mb_s)
-    ratio = 1.0 if tape_ratio is None else _number(tape_ratio, 'tape_ratio')
-    if ratio < 1.0:
-        raise ForecastInputError('tape_ratio must be at least 1.0 (host bytes per tape byte), got %r.' % (tape_ratio,))
-    path = None if path_mb_s is None else _number(path_mb_s, 'path_mb_s')
-    segment = None if segment_size_mb in (None, 0) else _number(segment_size_mb, 'segment_size_mb')
-    if filemark_mode not in FILEMARK_MODES:
-        raise ForecastInputError("filemark_mode must be 'sync' or 'immediate', got %r." % (filemark_mode,))
-    mark_cost = None if filemark_seconds is None else _number(filemark_seconds, 'filemark_seconds', allow_zero=True)
-    data = None if data_gb is None else _number(data_gb, 'data_gb')
-    min_samples = int(_number(min_samples, 'min_samples', allow_zero=True))
-
+    ratio, path, segment, mark_cost, data, min_samples = _checked_inputs(
+        tape_ratio, path_mb_s, segment_size_mb, filemark_mode, filemark_seconds, data_gb, min_samples)
     full, floor = need(params, ratio)
     feed_stats = _stats(series)
-    inconclusive = None
-    if measured and len(series) < min_samples:
-        count = len(series)
-        inconclusive = ('the sources were read for %d s only (%d per-second sample%s; %d needed): give a bigger '
-                        'tree or a longer time budget' % (count, count, '' if count == 1 else 's', min_samples))
-
     sim = _simulate(params, series, measured, ratio, path, segment, filemark_mode, mark_cost, trace)
     hours = sim['seconds'] / 3600.0
     host_mb = sim['host_mb']
     effective = host_mb / sim['seconds'] if sim['seconds'] else 0.0
     per_hour = sim['backhitches'] / hours if hours else 0.0
     per_tb = sim['backhitches'] / (host_mb / 1e6) if host_mb > 1e-3 else None
-    if not inconclusive and host_mb <= 1e-3:
-        inconclusive = 'the sources delivered no data in the measured interval'
-    if inconclusive:
-        cls = INCONCLUSIVE
-    elif per_hour >= SHOESHINE_PER_HOUR or effective < floor * (1.0 - FULL_SPEED_TOLERANCE):
-        # below its floor a drive cannot move continuously: it runs start-stop, however
-        # rarely a big buffer makes it stop
-        cls = SHOE_SHINING
-    elif effective >= full * (1.0 - FULL_SPEED_TOLERANCE):
-        cls = STREAMING
-    else:
-        cls = SPEED_MATCHED
+    inconclusive = _inconclusive(measured, len(series), min_samples, host_mb)
+    cls = _class_of(inconclusive, per_hour, effective, full, floor)
     window = None
     if data is not None and effective > 0:
         window = (data * 1000.0 / effective + params['mount_s']) / 3600.0
-    result = {
+    return {
         'class': cls,
         'inconclusive_reason': inconclusive,
         'drive_label': params['label'],
@@ -243,14 +218,7 @@ def forecast(drive, feed_mb_s=None, feed_series_mb_s=None, tape_ratio=None, path
         'filemarks': sim['marks'],
         'filemark_wait_s': round(sim['flush_wait_s'] / sim['marks'], 3) if sim['marks'] else 0.0,
         'shoeshine_threshold_per_hour': SHOESHINE_PER_HOUR,
-        'time_share': {
-            'steps': dict(('%g' % step, round(spent / sim['seconds'], 4))
-                          for step, spent in sorted(sim['step_time'].items(), reverse=True) if spent > 0),
-            'top_step': round(sim['step_time'].get(params['steps'][-1], 0.0) / sim['seconds'], 4),
-            'stopped': round(sim['stopped_s'] / sim['seconds'], 4),
-            'repositioning': round(sim['reposition_s'] / sim['seconds'], 4),
-            'host_blocked': round(sim['blocked_s'] / sim['seconds'], 4),
-        },
+        'time_share': _time_share(sim, params),
         'need_full_mb_s': round(full, 3),
         'need_floor_mb_s': round(floor, 3),
         'feed': dict((k, round(v, 3) if isinstance(v, float) else v) for k, v in feed_stats.items()),
@@ -266,12 +234,59 @@ def forecast(drive, feed_mb_s=None, feed_series_mb_s=None, tape_ratio=None, path
         'drive': {
             'native_mb_s': params['native_mb_s'], 'speed_steps_mb_s': list(reversed(params['steps'])),
             'buffer_mb': params['buffer_mb'], 'backhitch_s': params['backhitch_s'],
-            'compressed_max_mb_s': params['compressed_max_mb_s'],
-            'estimated': sorted(params['estimated']),
+            'compressed_max_mb_s': params['compressed_max_mb_s'], 'estimated': sorted(params['estimated']),
         },
         'trace': sim['trace'],
     }
-    return result
+
+
+def _inconclusive(measured, count, min_samples, host_mb):
+    """Why the forecast cannot judge (too few measured samples, no data), or None."""
+    if measured and count < min_samples:
+        return ('the sources were read for %d s only (%d per-second sample%s; %d needed): give a bigger '
+                'tree or a longer time budget' % (count, count, '' if count == 1 else 's', min_samples))
+    if host_mb <= 1e-3:
+        return 'the sources delivered no data in the measured interval'
+    return None
+
+
+def _checked_inputs(tape_ratio, path_mb_s, segment_size_mb, filemark_mode, filemark_seconds, data_gb, min_samples):
+    """(ratio, path, segment, mark cost, data, min_samples) of :func:`forecast`'s inputs, checked."""
+    ratio = 1.0 if tape_ratio is None else _number(tape_ratio, 'tape_ratio')
+    if ratio < 1.0:
+        raise ForecastInputError('tape_ratio must be at least 1.0 (host bytes per tape byte), got %r.' % (tape_ratio,))
+    path = None if path_mb_s is None else _number(path_mb_s, 'path_mb_s')
+    segment = None if segment_size_mb in (None, 0) else _number(segment_size_mb, 'segment_size_mb')
+    if filemark_mode not in FILEMARK_MODES:
+        raise ForecastInputError("filemark_mode must be 'sync' or 'immediate', got %r." % (filemark_mode,))
+    mark_cost = None if filemark_seconds is None else _number(filemark_seconds, 'filemark_seconds', allow_zero=True)
+    data = None if data_gb is None else _number(data_gb, 'data_gb')
+    return ratio, path, segment, mark_cost, data, int(_number(min_samples, 'min_samples', allow_zero=True))
+
+
+def _class_of(inconclusive, per_hour, effective, full, floor):
+    """The forecast's class from the simulated back-hitches and rate against the drive's needs."""
+    if inconclusive:
+        return INCONCLUSIVE
+    if per_hour >= SHOESHINE_PER_HOUR or effective < floor * (1.0 - FULL_SPEED_TOLERANCE):
+        # below its floor a drive cannot move continuously: it runs start-stop, however
+        # rarely a big buffer makes it stop
+        return SHOE_SHINING
+    if effective >= full * (1.0 - FULL_SPEED_TOLERANCE):
+        return STREAMING
+    return SPEED_MATCHED
+
+
+def _time_share(sim, params):
+    """Shares of the simulated time: per speed step, at the top step, stopped, repositioning, host blocked."""
+    return {
+        'steps': dict(('%g' % step, round(spent / sim['seconds'], 4))
+                      for step, spent in sorted(sim['step_time'].items(), reverse=True) if spent > 0),
+        'top_step': round(sim['step_time'].get(params['steps'][-1], 0.0) / sim['seconds'], 4),
+        'stopped': round(sim['stopped_s'] / sim['seconds'], 4),
+        'repositioning': round(sim['reposition_s'] / sim['seconds'], 4),
+        'host_blocked': round(sim['blocked_s'] / sim['seconds'], 4),
+    }
 
 
 def _highest_step(steps, rate):
@@ -294,6 +309,9 @@ def _host_rate(arrived, span, held):
     return arrived / free
 
 
+# Longer than 60 lines on purpose: one loop over the simulated ticks whose state (buffer, speed step, head
+# motion, stop and reposition timers, the marks' flush, the trace) changes together at every tick; split into
+# functions it would pass that state back and forth on every tick of hours of simulated time.
 def _simulate(params, series, measured, ratio, path, segment, filemark_mode, mark_cost, trace):
     steps = params['steps']
     top_index = len(steps) - 1
