@@ -210,9 +210,10 @@ def _speed(module, gate, btape, command, result):
     try:
         parsed = parse_speed(res.stdout + '\n' + res.stderr)
     except BtapeParseError as exc:
+        # result holds stdout already: passing it again made the failure a TypeError with a traceback
         module.fail_json(msg='btape ran but printed no speed test (%s). Its output is attached; check that the '
-                             'device opened (rc %s).' % (exc, res.rc), cmd=res.cmd, rc=res.rc, stdout=res.stdout,
-                         stderr=res.stderr, **result)
+                             'device opened (rc %s).' % (exc, res.rc),
+                         **dict(result, cmd=res.cmd, rc=res.rc, stderr=res.stderr))
     result.update(tests=parsed['tests'], errors=parsed['errors'], summary=summarize_speed(parsed),
                   granularity=parsed['granularity'])
     if not result['summary']:
