@@ -105,11 +105,15 @@ def recorded_tools(tmp_path, monkeypatch, tools):
 
 
 class Derived:
-    """Tool output not recorded as such, derived from a recorded one; ``how`` says from what (kept in the script)."""
+    """Tool output not recorded as such, derived from a recorded one; ``how`` says from what (kept in the script).
 
-    def __init__(self, text, how):
+    ``stream``: ``'stdout'`` or ``'stderr'``, where the tool prints it.
+    """
+
+    def __init__(self, text, how, stream='stdout'):
         self.text = text
         self.how = how
+        self.stream = stream
 
 
 class Sleeps:
@@ -145,6 +149,7 @@ def scripted_tools(tmp_path, monkeypatch, tools):
             if isinstance(output, Derived):
                 lines.insert(1, '# %s' % output.how.replace('\n', ' '))
                 text = output.text
+                stream = ' >&2' if output.stream == 'stderr' else ''
             else:
                 if output.endswith(':stderr'):
                     output, stream = output[:-len(':stderr')], ' >&2'

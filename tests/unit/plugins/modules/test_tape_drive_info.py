@@ -371,3 +371,41 @@ def test_only_the_devices_asked_for(tmp_path, monkeypatch, host, devices, found)
 def test_tool_timeout_must_be_positive(monkeypatch, timeout):
     failed, result = run_module(tape_drive_info.main, {'tool_timeout': timeout}, monkeypatch)
     assert failed and result['msg'] == 'tool_timeout must be a positive number of seconds, got %d.' % timeout
+
+
+def test_an_lto10_drive_without_vpd_in_sysfs_serial_from_sg_inq_and_no_log_sense(tmp_path, monkeypatch, said):
+    # The IBM LTO-10 of a TS4500 as one public test report captured it (nst1, sg2, no cartridge): sg_inq and mt
+    # status from that report; this kernel exports no vpd_pg80, so the serial comes from sg_inq. H:C:T:L and the
+    # missing changer are this test's choice. sg_logs answers as tgt does (captured on lab-ma1, in
+    # test_tape_discovery.py): no LOG SENSE, which is reported, not a failure.
+    root = tmp_path / 'sys'
+    st_driver(root)
+    device = scsi_device(root, '2:0:1:0', {'vendor': 'IBM     ', 'model': 'ULT3580-TDA     ', 'rev': 'T3S0',
+                                           'type': '1'}, sg='sg2')
+    tape_node(root, 'nst1', device)
+    monkeypatch.setattr(D, 'SYS_ROOT', str(root))
+    scripted_tools(tmp_path, monkeypatch, {
+        'sg_inq': [('-p 0x80 /dev/sg2', 'sg_inq/sg_inq__IBM-ULT3580-TDA-T3S0-LTO10__1.txt', 0)],
+        'sg_read_block_limits': [('-H /dev/sg2', BLOCK_LIMITS, 0)],
+        'mt': [('-f /dev/nst1 status', 'mt/mt_status_mtst__IBM-ULT3580-TDA-LTO10-no-tape__1.txt', 0)],
+        'sg_logs': [('-p 0x00 /dev/sg2', Derived('log_sense: not supported\nsg_logs failed: Illegal request, '
+                                                 'Invalid opcode\n', "tgt's answer to LOG SENSE on lab-ma1",
+                                                 stream='stderr'), 9)],
+    })
+    failed, result = run_module(tape_drive_info.main, {}, monkeypatch)
+    assert not failed, result
+    assert tool_calls(tmp_path) == ['sg_inq -p 0x80 /dev/sg2', 'sg_read_block_limits -H /dev/sg2',
+                                    'mt -f /dev/nst1 status', 'sg_logs -p 0x00 /dev/sg2']
+    assert result['changers'] == []
+    (drive,) = result['drives']
+    assert (drive['nst'], drive['st'], drive['sg'], drive['hctl']) == ('/dev/nst1', '/dev/st1', '/dev/sg2', '2:0:1:0')
+    assert (drive['serial'], drive['serial_hex']) == ('607B811E03', None)
+    assert (drive['media_loaded'], drive['density_code'], drive['block_size']) == (False, '0x00', 0)
+    assert (drive['st_options'], drive['stats']) == (None, None)      # this tree has neither
+    generation = drive['generation']
+    assert (generation['generation'], generation['source'], generation['medium']) == (10, 'inquiry', None)
+    assert drive['drive_model']['generation'] == 10
+    logs = drive['log_pages']
+    assert logs['supported'] == [] and logs['errors'] == {} and logs['pages'] == {}
+    assert 'Invalid opcode' in logs['unsupported_reason']
+    assert said == []
