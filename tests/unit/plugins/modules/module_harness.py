@@ -181,3 +181,36 @@ def module_warnings(monkeypatch):
     said = []
     monkeypatch.setattr(basic.AnsibleModule, 'warn', lambda self, warning, **kwargs: said.append(warning))
     return said
+
+
+def run_module_process(name, args, check_mode=False, timeout=120, env=None, cwd='/'):
+    """``(rc, result)`` of module ``name`` run as Ansible runs it: a child process given its arguments as JSON.
+
+    For what an in-process ``run_module`` cannot show: the exit code, the JSON on stdout, a module that exits
+    before it reaches main(). ``env`` is added to this process's environment (LC_ALL=C and the collection on
+    PYTHONPATH are always set).
+    """
+    import subprocess  # pylint: disable=import-outside-toplevel
+    import sys  # pylint: disable=import-outside-toplevel
+    import tempfile  # pylint: disable=import-outside-toplevel
+
+    import ansible_collections  # pylint: disable=import-outside-toplevel
+    payload = dict(args)
+    if check_mode:
+        payload['_ansible_check_mode'] = True
+    handle, args_path = tempfile.mkstemp(prefix='tapeops-args-', suffix='.json')
+    with os.fdopen(handle, 'w') as out:
+        json.dump({'ANSIBLE_MODULE_ARGS': payload}, out)
+    collections_base = os.path.dirname(list(ansible_collections.__path__)[0])
+    environ = dict(os.environ, PYTHONPATH=collections_base, LC_ALL='C')
+    environ.update(env or {})
+    try:
+        proc = subprocess.run([sys.executable, '-m', 'ansible_collections.tapeops.qualify.plugins.modules.' + name,
+                               args_path], capture_output=True, text=True, timeout=timeout, env=environ, cwd=cwd,
+                              check=False)
+    finally:
+        os.unlink(args_path)
+    try:
+        return proc.returncode, json.loads(proc.stdout)
+    except ValueError:
+        raise AssertionError('%s printed no JSON (rc %d): %s %s' % (name, proc.returncode, proc.stdout, proc.stderr))

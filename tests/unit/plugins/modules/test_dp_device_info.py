@@ -12,17 +12,12 @@ from __future__ import annotations
 
 import json
 import os
-import subprocess
-import sys
-import tempfile
-
-import ansible_collections
 
 from ansible_collections.tapeops.qualify.plugins.module_utils._tools import _mt
 from ansible_collections.tapeops.qualify.plugins.module_utils._tools import _scsi_inquiry
 
-COLLECTIONS_BASE = os.path.dirname(list(ansible_collections.__path__)[0])
-MODULE = 'ansible_collections.tapeops.qualify.plugins.modules.dp_device_info'
+from module_harness import run_module_process
+
 FIXTURES = os.path.join(os.path.dirname(__file__), '..', '..', 'fixtures')
 
 
@@ -50,15 +45,7 @@ HH9 = discovered('lsscsi_g__IBM-ULTRIUM-HH9-N9B1-DellLTO9__1.txt', 'mt_status_mt
 
 
 def run_module(args):
-    handle, args_path = tempfile.mkstemp(prefix='tapeops-args-', suffix='.json')
-    with os.fdopen(handle, 'w') as out:
-        json.dump({'ANSIBLE_MODULE_ARGS': args}, out)
-    try:
-        proc = subprocess.run([sys.executable, '-m', MODULE, args_path], capture_output=True, text=True, timeout=120,
-                              env=dict(os.environ, PYTHONPATH=COLLECTIONS_BASE, LC_ALL='C'), cwd='/', check=False)
-    finally:
-        os.unlink(args_path)
-    return proc.returncode, json.loads(proc.stdout)
+    return run_module_process('dp_device_info', args)
 
 
 def test_an_lto6_drive_with_an_lto5_tape_is_sized_as_an_lto6():

@@ -21,22 +21,18 @@ import io
 import json
 import os
 import stat
-import subprocess
-import sys
-import tempfile
 from contextlib import redirect_stdout
 
 import pytest
 
-import ansible_collections
 from ansible_collections.tapeops.qualify.plugins.module_utils._measure import _mechanics as M
 from ansible_collections.tapeops.qualify.plugins.module_utils._measure import _tape_benchmark as B
 from ansible_collections.tapeops.qualify.plugins.module_utils._measure import _tape_safety as S
 from ansible_collections.tapeops.qualify.plugins.module_utils._measure import _tape_writer as W
 from ansible_collections.tapeops.qualify.plugins.module_utils._tools import _cli
 
-COLLECTIONS_BASE = os.path.dirname(list(ansible_collections.__path__)[0])
-MODULES = 'ansible_collections.tapeops.qualify.plugins.modules.'
+from module_harness import run_module_process, set_module_args
+
 WRITING_MODULES = {
     'tape_write_benchmark': {},
     'btape_speed': {},
@@ -45,22 +41,7 @@ WRITING_MODULES = {
 
 
 def run_module(name, args, check_mode=False):
-    payload = dict(args)
-    if check_mode:
-        payload['_ansible_check_mode'] = True
-    handle, args_path = tempfile.mkstemp(prefix='tapeops-args-', suffix='.json')
-    with os.fdopen(handle, 'w') as out:
-        json.dump({'ANSIBLE_MODULE_ARGS': payload}, out)
-    try:
-        proc = subprocess.run([sys.executable, '-m', MODULES + name, args_path], capture_output=True, text=True,
-                              timeout=120, env=dict(os.environ, PYTHONPATH=COLLECTIONS_BASE, LC_ALL='C'),
-                              cwd='/', check=False)
-    finally:
-        os.unlink(args_path)
-    try:
-        return proc.returncode, json.loads(proc.stdout)
-    except ValueError:
-        raise AssertionError('%s printed no JSON (rc %d): %s %s' % (name, proc.returncode, proc.stdout, proc.stderr))
+    return run_module_process(name, args, check_mode=check_mode)
 
 
 def a_block_device():
@@ -268,20 +249,9 @@ def run_btape_main(monkeypatch, tmp_path, drive, args):
     monkeypatch.setattr(btape_speed, 'run', run)
     monkeypatch.setattr(btape_speed, 'find_tool', lambda *a, **kw: '/usr/sbin/btape')
     out = io.StringIO()
-    with module_args(dict(args, device='/dev/nst0')), redirect_stdout(out), pytest.raises(SystemExit):
+    with set_module_args(dict(args, device='/dev/nst0')), redirect_stdout(out), pytest.raises(SystemExit):
         btape_speed.main()
     return json.loads(out.getvalue()), started
-
-
-def module_args(args):
-    try:
-        from ansible.module_utils.testing import patch_module_args  # ansible-core 2.19
-        return patch_module_args(args)
-    except ImportError:  # older ansible-core: the module reads basic._ANSIBLE_ARGS
-        from unittest import mock
-        from ansible.module_utils import basic
-        from ansible.module_utils.common.text.converters import to_bytes
-        return mock.patch.object(basic, '_ANSIBLE_ARGS', to_bytes(json.dumps({'ANSIBLE_MODULE_ARGS': args})))
 
 
 @pytest.mark.parametrize('flags,read_result,reason,words', CASES, ids=CASE_IDS)
