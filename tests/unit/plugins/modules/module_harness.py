@@ -11,6 +11,12 @@
 - ``recorded_tools(tmp_path, monkeypatch, {'mt': 'mt/mt_status....txt'})``: every named tool on PATH
   is a script that prints that recorded capture (its ``#`` source header removed) and exits 0, so the
   module runs its real command runner (module_utils/_tools/_cli.py) and its real parsers on real output.
+- ``scripted_tools(tmp_path, monkeypatch, {'sg_logs': [('-p 0x00 *', 'sg_logs/....txt', 0), ...]})``: the same
+  with the capture chosen by the arguments, on stdout or stderr, with an exit code; ``Derived`` output (derived
+  from a recorded one, saying how) and ``Sleeps`` (a tool that outlives its timeout); ``tool_calls(tmp_path)``
+  lists the commands the tools received.
+- ``module_warnings(monkeypatch)``: what the module passed to ``AnsibleModule.warn``, in order.
+- ``run_module_process(name, args)``: the module as Ansible runs it, a child process; ``(rc, result)``.
 """
 
 from __future__ import annotations
