@@ -32,7 +32,6 @@ import pytest
 import yaml
 
 from ansible_collections.tapeops.qualify.plugins.module_utils._measure import _tape_discovery as D
-from ansible_collections.tapeops.qualify.plugins.module_utils._tools import _cli
 from ansible_collections.tapeops.qualify.plugins.modules import tape_drive_info
 
 from module_harness import (FIXTURES, Derived, Sleeps, fixture_text, module_warnings, run_module, scripted_tools,
@@ -199,8 +198,8 @@ def test_a_lab_host_is_discovered_as_the_recorded_run_found_it(tmp_path, monkeyp
     assert logs['pages']['0x17']['volume_serial_number'] == 'MA3001L8'
     (changer,) = result['changers']
     assert set(changer) == return_keys('changers') | {'hctl', 'revision'}
-    assert (changer['hctl'], changer['sg'], changer['vendor'], changer['product']) == ('0:0:2:0', '/dev/sg1', 'STK',
-                                                                                      'L700')
+    assert (changer['hctl'], changer['sg']) == ('0:0:2:0', '/dev/sg1')
+    assert (changer['vendor'], changer['product']) == ('STK', 'L700')
     assert changer['error'] is None
     assert changer['warnings'] == ['READ ELEMENT STATUS announced 58 bytes of element pages, 50 arrived',
                                    'element descriptor at byte 16 is cut short (42 of 50 bytes)',
@@ -251,8 +250,8 @@ def test_missing_tools_leave_the_drive_reported_with_what_failed(tmp_path, monke
     assert changer['elements'] == []
     # (the hint is mtx's for a device that does not open, which "No such file or directory" also reads as)
     assert said == ["changer /dev/sg1: Cannot run mtx: [Errno 2] No such file or directory: 'mtx'. "
-                               'mtx could not open the changer: check the sg node (lsscsi -g), that the sg module is '
-                               'loaded and that you run as root.']
+                    'mtx could not open the changer: check the sg node (lsscsi -g), that the sg module is '
+                    'loaded and that you run as root.']
 
 
 def test_output_cut_short_or_garbage_is_a_warning_not_a_failure(tmp_path, monkeypatch, host, said):
@@ -264,8 +263,8 @@ def test_output_cut_short_or_garbage_is_a_warning_not_a_failure(tmp_path, monkey
         'mt-st': [('-f /dev/nst0 status', Derived(cut, 'the same cut mt status'), 0)],
         'mtx': [('-f /dev/sg1 status', 'mtx/mtx_status_partial__mhVTL-STK-L700-after-load-elided__2.txt', 0)],
         'sg_read_block_limits': [('-H /dev/sg0', Derived('\xff\xfe garbage\n', 'bytes that are no hex dump'), 0)],
-        'sg_logs': [('-p 0x00 /dev/sg0', LAB_LOGS % '00', 0), ('*', Derived(' 00     34\n', 'a log page cut after '
-                                                                               'its first byte'), 0)],
+        'sg_logs': [('-p 0x00 /dev/sg0', LAB_LOGS % '00', 0),
+                    ('*', Derived(' 00     34\n', 'a log page cut after its first byte'), 0)],
     })
     failed, result = run_module(tape_drive_info.main, {}, monkeypatch)
     assert not failed, result
@@ -303,8 +302,7 @@ def test_a_changer_that_fails_is_named_with_what_mtx_said(tmp_path, monkeypatch,
     # the drive still matches its element from READ ELEMENT STATUS; its barcode is unknown without mtx status
     (drive,) = result['drives']
     assert drive['changer']['element_address'] == 500 and drive['barcode'] is None
-    assert said == ['changer /dev/sg1: READ ELEMENT STATUS Command Failed %s'
-                               % changer['status']['error_hint']]
+    assert said == ['changer /dev/sg1: READ ELEMENT STATUS Command Failed %s' % changer['status']['error_hint']]
 
 
 def test_tools_that_time_out_stop_the_commands_to_their_device(tmp_path, monkeypatch, host, said):
