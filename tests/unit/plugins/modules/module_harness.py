@@ -17,6 +17,8 @@
   lists the commands the tools received.
 - ``module_warnings(monkeypatch)``: what the module passed to ``AnsibleModule.warn``, in order.
 - ``run_module_process(name, args)``: the module as Ansible runs it, a child process; ``(rc, result)``.
+- ``tree_state(root)``: every file's content hash, mode, size and mtime under ``root``, to prove a run read it
+  only.
 """
 
 from __future__ import annotations
@@ -189,12 +191,12 @@ def module_warnings(monkeypatch):
     return said
 
 
-def run_module_process(name, args, check_mode=False, timeout=120, env=None, cwd='/'):
+def run_module_process(name, args, check_mode=False, timeout=120, env=None, cwd='/', user=None):
     """``(rc, result)`` of module ``name`` run as Ansible runs it: a child process given its arguments as JSON.
 
     For what an in-process ``run_module`` cannot show: the exit code, the JSON on stdout, a module that exits
     before it reaches main(). ``env`` is added to this process's environment (LC_ALL=C and the collection on
-    PYTHONPATH are always set).
+    PYTHONPATH are always set). ``user``: a uid to run the module as (through setpriv; the caller is root).
     """
     import subprocess  # pylint: disable=import-outside-toplevel
     import sys  # pylint: disable=import-outside-toplevel
@@ -207,12 +209,15 @@ def run_module_process(name, args, check_mode=False, timeout=120, env=None, cwd=
     handle, args_path = tempfile.mkstemp(prefix='tapeops-args-', suffix='.json')
     with os.fdopen(handle, 'w') as out:
         json.dump({'ANSIBLE_MODULE_ARGS': payload}, out)
+    os.chmod(args_path, 0o644)  # readable by ``user``
+    cmd = [sys.executable, '-m', 'ansible_collections.tapeops.qualify.plugins.modules.' + name, args_path]
+    if user is not None:
+        cmd = ['setpriv', '--reuid=%d' % user, '--regid=%d' % user, '--clear-groups'] + cmd
     collections_base = os.path.dirname(list(ansible_collections.__path__)[0])
     environ = dict(os.environ, PYTHONPATH=collections_base, LC_ALL='C')
     environ.update(env or {})
     try:
-        proc = subprocess.run([sys.executable, '-m', 'ansible_collections.tapeops.qualify.plugins.modules.' + name,
-                               args_path], capture_output=True, text=True, timeout=timeout, env=environ, cwd=cwd,
+        proc = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout, env=environ, cwd=cwd,
                               check=False)
     finally:
         os.unlink(args_path)
@@ -220,3 +225,27 @@ def run_module_process(name, args, check_mode=False, timeout=120, env=None, cwd=
         return proc.returncode, json.loads(proc.stdout)
     except ValueError:
         raise AssertionError('%s printed no JSON (rc %d): %s %s' % (name, proc.returncode, proc.stdout, proc.stderr))
+
+
+def tree_state(root):
+    """Recursive content hash, mode, size and mtime of everything under root (symlinks by target): equal
+    before and after a run that must only read ``root``."""
+    import hashlib  # pylint: disable=import-outside-toplevel
+
+    state = {}
+    for directory, dirs, files in os.walk(root):
+        dirs.sort()
+        for name in sorted(dirs + files):
+            path = os.path.join(directory, name)
+            st = os.lstat(path)
+            entry = (stat.S_IFMT(st.st_mode), st.st_mode & 0o7777, st.st_size, st.st_mtime_ns)
+            if stat.S_ISREG(st.st_mode):
+                digest = hashlib.sha256()
+                with open(path, 'rb') as handle:
+                    for block in iter(lambda: handle.read(1048576), b''):
+                        digest.update(block)
+                entry += (digest.hexdigest(),)
+            elif stat.S_ISLNK(st.st_mode):
+                entry += (os.readlink(path),)
+            state[os.path.relpath(path, root)] = entry
+    return state

@@ -7,75 +7,27 @@ on real directories of this machine. Nothing is mocked."""
 
 from __future__ import annotations
 
-import hashlib
-import json
 import os
 import shutil
 import socket
 import stat
 import subprocess
-import sys
 import tempfile
 import time
 
 import pytest
 
-import ansible_collections
-
 from ansible_collections.tapeops.qualify.plugins.module_utils._tools import _fio
 
-COLLECTIONS_BASE = os.path.dirname(list(ansible_collections.__path__)[0])
-MODULE = 'ansible_collections.tapeops.qualify.plugins.modules.source_read_benchmark'
+from module_harness import run_module_process, tree_state
 
 pytestmark = pytest.mark.skipif(shutil.which('fio') is None, reason='fio is not installed (apt install fio)')
 
 
 def run_module(args, check_mode=False, user=None, cwd=None, timeout=300, path_env=None):
     """Run the module like Ansible does; return (rc, result dict)."""
-    payload = dict(args)
-    if check_mode:
-        payload['_ansible_check_mode'] = True
-    handle, args_path = tempfile.mkstemp(prefix='tapeops-args-', suffix='.json')
-    with os.fdopen(handle, 'w') as out:
-        json.dump({'ANSIBLE_MODULE_ARGS': payload}, out)
-    os.chmod(args_path, 0o644)
-    cmd = [sys.executable, '-m', MODULE, args_path]
-    if user is not None:
-        cmd = ['setpriv', '--reuid=%d' % user, '--regid=%d' % user, '--clear-groups'] + cmd
-    env = dict(os.environ, PYTHONPATH=COLLECTIONS_BASE, LC_ALL='C')
-    if path_env is not None:
-        env['PATH'] = path_env
-    try:
-        proc = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout, env=env, cwd=cwd or '/',
-                              check=False)
-    finally:
-        os.unlink(args_path)
-    try:
-        result = json.loads(proc.stdout)
-    except ValueError:
-        raise AssertionError('module printed no JSON (rc %d): %s %s' % (proc.returncode, proc.stdout, proc.stderr))
-    return proc.returncode, result
-
-
-def tree_state(root):
-    """Recursive content hash, mode, size and mtime of everything under root (symlinks by target)."""
-    state = {}
-    for directory, dirs, files in os.walk(root):
-        dirs.sort()
-        for name in sorted(dirs + files):
-            path = os.path.join(directory, name)
-            st = os.lstat(path)
-            entry = (stat.S_IFMT(st.st_mode), st.st_mode & 0o7777, st.st_size, st.st_mtime_ns)
-            if stat.S_ISREG(st.st_mode):
-                digest = hashlib.sha256()
-                with open(path, 'rb') as handle:
-                    for block in iter(lambda: handle.read(1048576), b''):
-                        digest.update(block)
-                entry += (digest.hexdigest(),)
-            elif stat.S_ISLNK(st.st_mode):
-                entry += (os.readlink(path),)
-            state[os.path.relpath(path, root)] = entry
-    return state
+    return run_module_process('source_read_benchmark', args, check_mode=check_mode, user=user, cwd=cwd or '/',
+                              timeout=timeout, env={'PATH': path_env} if path_env is not None else None)
 
 
 def make_source(base, count=40):

@@ -9,37 +9,13 @@ read-back on a real st device: tests/integration/test_read_back.py."""
 
 from __future__ import annotations
 
-import json
-import os
-import subprocess
-import sys
-import tempfile
-
 import pytest
 
-import ansible_collections
-
-COLLECTIONS_BASE = os.path.dirname(list(ansible_collections.__path__)[0])
-MODULE = 'ansible_collections.tapeops.qualify.plugins.modules.tape_write_benchmark'
+from module_harness import run_module_process
 
 
 def run_module(args, check_mode=False):
-    payload = dict(args)
-    if check_mode:
-        payload['_ansible_check_mode'] = True
-    handle, args_path = tempfile.mkstemp(prefix='tapeops-args-', suffix='.json')
-    with os.fdopen(handle, 'w') as out:
-        json.dump({'ANSIBLE_MODULE_ARGS': payload}, out)
-    try:
-        proc = subprocess.run([sys.executable, '-m', MODULE, args_path], capture_output=True, text=True,
-                              timeout=120, env=dict(os.environ, PYTHONPATH=COLLECTIONS_BASE, LC_ALL='C'),
-                              cwd='/', check=False)
-    finally:
-        os.unlink(args_path)
-    try:
-        return proc.returncode, json.loads(proc.stdout)
-    except ValueError:
-        raise AssertionError('module printed no JSON (rc %d): %s %s' % (proc.returncode, proc.stdout, proc.stderr))
+    return run_module_process('tape_write_benchmark', args, check_mode=check_mode)
 
 
 @pytest.mark.parametrize('args,reason,words', [
