@@ -112,19 +112,23 @@ def lab_ma1_sysfs(root, drive=None, vendor=None, product=None):
                 sg='sg1')
 
 
+LAB_SG_LOGS = [
+    ('-p 0x00 /dev/sg0', LAB_LOGS % '00', 0),
+    ('-p 0x0c /dev/sg0', LAB_LOGS % '0c', 0),
+    ('-p 0x14 /dev/sg0', 'sg_logs/sg_logs_p0x14__HP-Ultrium6-SCSI-35GD-FUJI-LTO6-loaded__1.txt', 0),
+    ('-p 0x17 /dev/sg0', LAB_LOGS % '17', 0),
+    ('-p 0x2e /dev/sg0', 'sg_logs/sg_logs_p0x2e__IBM-ULT3580-TDA-T3S0-LTO10__1.txt', 0),
+    ('-H -p 0x34 /dev/sg0', 'sg_logs/sg_logs_p0x34_H__lab-emulated-IBM-ULT3580-TD8-shoeshine__1.txt', 0),
+]
+
+
 def lab_ma1_tools(tmp_path, monkeypatch, **replace):
     tools = {
         'mt': [('-f /dev/nst0 status', MT_STATUS, 0)],
         'sg_read_block_limits': [('-H /dev/sg0', BLOCK_LIMITS, 0)],
         'mtx': [('-f /dev/sg1 status', MTX, 0)],
         'sg_raw': [('-r 4096 /dev/sg1 b8 *', ELEMENTS, 0)],
-        'sg_logs': [('-p 0x00 /dev/sg0', LAB_LOGS % '00', 0),
-                    ('-p 0x0c /dev/sg0', LAB_LOGS % '0c', 0),
-                    ('-p 0x14 /dev/sg0', 'sg_logs/sg_logs_p0x14__HP-Ultrium6-SCSI-35GD-FUJI-LTO6-loaded__1.txt', 0),
-                    ('-p 0x17 /dev/sg0', LAB_LOGS % '17', 0),
-                    ('-p 0x2e /dev/sg0', 'sg_logs/sg_logs_p0x2e__IBM-ULT3580-TDA-T3S0-LTO10__1.txt', 0),
-                    ('-H -p 0x34 /dev/sg0', 'sg_logs/sg_logs_p0x34_H__lab-emulated-IBM-ULT3580-TD8-shoeshine__1.txt',
-                     0)],
+        'sg_logs': LAB_SG_LOGS,
     }
     tools.update(replace)
     return scripted_tools(tmp_path, monkeypatch, tools)
@@ -407,3 +411,30 @@ def test_an_lto10_drive_without_vpd_in_sysfs_serial_from_sg_inq_and_no_log_sense
     assert logs['supported'] == [] and logs['errors'] == {} and logs['pages'] == {}
     assert 'Invalid opcode' in logs['unsupported_reason']
     assert said == []
+
+
+def test_log_sense_after_a_unit_attention_is_asked_once_more_then_reported(tmp_path, monkeypatch, host, said):
+    # sg3_utils exits 6 (SG_LIB_CAT_UNIT_ATTENTION) on a unit attention; this drive keeps answering with one
+    lab_ma1_tools(tmp_path, monkeypatch, sg_logs=[('-p 0x00 /dev/sg0', Derived(
+        'log_sense: Unit attention\n', 'the unit attention sg3_utils reports after a cartridge change',
+        stream='stderr'), 6)])
+    failed, result = run_module(tape_drive_info.main, {}, monkeypatch)
+    assert not failed
+    assert [c for c in tool_calls(tmp_path) if c.startswith('sg_logs')] == ['sg_logs -p 0x00 /dev/sg0'] * 2
+    logs = result['drives'][0]['log_pages']
+    assert logs['errors'] == {'0x00': 'unit attention (media changed or mode parameters changed); retry once'}
+    assert logs['unsupported_reason'] is None and logs['pages'] == {}
+    assert said == []
+
+
+def test_a_log_page_that_fails_is_an_error_of_that_page_only(tmp_path, monkeypatch, host):
+    refused = Derived('log_sense: Illegal request, Invalid field in cdb\n', 'an ILLEGAL REQUEST as sg3_utils '
+                      'words it, for a page the drive lists but refuses', stream='stderr')
+    lab_ma1_tools(tmp_path, monkeypatch, sg_logs=[
+        case if case[0] != '-p 0x14 /dev/sg0' else (case[0], refused, 5) for case in LAB_SG_LOGS])
+    failed, result = run_module(tape_drive_info.main, {}, monkeypatch)
+    assert not failed
+    logs = result['drives'][0]['log_pages']
+    assert logs['errors'] == {'0x14': 'log_sense: Illegal request, Invalid field in cdb'}
+    assert sorted(logs['pages']) == ['0x0c', '0x17', '0x2e', '0x34']
+    assert logs['pages']['0x17']['volume_serial_number'] == 'MA3001L8'
