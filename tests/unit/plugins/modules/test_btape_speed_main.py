@@ -163,3 +163,27 @@ def test_bad_input_is_refused_before_anything_runs(tmp_path, monkeypatch, blank,
     failed, result = run_module(btape_speed.main, dict(ARGS, **args), monkeypatch)
     assert failed and (result['reason'], result['msg']) == ('bad_input', msg)
     assert tool_calls(tmp_path) == [] and blank.opens == []
+
+
+def test_a_drive_that_fails_the_probe_is_not_given_to_btape(tmp_path, monkeypatch, blank):
+    def eio(fd, op, count=1, timeout=None):
+        raise OSError(5, 'Input/output error')
+    blank.mtop = eio      # the probe's first MTIOCTOP (variable block mode) fails
+    monkeypatch.setattr(btape_speed.W, 'mtop', eio)
+    btape(tmp_path, monkeypatch, LAB_MA2)
+    failed, result = run_module(btape_speed.main, ARGS, monkeypatch)
+    assert failed and result['reason'] == 'probe_failed'
+    assert result['msg'] == ('Could not probe the cartridge in /dev/nst0: [Errno 5] Input/output error. Check the '
+                             'drive (mt status, dmesg).')
+    assert tool_calls(tmp_path) == ['btape -?'] and blank.wrote() == []
+
+
+def test_a_rewind_that_fails_after_btape_is_reported(tmp_path, monkeypatch, blank):
+    def no_rewind(fd, op, count=1, timeout=None):
+        raise OSError(5, 'Input/output error')
+    btape(tmp_path, monkeypatch, LAB_MA2)
+    monkeypatch.setattr(btape_speed.W, 'mtop', no_rewind)   # the probe still uses the drive's own mtop
+    failed, result = run_module(btape_speed.main, ARGS, monkeypatch)
+    assert not failed and result['rewound'] is False
+    assert result['summary'] == {'zero_block_mb_s': 11.3, 'random_block_mb_s': 14.7}
+    assert blank.ops == PROBE
