@@ -445,10 +445,6 @@ def _range_steps(top, floor):
     return tuple(round(top - i * step, 3) for i in range(RANGE_STEPS))
 
 
-# Longer than 60 lines: one pass over the model's tables in the order a field's source ranks (generation,
-# native rate, speed matching, buffer, back-hitch, mechanics, interface, then the inventory's overrides), each
-# section marked by a comment; every section adds to the same notes, sources and estimated fields, which split
-# functions would each take and return. A split into one function per section is possible but not done here.
 def lookup(generation, form_factor=None, vendor=None, speed_floor_mb_s=None, interface=None, overrides=None):
     """The :class:`DriveSpec` for a drive.
 
@@ -465,6 +461,123 @@ def lookup(generation, form_factor=None, vendor=None, speed_floor_mb_s=None, int
     """
     notes = []
     estimated = {}
+    generation, form_factor, interface, vendor = _lookup_inputs(generation, form_factor, vendor, interface, notes)
+
+    given_ff, form_factor = _form_factor(generation, form_factor, notes)
+
+    capacity, ratio, native, sources = _GENERATION[generation]
+    sources = list(sources)
+    native_ff = form_factor if generation in _FORM_FACTOR_MATTERS else None
+    override = _NATIVE_OVERRIDE.get((generation, native_ff, vendor)) or _NATIVE_OVERRIDE.get(
+        (generation, native_ff, None))
+    if override is not None:
+        native = override[0]
+        sources.append(override[1])
+    elif generation == 2 and vendor is None:
+        notes.append('vendor not known: IBM 35 MB/s used (HP LTO-2 drives run 30 MB/s)')
+
+    steps, kind = _speed_steps(generation, native_ff or given_ff, vendor, native, sources, estimated)
+
+    buffer_mb = _buffer_mb(generation, given_ff, vendor, native, sources, estimated)
+
+    backhitch_s = _backhitch_s(generation, given_ff, vendor, sources, estimated)
+
+    values = _mechanics_times(generation, given_ff, sources, estimated)
+
+    compressed_max, link = _interface_rates(generation, native_ff or given_ff, interface, native, ratio, sources,
+                                            estimated)
+
+    # -- the inventory's word goes last
+    overrides = dict(overrides or {})
+    if speed_floor_mb_s is not None:
+        overrides.setdefault('speed_floor_mb_s', speed_floor_mb_s)
+    fields = {
+        'native_mb_s': float(native), 'native_capacity_gb': capacity, 'compression_ratio': ratio,
+        'speed_steps_mb_s': tuple(float(s) for s in steps), 'buffer_mb': float(buffer_mb),
+        'backhitch_s': float(backhitch_s), 'compressed_max_mb_s': float(compressed_max),
+        'interface_mb_s': link,
+    }
+    fields.update(values)
+    _apply_overrides(fields, overrides, generation, native, notes, sources, estimated)
+    if estimated:
+        sources.append('estimate')
+
+    return _drive_spec(generation, native_ff, given_ff, vendor, interface, kind, fields, sources, notes, estimated)
+
+
+def _form_factor(generation, form_factor, notes):
+    """(the form factor given, the one the native rate is looked up with): full height when it matters and is not
+    given."""
+    given_ff = form_factor
+    if generation in _FORM_FACTOR_MATTERS:
+        if form_factor is None:
+            form_factor = 'FH'
+            notes.append('form factor not given: full height assumed (higher native rate, so the feed requirement '
+                         'errs high)')
+    elif form_factor is not None:
+        notes.append('form factor %s makes no difference to the native rate of LTO-%d in this model'
+                     % (form_factor, generation))
+    return given_ff, form_factor
+
+
+def _speed_steps(generation, form_factor, vendor, native, sources, estimated):
+    """(speed steps, speed matching kind) from the speed tables, or the rule they are estimated by."""
+    steps, kind, speed_source, rule = _speed_table(generation, form_factor, vendor, native)
+    if speed_source:
+        sources.append(speed_source)
+        if generation == 9 and vendor == 'IBM':
+            sources.append('quantum-lto9hh-speed')
+    else:
+        estimated['speed_steps_mb_s'] = rule
+        estimated['speed_floor_mb_s'] = rule
+    return steps, kind
+
+
+def _backhitch_s(generation, given_ff, vendor, sources, estimated):
+    """Seconds per back-hitch: sourced, or the default rule."""
+    backhitch_entry = _match_key(_BACKHITCH, generation, given_ff, vendor)
+    if backhitch_entry is not None:
+        sources.append(backhitch_entry[1])
+        return backhitch_entry[0]
+    estimated['backhitch_s'] = BACKHITCH_RULE
+    return DEFAULT_BACKHITCH_S
+
+
+def _drive_spec(generation, native_ff, given_ff, vendor, interface, kind, fields, sources, notes, estimated):
+    """The DriveSpec of the looked-up ``fields``."""
+    writes, reads_only = _COMPAT[generation]
+    label = 'LTO-%d' % generation + (' %s' % native_ff if native_ff else '')
+    return DriveSpec(
+        generation=generation,
+        form_factor=native_ff if generation in _FORM_FACTOR_MATTERS else given_ff,
+        vendor=vendor,
+        native_mb_s=fields['native_mb_s'],
+        native_capacity_gb=fields['native_capacity_gb'],
+        compression_ratio=fields['compression_ratio'],
+        speed_floor_mb_s=fields['speed_steps_mb_s'][-1],
+        speed_steps_mb_s=fields['speed_steps_mb_s'],
+        label=label,
+        sources=tuple(dict.fromkeys(sources + ['lto-compat'])),
+        notes=tuple(notes),
+        interface=interface,
+        speed_matching=kind,
+        buffer_mb=fields['buffer_mb'],
+        backhitch_s=fields['backhitch_s'],
+        load_s=float(fields['load_s']),
+        unload_s=float(fields['unload_s']),
+        rewind_s=float(fields['rewind_s']),
+        locate_s=float(fields['locate_s']),
+        compressed_max_mb_s=fields['compressed_max_mb_s'],
+        interface_mb_s=fields['interface_mb_s'],
+        density_code=_OWN_DENSITY[generation],
+        writes=writes,
+        reads_only=reads_only,
+        estimated=tuple(sorted(estimated.items())),
+    )
+
+
+def _lookup_inputs(generation, form_factor, vendor, interface, notes):
+    """(generation, form factor, interface, vendor) of :func:`lookup`'s arguments, normalised; notes added."""
     if isinstance(generation, tuple) and len(generation) == 2:
         # parse_generation()'s (generation, form_factor) result, passed on as is.
         generation, text_ff = generation
@@ -486,38 +599,12 @@ def lookup(generation, form_factor=None, vendor=None, speed_floor_mb_s=None, int
     if raw_vendor is not None and vendor is None:
         notes.append('no vendor-specific data for %r: IBM\'s published LTO-%d numbers used where they differ'
                      % (raw_vendor, generation))
+    return generation, form_factor, interface, vendor
 
-    given_ff = form_factor
-    if generation in _FORM_FACTOR_MATTERS:
-        if form_factor is None:
-            form_factor = 'FH'
-            notes.append('form factor not given: full height assumed (higher native rate, so the feed requirement errs high)')
-    elif form_factor is not None:
-        notes.append('form factor %s makes no difference to the native rate of LTO-%d in this model'
-                     % (form_factor, generation))
 
-    capacity, ratio, native, sources = _GENERATION[generation]
-    sources = list(sources)
-    native_ff = form_factor if generation in _FORM_FACTOR_MATTERS else None
-    override = _NATIVE_OVERRIDE.get((generation, native_ff, vendor)) or _NATIVE_OVERRIDE.get(
-        (generation, native_ff, None))
-    if override is not None:
-        native = override[0]
-        sources.append(override[1])
-    elif generation == 2 and vendor is None:
-        notes.append('vendor not known: IBM 35 MB/s used (HP LTO-2 drives run 30 MB/s)')
-
-    # -- speed matching
-    steps, kind, speed_source, rule = _speed_table(generation, native_ff or given_ff, vendor, native)
-    if speed_source:
-        sources.append(speed_source)
-        if generation == 9 and vendor == 'IBM':
-            sources.append('quantum-lto9hh-speed')
-    else:
-        estimated['speed_steps_mb_s'] = rule
-        estimated['speed_floor_mb_s'] = rule
-
-    # -- buffer: sourced, or the same seconds of buffer at native speed as the nearest sourced drive
+def _buffer_mb(generation, given_ff, vendor, native, sources, estimated):
+    """The drive's buffer in MB (sourced, or estimated from the nearest sourced drive)."""
+    # sourced, or the same seconds of buffer at native speed as the nearest sourced drive
     buffer_entry = _match_key(_BUFFER, generation, given_ff, vendor)
     if buffer_entry is not None:
         buffer_mb = buffer_entry[0]
@@ -533,17 +620,11 @@ def lookup(generation, form_factor=None, vendor=None, speed_floor_mb_s=None, int
             '(%.0f MB at %.0f MB/s) holds (nearest sourced generation; ties to the smaller buffer, which '
             'absorbs less and so errs towards shoe-shining)' % (seconds, sibling, sourced[sibling][0],
                                                                 _GENERATION[sibling][2]))
+    return buffer_mb
 
-    # -- back-hitch
-    backhitch_entry = _match_key(_BACKHITCH, generation, given_ff, vendor)
-    if backhitch_entry is not None:
-        backhitch_s = backhitch_entry[0]
-        sources.append(backhitch_entry[1])
-    else:
-        backhitch_s = DEFAULT_BACKHITCH_S
-        estimated['backhitch_s'] = BACKHITCH_RULE
 
-    # -- mechanics
+def _mechanics_times(generation, given_ff, sources, estimated):
+    """{load_s, unload_s, rewind_s, locate_s}: IBM's figures for the drive, else the nearest generation's."""
     mech_ff = given_ff or 'FH'
     mech = _MECHANICS.get((generation, mech_ff))
     mech_names = ('load_s', 'unload_s', 'rewind_s', 'locate_s')
@@ -564,9 +645,12 @@ def lookup(generation, form_factor=None, vendor=None, speed_floor_mb_s=None, int
         values[name] = row[index]
         estimated[name] = 'not in the IBM tables for this drive; the LTO-%d %s figure (nearest generation with ' \
                           'one; ties to the later generation)' % (sibling, mech_ff)
+    return values
 
-    # -- what the interface lets through
-    compressed_entry = _match_key(_COMPRESSED_MAX, generation, native_ff or given_ff, interface)
+
+def _interface_rates(generation, form_factor, interface, native, ratio, sources, estimated):
+    """(sustained compressed MB/s, link MB/s or None) through the drive's interface."""
+    compressed_entry = _match_key(_COMPRESSED_MAX, generation, form_factor, interface)
     format_max = native * ratio
     if compressed_entry is not None and (interface is not None or compressed_entry[0] >= format_max):
         compressed_max = compressed_entry[0]
@@ -581,17 +665,11 @@ def lookup(generation, form_factor=None, vendor=None, speed_floor_mb_s=None, int
     if link is not None:
         sources.append('interface-links')
 
-    # -- the inventory's word goes last
-    overrides = dict(overrides or {})
-    if speed_floor_mb_s is not None:
-        overrides.setdefault('speed_floor_mb_s', speed_floor_mb_s)
-    fields = {
-        'native_mb_s': float(native), 'native_capacity_gb': capacity, 'compression_ratio': ratio,
-        'speed_steps_mb_s': tuple(float(s) for s in steps), 'buffer_mb': float(buffer_mb),
-        'backhitch_s': float(backhitch_s), 'compressed_max_mb_s': float(compressed_max),
-        'interface_mb_s': link,
-    }
-    fields.update(values)
+    return compressed_max, link
+
+
+def _apply_overrides(fields, overrides, generation, native, notes, sources, estimated):
+    """The inventory's drive model fields over the table's (``fields`` changed in place)."""
     for name, value in sorted(overrides.items()):
         if value is None:
             continue
@@ -624,38 +702,6 @@ def lookup(generation, form_factor=None, vendor=None, speed_floor_mb_s=None, int
         scale = fields['native_mb_s'] / native
         fields['speed_steps_mb_s'] = tuple(round(s * scale, 3) for s in fields['speed_steps_mb_s'])
         notes.append('speed steps scaled with the inventory\'s native rate (x %.3f)' % scale)
-    if estimated:
-        sources.append('estimate')
-
-    writes, reads_only = _COMPAT[generation]
-    label = 'LTO-%d' % generation + (' %s' % native_ff if native_ff else '')
-    return DriveSpec(
-        generation=generation,
-        form_factor=native_ff if generation in _FORM_FACTOR_MATTERS else given_ff,
-        vendor=vendor,
-        native_mb_s=fields['native_mb_s'],
-        native_capacity_gb=fields['native_capacity_gb'],
-        compression_ratio=fields['compression_ratio'],
-        speed_floor_mb_s=fields['speed_steps_mb_s'][-1],
-        speed_steps_mb_s=fields['speed_steps_mb_s'],
-        label=label,
-        sources=tuple(dict.fromkeys(sources + ['lto-compat'])),
-        notes=tuple(notes),
-        interface=interface,
-        speed_matching=kind,
-        buffer_mb=fields['buffer_mb'],
-        backhitch_s=fields['backhitch_s'],
-        load_s=float(fields['load_s']),
-        unload_s=float(fields['unload_s']),
-        rewind_s=float(fields['rewind_s']),
-        locate_s=float(fields['locate_s']),
-        compressed_max_mb_s=fields['compressed_max_mb_s'],
-        interface_mb_s=fields['interface_mb_s'],
-        density_code=_OWN_DENSITY[generation],
-        writes=writes,
-        reads_only=reads_only,
-        estimated=tuple(sorted(estimated.items())),
-    )
 
 
 # No vendor publishes the time of one back-hitch. Estimate: a linear drive decelerates from
