@@ -15,7 +15,9 @@ got better or worse. A drive regressed when:
 - its class fell (STREAMING > SPEED-MATCHED > SHOE-SHINING; MISCONFIGURED
   ranks with SHOE-SHINING: the drive does not stream as set up), or
 - the backup's forecast rate (``feed_now_mb_s``) or the measured drive path
-  (``drive_path_best_mb_s``) fell by more than ``tolerance`` (default 10 %:
+  at its best block size (``drive_path_best_mb_s``: what the host-to-drive
+  path can do, apart from the block size set; the fleet table's "Drive path"
+  is the rate at the block size set) fell by more than ``tolerance`` (default 10 %:
   two lab runs of the same guest differ by up to 5 %), or
 - it had a verdict before and has none now (the host failed or the drive is
   gone).

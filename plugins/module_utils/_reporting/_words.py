@@ -117,7 +117,7 @@ def mechanics_note(note):
 
 COMPARED_NUMBERS = {
     'feed_now_mb_s': 'backup rate (forecast)',
-    'drive_path_best_mb_s': 'drive path',
+    'drive_path_best_mb_s': 'best drive path',
     'source_sustained_mb_s': 'sources sustained',
 }
 

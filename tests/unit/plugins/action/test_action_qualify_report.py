@@ -116,7 +116,7 @@ def test_regressions_since_the_v1_run_fail_the_task_when_asked(tmp_path):
          'reasons': ['backup rate (forecast) 19.8 -> 15.6 MB/s (-21.2 %)',
                      'sources sustained 18.7 -> 6.6 MB/s (-64.7 %)']},
         {'host': 'lab-ma3', 'drive': '/dev/nst0',
-         'reasons': ['drive path 30.5 -> 13.8 MB/s (-54.8 %)', 'sources sustained 2.8 -> 1.8 MB/s (-35.7 %)']}]
+         'reasons': ['best drive path 30.5 -> 13.8 MB/s (-54.8 %)', 'sources sustained 2.8 -> 1.8 MB/s (-35.7 %)']}]
     assert result['msg'].startswith('2 drive(s) regressed since %s (reports written to %s): lab-ma2 /dev/nst0: '
                                     'backup rate (forecast) 19.8 -> 15.6 MB/s' % (earlier, run_dir))
     assert os.path.exists(os.path.join(run_dir, 'summary.md'))     # written before the task fails

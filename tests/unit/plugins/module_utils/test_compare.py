@@ -58,7 +58,7 @@ def test_a_slower_drive_path_and_a_fallen_class_are_regressions():
     change = by_host(result)['lab-ma2']
     assert change['status'] == 'regressed' and result['regressions'] == 1
     assert 'SPEED-MATCHED -> SHOE-SHINING' in change['reasons']
-    assert any(r.startswith('drive path %.1f -> 6.1 MB/s' % before_path) for r in change['reasons'])
+    assert any(r.startswith('best drive path %.1f -> 6.1 MB/s' % before_path) for r in change['reasons'])
     assert by_host(result)['lab-ma1']['status'] == 'unchanged'
 
 
