@@ -171,3 +171,27 @@ def test_no_block_size_fits_the_path_and_nothing_is_opened(monkeypatch, tmp_path
     assert info.value.reason == 'no_block_size'
     assert 'above READ BLOCK LIMITS maximum 1048576' in info.value.msg
     assert drive.opens == [] and drive.writes == 0
+
+
+def test_a_sweep_without_file_marks_or_log_pages_on_the_recorded_drive(monkeypatch, tmp_path):
+    # lab-ma2's drive, the 64 KiB steps only (2 MiB is above its READ BLOCK LIMITS), no file-mark runs, no log
+    # pages around the writes: the gate reads the WORM flag itself (log page 0x17, recorded: not WORM)
+    record = lab_write_record('20261124-quick-v2/lab-ma2')
+    bench, drive = replay(monkeypatch, tmp_path, record, block_sizes=[65536, 2097152], filemark_segments=(),
+                          log_pages=False)
+    result = bench.run()
+    assert result['plan']['block_sizes'] == [65536]
+    assert result['plan']['skipped_block_sizes'] == [
+        {'block_size': 2097152, 'reason': 'above READ BLOCK LIMITS maximum 1048576'}]
+    assert result['plan']['max_bytes_written'] == 2 * 400000000 and result['plan']['filemark_payload_mb'] == 0
+    for got, lab in zip(result['sweep'], record['sweep'][:2]):
+        assert without(got, 'series_mb_s') == without(lab, 'series_mb_s')
+    assert len(result['sweep']) == 2 and result['best'] == {'block_size': 65536, 'pattern': 'random', 'mb_s': 36.1}
+    assert result['ceiling_block_size'] == 65536 and result['filemarks'] == []
+    assert 'log_pages_before' not in result and 'log_pages_after' not in result
+    assert result['media']['worm'] is False and drive.log_page_reads == [record['drive']['sg']]
+    # the run's counters moved by the two steps' deltas
+    steps = [s['st_stats_delta'] for s in record['sweep'][:2]]
+    assert result['st_stats_delta']['write_byte_cnt'] == sum(d['write_byte_cnt'] for d in steps) == 529465344
+    assert result['st_stats_delta']['write_cnt'] == 5576 + 2503
+    assert drive.ops[-2:] == [(W.MTWEOFI, 0), (W.MTREW, 1)]
