@@ -287,7 +287,9 @@ read_back:
 reason:
   description: >-
     Machine-readable reason of a failure - a refusal of the safety gate (C(block_device), C(sg_node),
-    C(media_has_data), C(busy), ...), C(bad_input), C(timeout) or C(internal_error). The collection's one
+    C(media_has_data), C(busy), ...), C(bad_input), C(timeout) or C(internal_error). A failure after the
+    drive was opened (C(timeout), C(internal_error), a write error of the read-back) returns with it what was
+    measured before it (the sweep steps and file-mark runs that ended, C(rewound)). The collection's one
     refusal key (M(tapeops.qualify.btape_speed) and M(tapeops.qualify.tape_mechanics_benchmark) use it too).
   returned: on failure
   type: str
@@ -382,8 +384,11 @@ def main():
         partial = dict((k, v) for k, v in exc.partial.items() if k not in ('changed',))
         module.fail_json(msg=exc.msg, reason=exc.reason, **partial)
     except TapeTimeout as exc:
+        # the steps and file-mark runs measured before the one that hung go with the failure, as a
+        # BenchmarkError's do
+        partial = dict((k, v) for k, v in (getattr(bench, 'result', None) or {}).items() if k != 'changed')
         module.fail_json(msg='%s Check the drive (dmesg, sg_logs) and the cabling, then retry.' % exc,
-                         reason='timeout')
+                         reason='timeout', **partial)
     except _cli.CliError as exc:
         module.fail_json(**exc.as_fail_kwargs())
     except Exception as exc:  # pylint: disable=broad-except

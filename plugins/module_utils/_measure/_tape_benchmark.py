@@ -200,11 +200,10 @@ class TapeBenchmark:
                 W.mtop(fd, W.MTSETBLK, 0, timeout=self.op_timeout)
                 self._probe_mtweofi(fd, result)
                 stats_start = _st_sysfs.read_stats(name, self.sys_root)
-                result.update(self._sweep(fd, pools, plan['block_sizes'], name))
+                result.update(self._sweep(fd, pools, plan['block_sizes'], name, result))
+                result['filemarks'] = []
                 if self.filemark_segments:
-                    result['filemarks'] = self._filemarks(fd, name, result['mtweofi_supported'])
-                else:
-                    result['filemarks'] = []
+                    self._filemarks(fd, name, result['mtweofi_supported'], out=result['filemarks'])
                 result['st_stats_delta'] = _st_sysfs.stats_delta(stats_start, _st_sysfs.read_stats(name, self.sys_root))
             finally:
                 result['rewound'] = self._rewind(fd)
@@ -343,7 +342,8 @@ class TapeBenchmark:
         except (OSError, W.TapeTimeout):
             return False
 
-    def _sweep(self, fd, pools, sizes, name):
+    def _sweep(self, fd, pools, sizes, name, result):
+        """The sweep; each step lands in ``result['sweep']`` as it ends (kept when a later one times out)."""
         def on_step(phase, block_size, pattern, context=None):
             if phase == 'before':
                 return _st_sysfs.read_stats(name, self.sys_root)
@@ -351,9 +351,14 @@ class TapeBenchmark:
 
         # A step may not take longer than its time budget plus the op timeout.
         step_timeout = (self.step_seconds or 3600) + self.op_timeout
-        steps, ceiling, stop = W.sweep(fd, pools, sizes, self.step_bytes, max_seconds=self.step_seconds,
-                                       on_step=on_step, step_timeout=step_timeout, write=self.write,
-                                       clock=self.clock)
+        result['sweep'] = []
+        try:
+            steps, ceiling, stop = W.sweep(fd, pools, sizes, self.step_bytes, max_seconds=self.step_seconds,
+                                           on_step=on_step, step_timeout=step_timeout, write=self.write,
+                                           clock=self.clock, steps=result['sweep'])
+        except W.TapeTimeout as exc:
+            result['sweep_stopped'] = str(exc)
+            raise
         for step in steps:
             delta = step.get('st_stats_delta') or {}
             if delta.get('write_ns') and step['seconds']:
@@ -367,7 +372,8 @@ class TapeBenchmark:
             'best': {'block_size': best['block_size'], 'pattern': best['pattern'], 'mb_s': best['mb_s']} if best else None,
         }
 
-    def _filemarks(self, fd, name, mtweofi_supported=None):
+    def _filemarks(self, fd, name, mtweofi_supported=None, out=None):
+        """The file-mark runs, each appended to ``out`` as it ends (kept when a later one times out)."""
         pool = W.make_pool(self.filemark_pattern, size=max(16 * W.MIB, 8 * self.filemark_block_size), seed=99)
         views = W.block_views(pool, self.filemark_block_size)
         timeout = self.op_timeout
@@ -384,7 +390,7 @@ class TapeBenchmark:
                                        clock=self.clock),
                 deadline, 'File-mark run')
 
-        out = []
+        out = [] if out is None else out
         baseline = one(None, W.MTWEOF)
         base_rate = baseline['bytes'] / baseline['seconds'] if baseline['seconds'] else None
         out.append(dict(baseline, segment_mb=None, kind='none', seconds_lost_per_mark=None,

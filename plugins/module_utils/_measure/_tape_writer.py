@@ -242,7 +242,7 @@ def write_stream(fd, views, total_bytes, max_seconds=None, write=os.write,
 
 
 def sweep(fd, pools, block_sizes, bytes_per_step, max_seconds=None, write=os.write,
-          on_step=None, step_timeout=None, clock=time.monotonic):
+          on_step=None, step_timeout=None, clock=time.monotonic, steps=None):
     """Block-size x pattern sweep. ``pools`` is ``[(pattern, pool), ...]``.
 
     A block size rejected with EINVAL ends the sweep there: every smaller size
@@ -250,9 +250,11 @@ def sweep(fd, pools, block_sizes, bytes_per_step, max_seconds=None, write=os.wri
     ENOSPC (end of media) ends the sweep too. ``on_step(step)`` runs around
     each step (the benchmark reads st counters there; never log pages).
     ``write`` and ``clock`` are ``write_stream``'s (tests replay a recorded drive through them).
+    ``steps``: the caller's list, each step appended as it ends, so the steps measured before a step that
+    times out (TapeTimeout) stay with the caller.
     Returns ``(steps, ceiling_block_size, stop_reason)``.
     """
-    steps = []
+    steps = [] if steps is None else steps
     ceiling = None
     stop = None
     for block_size in sorted(block_sizes):

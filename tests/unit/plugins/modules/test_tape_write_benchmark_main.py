@@ -187,6 +187,46 @@ def test_a_hung_write_fails_with_timeout_and_the_drive_is_rewound(monkeypatch, l
     assert_clean_failure(result, 'timeout', 'Writing 65536-byte blocks did not finish within 2 seconds. Check '
                                             'the drive (dmesg, sg_logs) and the cabling, then retry.')
     assert hung == [65536] and lab_drive.ops[-1] == (B.W.MTREW, 1)
+    # nothing was measured before the first write hung; what was read before it goes with the failure
+    assert result['sweep'] == [] and result['rewound'] is True
+    assert result['sweep_stopped'] == 'Writing 65536-byte blocks did not finish within 2 seconds.'
+    assert result['media'] == lab_drive.record['media'] and 'changed' not in result
+
+
+def test_a_write_that_hangs_mid_sweep_keeps_the_steps_measured_before_it(monkeypatch, lab_drive):
+    release = threading.Event()
+    real = lab_drive.write
+    hung = []
+
+    def write(fd, buf):
+        if len(buf) == 262144:  # the third step (256K, random) does not come back
+            hung.append(len(buf))
+            release.wait(30)
+            raise OSError(5, 'Input/output error')
+        return real(fd, buf)
+    monkeypatch.setattr(lab_drive, 'write', write)
+    try:
+        failed, result = run_module(tape_write_benchmark.main, lab_args(lab_drive.record, step_seconds=1,
+                                                                        op_timeout=1), monkeypatch)
+    finally:
+        release.set()
+    assert failed
+    assert_clean_failure(result, 'timeout', 'Writing 262144-byte blocks did not finish within 2 seconds. Check '
+                                            'the drive (dmesg, sg_logs) and the cabling, then retry.')
+    assert hung == [262144] and result['rewound'] is True and lab_drive.ops[-1] == (B.W.MTREW, 1)
+    # The two 64K steps done before the hang are in the failed result, as a BenchmarkError's partial record would
+    # carry them. Their figures are the replay's first second of lab-ma3's recorded steps (step_seconds 1 here):
+    # the replay spreads a recorded step's blocks but the last over the lab's 10-s budget, one ending on each whole
+    # second, so 1 s holds ceil(2346 / 10) = 235 blocks of the random step and ceil(1313 / 10) = 132 of the 2.5:1.
+    recorded = lab_drive.record['sweep']
+    assert [(s['block_size'], s['pattern'], s['blocks']) for s in recorded[:2]] == [
+        (65536, 'random', 2347), (65536, '2.5:1', 1314)]
+    assert [(s['block_size'], s['pattern'], s['blocks'], s['bytes'], s['seconds'], s['mb_s'], s['error'])
+            for s in result['sweep']] == [(65536, 'random', 235, 235 * 65536, 1.0, 15.4, None),
+                                          (65536, '2.5:1', 132, 132 * 65536, 1.0, 8.7, None)]
+    assert result['sweep_stopped'] == 'Writing 262144-byte blocks did not finish within 2 seconds.'
+    assert 'filemarks' not in result and 'changed' not in result
+    assert result['media'] == lab_drive.record['media'] and result['plan']['block_sizes'] == [65536, 262144, 1048576]
 
 
 def test_an_unexpected_error_keeps_the_measurements_taken_before_it(monkeypatch, lab_drive):
