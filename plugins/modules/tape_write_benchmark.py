@@ -288,7 +288,7 @@ reason:
   description: >-
     Machine-readable reason of a failure - a refusal of the safety gate (C(block_device), C(sg_node),
     C(media_has_data), C(busy), ...), C(bad_input), C(timeout) or C(internal_error). A failure after the
-    drive was opened (C(timeout), C(internal_error), a write error of the read-back) returns with it what was
+    drive was opened (C(timeout), C(internal_error), a failure of the read-back) returns with it what was
     measured before it (the sweep steps and file-mark runs that ended, C(rewound)). The collection's one
     refusal key (M(tapeops.qualify.btape_speed) and M(tapeops.qualify.tape_mechanics_benchmark) use it too).
   returned: on failure
