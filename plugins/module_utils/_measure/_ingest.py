@@ -106,7 +106,8 @@ def check_directory(path, sources):
     except FileNotFoundError:
         raise IngestError('ingest.path %s does not exist: create it (a directory outside every source).' % path)
     except OSError as exc:
-        raise IngestError('ingest.path %s cannot be examined: %s.' % (path, exc.strerror or exc))
+        raise IngestError('ingest.path %s cannot be examined: %s. Check the path and its filesystem (mount, '
+                          'dmesg).' % (path, exc.strerror or exc))
     if not os.path.isdir(path):
         raise IngestError('ingest.path %s is not a directory: give a directory outside every source.' % path)
     real = os.path.realpath(path)
@@ -118,8 +119,8 @@ def check_directory(path, sources):
             source_st = os.stat(source_real)
             source_chain = _chain(source_real)
         except OSError as exc:
-            raise IngestError('Source %s cannot be examined to compare it with ingest.path: %s.'
-                              % (source, exc.strerror or exc))
+            raise IngestError('Source %s cannot be examined to compare it with ingest.path: %s. Check the source '
+                              'path and its filesystem (mount, dmesg).' % (source, exc.strerror or exc))
         source_id = (source_st.st_dev, source_st.st_ino)
         if source_id == ingest_id or source_real == real:
             raise IngestError('ingest.path %s is the source %s: the ingest writes files, and nothing is ever written '

@@ -37,11 +37,19 @@ _STEP_KEYS = ('mean_mb_s', 'p5_mb_s', 'min_mb_s', 'files_per_s', 'bytes', 'files
 
 
 class SourceReadError(TapeopsError):
-    """The benchmark cannot run; ``fail_kwargs`` go to ``fail_json``."""
+    """The benchmark cannot run; ``fail_kwargs`` go to ``fail_json``.
 
-    def __init__(self, msg, **evidence):
+    ``hint``, the sentence saying what to do, ends ``msg`` (as ``CliError.as_fail_kwargs`` puts it there) and is
+    kept on its own under ``hint`` too.
+    """
+
+    def __init__(self, msg, hint=None, **evidence):
+        if hint and not msg.endswith(hint):
+            msg = '%s %s' % (msg, hint)
         super().__init__(msg)
         self.fail_kwargs = dict(evidence, msg=msg)
+        if hint:
+            self.fail_kwargs['hint'] = hint
 
 
 def parse_size(value, what='size'):
@@ -530,7 +538,9 @@ class SourceReadBenchmark:
             job = by_name.get(stream['name'])
             if job is None:
                 raise SourceReadError('fio reported no job %s; its output is incomplete.' % stream['name'],
-                                      stdout=result.stdout[-4000:], stderr=result.stderr[-4000:])
+                                      stdout=result.stdout[-4000:], stderr=result.stderr[-4000:],
+                                      hint='Run again; if it repeats, run fio by hand with the job file and report '
+                                           'its output.')
             out_streams.append(self._stream_figures(stream, job, log_dir))
         aggregate = self._aggregate(out_streams)
         stopped_by_bytes = bool(self.byte_budget) and any(s['bytes'] >= self.byte_budget for s in out_streams) and \

@@ -64,7 +64,8 @@ def check_source_path(path):
         raise SourceError('Source path %s cannot be reached (permission denied on a parent directory): '
                           'run the module as root (become: true) or as the backup user.' % path)
     except OSError as exc:
-        raise SourceError('Source path %s cannot be examined: %s.' % (path, exc.strerror or exc))
+        raise SourceError('Source path %s cannot be examined: %s. Check the path and its filesystem (mount, '
+                          'dmesg).' % (path, exc.strerror or exc))
     if stat.S_ISREG(st.st_mode):
         if not os.access(path, os.R_OK):
             raise SourceError('Source file %s is not readable: run as root (become: true) or as the backup user.' % path)

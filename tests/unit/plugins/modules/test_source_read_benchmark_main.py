@@ -181,7 +181,26 @@ def test_fio_json_cut_short_fails_with_its_output_attached(monkeypatch, tmp_path
         'scaling': False}, monkeypatch)
     fail_cleanly(result, "fio's output could not be read (fio JSON output is truncated or invalid",
                  'no figures for the 1-stream read.')
-    # what to do comes as its own key (SourceReadError's evidence), not in msg
-    assert result['hint'] == 'Run again; if it repeats, run fio by hand with the job file and report its output.'
+    # what to do ends msg (as a CliError's does) and comes as its own key too
+    hint = 'Run again; if it repeats, run fio by hand with the job file and report its output.'
+    assert result['msg'].endswith('no figures for the 1-stream read. ' + hint) and result['hint'] == hint
     assert result['rc'] == 0 and result['stdout'] == cut and result['cmd'][0] == str(fio)
+    assert tree_state(str(src)) == before
+
+
+def test_fio_output_without_the_streams_job_fails_saying_what_to_do(monkeypatch, tmp_path):
+    # fio on PATH prints a real capture of another job file (tests/unit/fixtures/fio/, its one job is named
+    # 'test'): fio's JSON parses, but holds no job stream0 for the one source
+    capture = 'fio/fio_json__metrics-operator-kind-randrw-4k-qd64__1.txt'
+    recorded_tools(tmp_path, monkeypatch, {'fio': capture})
+    src = tmp_path / 'src'
+    src.mkdir()
+    (src / 'f').write_bytes(b'z' * 5000)
+    before = tree_state(str(src))
+    failed, result = run_module(source_read_benchmark.main, {
+        'paths': [str(src)], 'time_budget': 0, 'compressibility_sample': '0', 'scaling': False}, monkeypatch)
+    hint = 'Run again; if it repeats, run fio by hand with the job file and report its output.'
+    assert failed
+    assert result['msg'] == 'fio reported no job stream0; its output is incomplete. ' + hint
+    assert result['hint'] == hint and result['stdout'] == fixture_text(capture)[-4000:]  # its last 4000 characters
     assert tree_state(str(src)) == before
