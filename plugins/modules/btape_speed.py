@@ -113,7 +113,7 @@ media:
   type: dict
 rewound:
   description: Whether the rewind after btape succeeded.
-  returned: when btape ran
+  returned: when btape ran, also when it failed or did not finish within O(timeout)
   type: bool
 reason:
   description: >-
@@ -193,6 +193,7 @@ def _speed(module, gate, btape, command, result):
     except TapeSafetyError as exc:
         module.fail_json(**dict(result, **exc.refusal()))
     work = tempfile.mkdtemp(prefix='tapeops-btape-', dir=module.tmpdir)
+    failure = None
     try:
         config = os.path.join(work, 'btape-sd.conf')
         with open(config, 'w') as handle:
@@ -201,10 +202,13 @@ def _speed(module, gate, btape, command, result):
             res = run([btape, '-c', config, 'tapeops-btape'], data=command + '\nquit\n', timeout=p['timeout'],
                       hint='btape did not finish; the drive may be hung.')
         except CliError as exc:
-            module.fail_json(**dict(result, **exc.as_fail_kwargs()))
+            failure = exc
     finally:
         shutil.rmtree(work, ignore_errors=True)
         result['rewound'] = _rewind(gate)
+    if failure is not None:
+        # after the rewind, so that the failure says whether the tape was rewound
+        module.fail_json(**dict(result, **failure.as_fail_kwargs()))
     result['changed'] = True
     result['stdout'] = res.stdout
     try:

@@ -137,8 +137,19 @@ def test_btape_that_does_not_finish_is_stopped_and_the_tape_rewound(tmp_path, mo
     assert failed
     assert result['msg'] == ('%s did not finish within 1 seconds. btape did not finish; the drive may be hung.'
                              % os.path.join(str(tmp_path), 'scripted-bin', 'btape'))
-    # the rewind after btape still runs (finally), but after fail_json: the failure does not say it happened
-    assert blank.ops == PROBE + [(W.MTREW, 1)] and 'rewound' not in result
+    # the rewind after btape runs before the failure is reported, which says it happened
+    assert blank.ops == PROBE + [(W.MTREW, 1)] and result['rewound'] is True
+
+
+def test_btape_that_does_not_finish_and_a_rewind_that_fails_are_both_reported(tmp_path, monkeypatch, blank):
+    def no_rewind(fd, op, count=1, timeout=None):
+        raise OSError(5, 'Input/output error')
+    btape(tmp_path, monkeypatch, Sleeps(30))
+    monkeypatch.setattr(btape_speed.W, 'mtop', no_rewind)   # the probe still uses the drive's own mtop
+    failed, result = run_module(btape_speed.main, dict(ARGS, timeout=1), monkeypatch)
+    assert failed and result['msg'].endswith('did not finish within 1 seconds. btape did not finish; the drive may '
+                                             'be hung.')
+    assert result['rewound'] is False and blank.ops == PROBE
 
 
 def test_no_btape_on_the_host_says_what_to_install(tmp_path, monkeypatch, blank):
