@@ -256,10 +256,13 @@ changers:
     error:
       description: >-
         Why C(mtx status) failed, if it did (C(READ ELEMENT STATUS Command Failed),
-        C(illegal Element Type Code 83 reported), ...); C(status.error_hint) says what to try.
+        C(illegal Element Type Code 83 reported), mtx not installed, ...); C(status.error_hint) says what to try.
+        Each error is also given as a warning.
       type: str
     warnings:
-      description: What could not be read fully (a cut listing, a READ ELEMENT STATUS answer cut short).
+      description: >-
+        What could not be read fully (a cut listing, a READ ELEMENT STATUS answer cut short); each is also
+        given as a warning.
       type: list
       elements: str
 '''
@@ -307,6 +310,8 @@ def main():
         if changer.get('error'):
             hint = (changer.get('status') or {}).get('error_hint') or ''
             module.warn('changer %s: %s %s' % (changer.get('sg'), changer['error'], hint))
+        for warning in changer.get('warnings') or []:
+            module.warn('changer %s: %s' % (changer.get('sg'), warning))
     # each drive is a DriveIdentity record (module_utils/_records.py), the structure RETURN documents
     module.exit_json(changed=False, drives=[_records.DriveIdentity.from_dict(d).to_dict() for d in found['drives']],
                      changers=found['changers'])

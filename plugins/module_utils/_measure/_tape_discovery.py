@@ -316,8 +316,13 @@ def _run(runner, cmd):
     try:
         return runner(cmd)
     except _cli.CliError as exc:
-        return _cli.CliResult(exc.cmd or cmd, exc.rc if exc.rc is not None else -1, exc.stdout or '',
-                              exc.stderr or exc.msg)
+        return _result_of(exc, cmd)
+
+
+def _result_of(exc, cmd):
+    """A tool that failed to run or finish (CliError) as a CliResult: rc -1 when it has none, the error on stderr."""
+    return _cli.CliResult(exc.cmd or cmd, exc.rc if exc.rc is not None else -1, exc.stdout or '',
+                          exc.stderr or exc.msg)
 
 
 def read_log_pages(sg, runner, pages=LOG_PAGES):
@@ -397,6 +402,27 @@ def _mtx_status(result):
     return status
 
 
+MTX_MISSING_HINT = 'Install the mtx package (Debian/Ubuntu: apt install mtx; RHEL: dnf install mtx) and run again.'
+
+
+def _mtx_run(runner, sg):
+    """``(CliResult, status)`` of ``mtx -f sg status``; a missing mtx is said to be missing, with its package.
+
+    An mtx that is not installed fails to start (FileNotFoundError): its "No such file or directory" is not mtx's
+    own message for a changer node that does not open, which ``_mtx_status`` reads stderr for.
+    """
+    cmd = ['mtx', '-f', sg, 'status']
+    try:
+        return runner(cmd), None
+    except _cli.CliError as exc:
+        if not isinstance(exc.__cause__, FileNotFoundError):
+            return _result_of(exc, cmd), None
+        status = _mtx.parse_mtx_status('')
+        status.update(error='mtx is not installed on this host (not found on PATH %s).' % os.environ.get('PATH', ''),
+                      error_hint=MTX_MISSING_HINT, complete=False)
+        return _result_of(exc, cmd), status
+
+
 def discover_changers(runner, sys_root=None):
     """Every SCSI medium changer (type 8) under ``sys_root`` (default SYS_ROOT) with its mtx status and elements."""
     sys_root = SYS_ROOT if sys_root is None else sys_root
@@ -419,8 +445,8 @@ def discover_changers(runner, sys_root=None):
             'status': None, 'error': None, 'elements': [], 'warnings': [],
         }
         if sg:
-            result = _run(runner, ['mtx', '-f', sg, 'status'])
-            status = _mtx_status(result)
+            result, status = _mtx_run(runner, sg)
+            status = status or _mtx_status(result)
             if result.rc != 0 or status['error']:
                 changer['error'] = status['error'] or (result.stderr or '').strip() or 'mtx status failed'
             changer['status'] = status

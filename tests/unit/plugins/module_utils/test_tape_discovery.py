@@ -277,3 +277,39 @@ def test_a_tool_that_times_out_but_dies_also_ends_the_device_s_commands(tmp_path
         guard(['sg_logs', '-p', '0x0c', '/dev/sg9'])
     assert guard.reason('/dev/sg9') == 'sg_logs did not finish within 10 seconds.'
     assert guard.reason('/dev/sg8') is None
+
+
+def one_changer_tree(tmp_path, sg):
+    """A sysfs tree with one SCSI medium changer (type 8, tgt's STK L700 of the lab) whose sg node is ``sg``."""
+    scsi = tmp_path / 'bus' / 'scsi' / 'devices' / '0:0:2:0'
+    (scsi / 'scsi_generic' / sg).mkdir(parents=True)
+    for name, value in (('vendor', 'STK\n'), ('model', 'L700\n'), ('rev', '0104\n'), ('type', '8\n')):
+        (scsi / name).write_text(value)
+
+
+def run_tools(cmd):
+    return _cli.run(cmd, timeout=30)
+
+
+def test_a_changer_without_mtx_installed_says_mtx_is_missing_and_its_package(tmp_path, monkeypatch):
+    one_changer_tree(tmp_path, 'sg97')
+    empty = tmp_path / 'empty-bin'
+    empty.mkdir()
+    monkeypatch.setenv('PATH', str(empty))     # neither mtx nor sg_raw: both fail to start (FileNotFoundError)
+    (changer,) = D.discover_changers(run_tools, sys_root=str(tmp_path))
+    assert changer['error'] == 'mtx is not installed on this host (not found on PATH %s).' % empty
+    assert changer['status']['error_hint'] == ('Install the mtx package (Debian/Ubuntu: apt install mtx; RHEL: '
+                                               'dnf install mtx) and run again.')
+    assert changer['status']['complete'] is False and changer['elements'] == []
+
+
+def test_mtx_that_cannot_open_the_changer_node_keeps_its_own_hint(tmp_path, monkeypatch):
+    # the real mtx (Debian package mtx, in /usr/sbin here) on an sg node that does not exist on this host: its own
+    # "cannot open SCSI device ... No such file or directory" is a node that does not open, not a missing tool
+    if not os.access('/usr/sbin/mtx', os.X_OK) or os.path.exists('/dev/sg97'):
+        pytest.skip('needs /usr/sbin/mtx (apt install mtx) and no /dev/sg97')
+    one_changer_tree(tmp_path, 'sg97')
+    monkeypatch.setenv('PATH', '/usr/sbin:/usr/bin:/sbin:/bin')
+    (changer,) = D.discover_changers(run_tools, sys_root=str(tmp_path))
+    assert changer['error'] == "cannot open SCSI device '/dev/sg97' - No such file or directory"
+    assert changer['status']['error_hint'].startswith('mtx could not open the changer: check the sg node')

@@ -44,6 +44,11 @@ MTX = 'mtx/mtx_status__pve-2drive-24slot-LTO5__1.txt'
 LAB_LOGS = 'sg_logs/sg_logs_p0x%s__lab-emulated-IBM-ULT3580-TD8-shoeshine__1.txt'
 MT_STATUS = Derived(fixture_text(MT_TD5).replace('(no translation)', '(LTO-5)'),
                     'mt status of %s with density 0x58 named as mt-st 1.7 names it (mt_densities fixture)' % MT_TD5)
+# the lab's tgt changer cuts its READ ELEMENT STATUS answer short (ELEMENTS): warned on every host run with it
+TGT_CHANGER_SAID = ['changer /dev/sg1: %s' % w for w in (
+    'READ ELEMENT STATUS announced 58 bytes of element pages, 50 arrived',
+    'element descriptor at byte 16 is cut short (42 of 50 bytes)',
+    'device identifier of element 500 is cut short (26 of 34 bytes)')]
 BLOCK_LIMITS = Derived(' 00     00 10 00 00 00 01                                 ......\n',
                        'READ BLOCK LIMITS as lab-ma1 recorded it (granularity 0, max 1048576, min 1) in the layout '
                        'sg3_utils -H prints (offset, hex bytes, ASCII)')
@@ -209,7 +214,8 @@ def test_a_lab_host_is_discovered_as_the_recorded_run_found_it(tmp_path, monkeyp
                                    'element descriptor at byte 16 is cut short (42 of 50 bytes)',
                                    'device identifier of element 500 is cut short (26 of 34 bytes)']
     assert [e['address'] for e in changer['elements']] == [500]
-    assert said == []
+    # the changer's warnings are warned too, not only returned
+    assert said == TGT_CHANGER_SAID == ['changer /dev/sg1: %s' % w for w in changer['warnings']]
 
 
 def test_a_host_without_tape_drives_or_changers_reports_none_and_runs_no_tool(tmp_path, monkeypatch, said):
@@ -250,12 +256,14 @@ def test_missing_tools_leave_the_drive_reported_with_what_failed(tmp_path, monke
     assert drive['generation']['generation'] == 5 and drive['generation']['source'] == 'inquiry'
     assert drive['generation']['medium'] is None
     (changer,) = result['changers']
-    assert changer['error'] == "Cannot run mtx: [Errno 2] No such file or directory: 'mtx'."
-    assert changer['elements'] == []
-    # (the hint is mtx's for a device that does not open, which "No such file or directory" also reads as)
-    assert said == ["changer /dev/sg1: Cannot run mtx: [Errno 2] No such file or directory: 'mtx'. "
-                    'mtx could not open the changer: check the sg node (lsscsi -g), that the sg module is '
-                    'loaded and that you run as root.']
+    # mtx that is not installed is said to be missing, with its package; not mtx's "could not open the changer",
+    # which a missing tool's "No such file or directory" used to read as
+    missing = 'mtx is not installed on this host (not found on PATH %s).' % empty
+    assert changer['error'] == missing
+    assert changer['status']['error_hint'] == ('Install the mtx package (Debian/Ubuntu: apt install mtx; RHEL: '
+                                               'dnf install mtx) and run again.')
+    assert changer['elements'] == [] and changer['warnings'] == []
+    assert said == ['changer /dev/sg1: %s %s' % (missing, changer['status']['error_hint'])]
 
 
 def test_output_cut_short_or_garbage_is_a_warning_not_a_failure(tmp_path, monkeypatch, host, said):
@@ -283,7 +291,7 @@ def test_output_cut_short_or_garbage_is_a_warning_not_a_failure(tmp_path, monkey
     cut_page = 'LOG SENSE data of 1 bytes is shorter than its 4-byte header'
     assert drive['warnings'] == ['mt-st output without status bits (cut short?): those fields are unknown'] + [
         'log page %s: %s' % (page, cut_page) for page in ('0x0c', '0x14', '0x17', '0x2e', '0x34')]
-    assert said == ['/dev/nst0: %s' % w for w in drive['warnings']]
+    assert said[:len(drive['warnings'])] == ['/dev/nst0: %s' % w for w in drive['warnings']]
     assert tool_calls(tmp_path)[3:5] == ['mt -f /dev/nst0 status', 'mt-st -f /dev/nst0 status']
     (changer,) = result['changers']
     assert changer['error'] is None and changer['status']['complete'] is False
@@ -293,6 +301,7 @@ def test_output_cut_short_or_garbage_is_a_warning_not_a_failure(tmp_path, monkey
         'READ ELEMENT STATUS announced 58 bytes of element pages, 50 arrived',
         'element descriptor at byte 16 is cut short (42 of 50 bytes)',
         'device identifier of element 500 is cut short (26 of 34 bytes)']
+    assert said[len(drive['warnings']):] == ['changer /dev/sg1: %s' % w for w in changer['warnings']]
 
 
 def test_a_changer_that_fails_is_named_with_what_mtx_said(tmp_path, monkeypatch, host, said):
@@ -306,7 +315,8 @@ def test_a_changer_that_fails_is_named_with_what_mtx_said(tmp_path, monkeypatch,
     # the drive still matches its element from READ ELEMENT STATUS; its barcode is unknown without mtx status
     (drive,) = result['drives']
     assert drive['changer']['element_address'] == 500 and drive['barcode'] is None
-    assert said == ['changer /dev/sg1: READ ELEMENT STATUS Command Failed %s' % changer['status']['error_hint']]
+    assert said == ['changer /dev/sg1: READ ELEMENT STATUS Command Failed %s'
+                    % changer['status']['error_hint']] + TGT_CHANGER_SAID
 
 
 def test_tools_that_time_out_stop_the_commands_to_their_device(tmp_path, monkeypatch, host, said):
@@ -357,7 +367,7 @@ def test_an_inventory_entry_the_resolver_cannot_read_costs_only_the_entry(tmp_pa
     assert drive['generation']['source'] == 'inquiry' and drive['generation']['inventory'] == {}
     (warning,) = drive['warnings']
     assert warning.endswith('; the drive is identified without its tapeops_drives entry')
-    assert said == ['/dev/nst0: %s' % warning]
+    assert said == ['/dev/nst0: %s' % warning] + TGT_CHANGER_SAID
 
 
 @pytest.mark.parametrize('devices,found', [(['/dev/nst0'], ['/dev/nst0']), (['nst0'], ['/dev/nst0']),
@@ -424,7 +434,7 @@ def test_log_sense_after_a_unit_attention_is_asked_once_more_then_reported(tmp_p
     logs = result['drives'][0]['log_pages']
     assert logs['errors'] == {'0x00': 'unit attention (media changed or mode parameters changed); retry once'}
     assert logs['unsupported_reason'] is None and logs['pages'] == {}
-    assert said == []
+    assert said == TGT_CHANGER_SAID  # the unit attention is the page's error, not a warning
 
 
 def test_a_log_page_that_fails_is_an_error_of_that_page_only(tmp_path, monkeypatch, host):
