@@ -66,7 +66,8 @@ options:
   filemark_segments_mb:
     description:
       - Segment sizes in decimal MB for the file-mark cost runs. Empty (the default) skips them. Each segment
-        size costs two runs of O(filemark_payload_mb) plus one shared baseline run.
+        size costs two runs of O(filemark_payload_mb) plus one shared baseline run. They are not run when a
+        write error (EIO, ENOSPC, ...) stopped the sweep.
     type: list
     elements: int
     default: []
@@ -223,7 +224,9 @@ filemarks:
   description: >-
     File-mark runs - a baseline (C(kind=none)) then, per segment size, C(sync) (MTWEOF) and C(immediate)
     (MTWEOFI) - each with C(segment_mb), C(kind), C(marks), C(mb_s), C(seconds), C(mark_seconds) and
-    C(seconds_lost_per_mark) (time beyond the baseline rate divided by the marks).
+    C(seconds_lost_per_mark) (time beyond the baseline rate divided by the marks), and C(error). A run not
+    made has C(bytes=0) and says why in C(error) (C(skipped: ...)) - no MTWEOFI in the st driver, or a write
+    error (EIO, ENOSPC, ...) that stopped the sweep, after which nothing more is written.
   returned: when the benchmark wrote
   type: list
   elements: dict

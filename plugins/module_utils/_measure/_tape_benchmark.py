@@ -48,6 +48,13 @@ from ansible_collections.tapeops.qualify.plugins.module_utils._errors import Tap
 
 DEFAULT_BLOCK_SIZES = (65536, 131072, 262144, 524288, 1048576)
 
+# Why a planned file-mark run was not run: its ``error``, as the run record carries it (bytes 0).
+FILEMARK_SKIPPED = {
+    'no_mtweofi': 'skipped: the st driver has no MTWEOFI',
+    'write_error': 'skipped: the sweep stopped on a write error (%s); no more writes after a medium or hardware '
+                   'error',
+}
+
 
 class BenchmarkError(TapeopsError):
     """Stops the benchmark; ``reason`` is machine-readable, ``msg`` says what to do."""
@@ -202,7 +209,11 @@ class TapeBenchmark:
                 stats_start = _st_sysfs.read_stats(name, self.sys_root)
                 result.update(self._sweep(fd, pools, plan['block_sizes'], name, result))
                 result['filemarks'] = []
-                if self.filemark_segments:
+                write_error = self._write_error(result['sweep'])
+                if self.filemark_segments and write_error:
+                    # a drive that failed a write is not written to again: each planned run says why it did not run
+                    result['filemarks'] = self._filemarks_skipped(FILEMARK_SKIPPED['write_error'] % write_error)
+                elif self.filemark_segments:
                     self._filemarks(fd, name, result['mtweofi_supported'], out=result['filemarks'])
                 result['st_stats_delta'] = _st_sysfs.stats_delta(stats_start, _st_sysfs.read_stats(name, self.sys_root))
             finally:
@@ -372,6 +383,31 @@ class TapeBenchmark:
             'best': {'block_size': best['block_size'], 'pattern': best['pattern'], 'mb_s': best['mb_s']} if best else None,
         }
 
+    @staticmethod
+    def _write_error(steps):
+        """The error of the write that stopped the sweep (EIO, ENOSPC, ...), or None.
+
+        A block size the path rejects outright (EINVAL, no byte written) is the ceiling, not a write error.
+        """
+        last = steps[-1] if steps else None
+        if not last or last.get('errno') is None:
+            return None
+        if last['errno'] == errno.EINVAL and not last.get('bytes'):
+            return None
+        return last.get('error') or errno.errorcode.get(last['errno'], str(last['errno']))
+
+    def _skipped_run(self, kind, segment, why):
+        return {'bytes': 0, 'seconds': 0, 'marks': 0, 'mb_s': None, 'mark_seconds': 0, 'error': why,
+                'segment_mb': segment // W.MB if segment else None, 'kind': kind, 'seconds_lost_per_mark': None,
+                'block_size': self.filemark_block_size}
+
+    def _filemarks_skipped(self, why):
+        """Every planned file-mark run (the baseline, then sync and immediate per segment), not run: ``why``."""
+        out = [self._skipped_run('none', None, why)]
+        for segment in sorted(self.filemark_segments):
+            out.extend(self._skipped_run(kind, segment, why) for kind in ('sync', 'immediate'))
+        return out
+
     def _filemarks(self, fd, name, mtweofi_supported=None, out=None):
         """The file-mark runs, each appended to ``out`` as it ends (kept when a later one times out)."""
         pool = W.make_pool(self.filemark_pattern, size=max(16 * W.MIB, 8 * self.filemark_block_size), seed=99)
@@ -398,10 +434,7 @@ class TapeBenchmark:
         for segment in sorted(self.filemark_segments):
             for kind, op in (('sync', W.MTWEOF), ('immediate', W.MTWEOFI)):
                 if kind == 'immediate' and mtweofi_supported is False:
-                    out.append({'bytes': 0, 'seconds': 0, 'marks': 0, 'mb_s': None, 'mark_seconds': 0,
-                                'error': 'skipped: the st driver has no MTWEOFI', 'segment_mb': segment // W.MB,
-                                'kind': kind, 'seconds_lost_per_mark': None,
-                                'block_size': self.filemark_block_size})
+                    out.append(self._skipped_run(kind, segment, FILEMARK_SKIPPED['no_mtweofi']))
                     continue
                 try:
                     run = one(segment, op)

@@ -10,8 +10,9 @@ record: the plan, the order of the steps, where each step stopped (time limit or
 deltas and the device busy fraction, the best step, the ceiling, the file-mark runs and the seconds lost per mark,
 the media decision - and open the drive read-only for the probe, then once for writing, nothing else.
 
-The derived cases change one thing in a recorded drive (said where): a write error in the middle of the sweep,
-1 MiB blocks rejected with EINVAL, check mode.
+The derived cases change one thing in a recorded drive (said where): a write error or end of media in the middle
+of the sweep (no file-mark run after it), 1 MiB blocks rejected with EINVAL (the file-mark runs do run), check
+mode.
 """
 
 from __future__ import annotations
@@ -137,11 +138,30 @@ def test_a_write_error_mid_sweep_stops_the_sweep_and_keeps_what_was_measured(mon
     # the size was carried (100 blocks went through): it is the ceiling; the sweep says why it stopped
     assert result['ceiling_block_size'] == 262144 and result['sweep_stopped'] == 'EIO: Input/output error'
     assert result['best'] == {'block_size': 65536, 'pattern': '2.5:1', 'mb_s': 10.0}
-    # the file-mark runs still start after the sweep (as the benchmark does today) and stop at the first error
-    assert [(r['kind'], r['bytes'], r['error']) for r in result['filemarks']] == [
-        ('none', 0, 'EIO: Input/output error'), ('sync', 0, 'EIO: Input/output error')]
+    # No more writes after a medium or hardware error: the file-mark runs do not start (before, the baseline and
+    # the first sync run were started and failed with EIO too, writing to a drive that had just failed). Each
+    # planned run is recorded with why it was not run.
+    why = ('skipped: the sweep stopped on a write error (EIO: Input/output error); no more writes after a medium '
+           'or hardware error')
+    assert [(r['kind'], r['segment_mb'], r['bytes'], r['marks'], r['error']) for r in result['filemarks']] == [
+        ('none', None, 0, 0, why), ('sync', 64, 0, 0, why), ('immediate', 64, 0, 0, why)]
+    assert drive.index == 2 and not [op for op in drive.ops if op[0] in (W.MTWEOF, W.MTWEOFI) and op[1]]
     assert result['rewound'] is True and drive.ops[-1] == (W.MTREW, 1)
     assert drive.opens == [os.O_RDONLY, os.O_WRONLY]
+
+
+def test_end_of_media_mid_sweep_writes_no_file_mark_run_after_it(monkeypatch, tmp_path):
+    # Derived: lab-ma1's drive answers ENOSPC (end of media) from the 41st block of the second step (64 KiB, 2.5:1)
+    record = lab_write_record('20261124-quick-v2/lab-ma1')
+    bench, drive = replay(monkeypatch, tmp_path, record, fail={'step': 1, 'after_blocks': 40, 'errno': errno.ENOSPC})
+    result = bench.run()
+    assert [(s['block_size'], s['pattern'], s['errno']) for s in result['sweep']] == [
+        (65536, 'random', None), (65536, '2.5:1', errno.ENOSPC)]
+    assert result['ceiling_block_size'] == 65536 and result['sweep_stopped'] == 'ENOSPC: No space left on device'
+    assert [r['error'] for r in result['filemarks']] == [
+        'skipped: the sweep stopped on a write error (ENOSPC: No space left on device); no more writes after a '
+        'medium or hardware error'] * 3
+    assert drive.index == 1 and result['rewound'] is True
 
 
 def test_a_block_size_the_path_rejects_is_the_ceiling(monkeypatch, tmp_path):
