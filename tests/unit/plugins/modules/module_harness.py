@@ -19,6 +19,11 @@
 - ``run_module_process(name, args)``: the module as Ansible runs it, a child process; ``(rc, result)``.
 - ``tree_state(root)``: every file's content hash, mode, size and mtime under ``root``, to prove a run read it
   only.
+- ``FakeDrive``, ``fake_sys(root)``, ``fit(gate, drive, sys_root)``: the st drive the write gate
+  (module_utils/_measure/_tape_safety.py) sees where no st device exists: a real descriptor of /dev/null whose
+  fstat says st 9:128, the sysfs of nst0 on a sequential-access SCSI device, and the drive's MTIOCGET / read
+  answers injected into the gate's probe (test_write_gate_modules, test_btape_speed_main,
+  test_mechanics_benchmark_main).
 """
 
 from __future__ import annotations
@@ -249,3 +254,64 @@ def tree_state(root):
                 entry += (os.readlink(path),)
             state[os.path.relpath(path, root)] = entry
     return state
+
+
+# ---------------------------------------------------------------- a fake st drive for the write gate
+
+class FakeStat:
+    def __init__(self, mode, major=0, minor=0):
+        self.st_mode = mode
+        self.st_rdev = os.makedev(major, minor)
+
+
+def fake_sys(root):
+    """The sysfs of one st drive nst0 (9:128) on a sequential-access SCSI device, as the kernel lays it out."""
+    devices = root / 'devices' / 'platform' / 'host0' / 'target0:0:0' / '0:0:0:0'
+    devices.mkdir(parents=True)
+    (devices / 'type').write_text('1\n')
+    node = devices / 'scsi_tape' / 'nst0'
+    node.mkdir(parents=True)
+    (node / 'device').symlink_to(devices)
+    (root / 'dev' / 'char').mkdir(parents=True)
+    (root / 'dev' / 'char' / '9:128').symlink_to(node)
+    return str(root)
+
+
+class FakeDrive:
+    """An st drive behind a descriptor: status flags, what one read at BOT returns, every open recorded."""
+
+    def __init__(self, flags, read_result=b''):
+        self.flags = list(flags)
+        self.read_result = read_result
+        self.opens = []
+
+    def opener(self, path, flags):
+        self.opens.append(flags)
+        return os.open(os.devnull, os.O_RDONLY)  # a real descriptor to close; fstat below says it is st 9:128
+
+    @staticmethod
+    def fstat(fd):
+        return FakeStat(stat.S_IFCHR | 0o660, 9, 128)
+
+    @staticmethod
+    def stat(path):
+        return FakeStat(stat.S_IFCHR | 0o660, 9, 128)
+
+    def mtget(self, fd, timeout=None):
+        return {'flags': list(self.flags), 'file_number': 0, 'block_number': 0}
+
+    def mtop(self, fd, op, count=1, timeout=None):
+        pass
+
+    def read(self, fd, size):
+        return self.read_result
+
+    def wrote(self):
+        return [flags for flags in self.opens if flags & (os.O_WRONLY | os.O_RDWR)]
+
+
+def fit(gate, drive, sys_root):
+    gate.sys_root = sys_root
+    gate.stat_func, gate.opener, gate.fstat = drive.stat, drive.opener, drive.fstat
+    gate.probe_io = {'mtget': drive.mtget, 'mtop': drive.mtop, 'read': drive.read}
+    return gate

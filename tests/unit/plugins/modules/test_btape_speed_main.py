@@ -8,8 +8,9 @@ btape is a script first on PATH (module_harness.scripted_tools), found ahead of 
 (Debian bacula-sd 9.6.7, installed here) because the tool lookup searches PATH first: ``btape -?`` runs that real
 btape for its version line; ``btape -c <config> tapeops-btape`` prints the run recorded on lab guest lab-ma2
 (tests/unit/fixtures/btape, the random-data test ending in ENOSPC at the file mark). No st device exists here: the
-gate's drive is test_write_gate_modules' fake (a /dev/null descriptor whose fstat says st 9:128, status flags of
-blank media), as in the refusal tests there; the rewind after btape is recorded instead of sent to /dev/null.
+gate's drive is module_harness.FakeDrive (a /dev/null descriptor whose fstat says st 9:128, status flags of
+blank media), as in the refusal tests of test_write_gate_modules; the rewind after btape is recorded instead of
+sent to /dev/null.
 """
 
 from __future__ import annotations
@@ -23,8 +24,8 @@ from ansible_collections.tapeops.qualify.plugins.module_utils._measure import _t
 from ansible_collections.tapeops.qualify.plugins.module_utils._tools import _cli
 from ansible_collections.tapeops.qualify.plugins.modules import btape_speed
 
-from module_harness import Derived, Sleeps, module_warnings, run_module, scripted_tools, tool_calls
-from test_write_gate_modules import FakeDrive, fake_sys, fit
+from module_harness import (Derived, FakeDrive, Sleeps, fake_sys, fit, module_warnings, run_module, scripted_tools,
+                            tool_calls)
 
 PROBE = [(W.MTSETBLK, 0), (W.MTREW, 1), (W.MTREW, 1)]
 LAB_MA2 = 'btape/btape_speed__HP-Ultrium6-SCSI-lab-ma2-tgt-1048576B-enospc__1.txt'

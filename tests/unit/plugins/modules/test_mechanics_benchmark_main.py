@@ -11,10 +11,10 @@ ONLINE, file 0): recorded ``mtx`` and ``mt-st`` on PATH (module_harness.recorded
 call, so the module runs its real runner and parsers. A recorded tool prints the same status after a move,
 which is what the changer shows when the cartridge is back where it started (slot 2).
 
-No st device exists here: the write gate sees the fake st drive of test_write_gate_modules (a /dev/null
-descriptor whose fstat says st 9:128, the probe's answers injected) holding data at BOT. Its refusals are
-tested there; here the gate refuses the file marks (the cartridge is not in allowed_barcodes) and the run goes
-on moving, spacing and rewinding without writing, as on a production cartridge.
+No st device exists here: the write gate sees module_harness.FakeDrive (a /dev/null descriptor whose fstat says
+st 9:128, the probe's answers injected) holding data at BOT. Its refusals are tested in test_write_gate_modules;
+here the gate refuses the file marks (the cartridge is not in allowed_barcodes) and the run goes on moving,
+spacing and rewinding without writing, as on a production cartridge.
 """
 
 from __future__ import annotations
@@ -26,8 +26,7 @@ from ansible_collections.tapeops.qualify.plugins.module_utils import _records
 from ansible_collections.tapeops.qualify.plugins.module_utils._measure import _tape_safety as S
 from ansible_collections.tapeops.qualify.plugins.modules import tape_mechanics_benchmark
 
-from module_harness import recorded_tools, run_module
-from test_write_gate_modules import DATA, FakeDrive, fake_sys, fit
+from module_harness import FakeDrive, fake_sys, fit, recorded_tools, run_module
 
 TANDBERG = 'mtx/mtx_status__TANDBERG-StorageLoader-1drive-7slot-LTO5__1.txt'
 ULTRIUM7 = 'mt/mt_status_mtst__HP-Ultrium7-SCSI-G9Q1__2.txt'
@@ -40,7 +39,7 @@ FIELDS = set(f.name for f in dataclasses.fields(_records.Mechanics))
 def the_host(tmp_path, monkeypatch):
     """Recorded mtx / mt-st, and the write gate on a fake st drive holding data; the drive."""
     recorded_tools(tmp_path, monkeypatch, {'mtx': TANDBERG, 'mt-st': ULTRIUM7})
-    drive = FakeDrive(DATA[0], DATA[1])
+    drive = FakeDrive(['ONLINE', 'BOT'], b'x' * 65536)  # data at BOT: the probe's read there returns a 64 KiB block
     sys_root = fake_sys(tmp_path / 'sys')
 
     class Gate(S.WriteGate):

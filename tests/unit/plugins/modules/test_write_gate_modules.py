@@ -31,7 +31,7 @@ from ansible_collections.tapeops.qualify.plugins.module_utils._measure import _t
 from ansible_collections.tapeops.qualify.plugins.module_utils._measure import _tape_writer as W
 from ansible_collections.tapeops.qualify.plugins.module_utils._tools import _cli
 
-from module_harness import run_module_process, set_module_args
+from module_harness import FakeDrive, FakeStat, fake_sys, fit, run_module_process, set_module_args
 
 WRITING_MODULES = {
     'tape_write_benchmark': {},
@@ -94,65 +94,6 @@ def test_a_block_device_is_refused(name):
 
 
 # ---------------------------------------------------------------- part 2: the media, for every module
-
-class FakeStat:
-    def __init__(self, mode, major=0, minor=0):
-        self.st_mode = mode
-        self.st_rdev = os.makedev(major, minor)
-
-
-def fake_sys(root):
-    """The sysfs of one st drive nst0 (9:128) on a sequential-access SCSI device, as the kernel lays it out."""
-    devices = root / 'devices' / 'platform' / 'host0' / 'target0:0:0' / '0:0:0:0'
-    devices.mkdir(parents=True)
-    (devices / 'type').write_text('1\n')
-    node = devices / 'scsi_tape' / 'nst0'
-    node.mkdir(parents=True)
-    (node / 'device').symlink_to(devices)
-    (root / 'dev' / 'char').mkdir(parents=True)
-    (root / 'dev' / 'char' / '9:128').symlink_to(node)
-    return str(root)
-
-
-class FakeDrive:
-    """An st drive behind a descriptor: status flags, what one read at BOT returns, every open recorded."""
-
-    def __init__(self, flags, read_result=b''):
-        self.flags = list(flags)
-        self.read_result = read_result
-        self.opens = []
-
-    def opener(self, path, flags):
-        self.opens.append(flags)
-        return os.open(os.devnull, os.O_RDONLY)  # a real descriptor to close; fstat below says it is st 9:128
-
-    @staticmethod
-    def fstat(fd):
-        return FakeStat(stat.S_IFCHR | 0o660, 9, 128)
-
-    @staticmethod
-    def stat(path):
-        return FakeStat(stat.S_IFCHR | 0o660, 9, 128)
-
-    def mtget(self, fd, timeout=None):
-        return {'flags': list(self.flags), 'file_number': 0, 'block_number': 0}
-
-    def mtop(self, fd, op, count=1, timeout=None):
-        pass
-
-    def read(self, fd, size):
-        return self.read_result
-
-    def wrote(self):
-        return [flags for flags in self.opens if flags & (os.O_WRONLY | os.O_RDWR)]
-
-
-def fit(gate, drive, sys_root):
-    gate.sys_root = sys_root
-    gate.stat_func, gate.opener, gate.fstat = drive.stat, drive.opener, drive.fstat
-    gate.probe_io = {'mtget': drive.mtget, 'mtop': drive.mtop, 'read': drive.read}
-    return gate
-
 
 DATA = (['ONLINE', 'BOT'], b'x' * 65536, 'media_has_data',
         'The cartridge LAB001L5 holds data (read a 65536-byte block at BOT). Refusing to overwrite it.')
