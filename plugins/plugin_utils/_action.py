@@ -49,9 +49,10 @@ class QualifyAction(ActionBase):
         dummy, args = self.validate_argument_spec(
             argument_spec=self.ARGUMENT_SPEC, mutually_exclusive=self.MUTUALLY_EXCLUSIVE,
             required_one_of=self.REQUIRED_ONE_OF)
+        handled = (TapeopsError, ) + tuple(self.ERRORS)
         try:
             result.update(self.act(args, task_vars or {}))
-        except (TapeopsError, ) + tuple(self.ERRORS) as exc:
+        except handled as exc:
             raise AnsibleActionFail(str(exc))
         result.setdefault('changed', False)
         return result

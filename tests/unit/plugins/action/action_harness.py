@@ -54,5 +54,8 @@ def run_action(module, args, task_vars=None, check_mode=False):
     try:
         result = plugin.run(task_vars=task_vars if task_vars is not None else {'inventory_hostname': 'localhost'})
     except AnsibleActionFail as exc:
-        return True, dict(exc.result, failed=True, msg=str(exc.message))
+        # ansible-core before 2.19 also puts the Python traceback of the raise in
+        # the result's 'exception', which it shows only at -vvv; the user sees msg.
+        shown = dict((k, v) for k, v in exc.result.items() if k != 'exception')
+        return True, dict(shown, failed=True, msg=str(exc.message))
     return bool(result.get('failed')), result
