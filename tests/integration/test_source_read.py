@@ -32,12 +32,10 @@ write into a source.
 
 from __future__ import annotations
 
-import hashlib
 import json
 import os
 import random
 import shutil
-import stat
 import subprocess
 import sys
 import tempfile
@@ -45,6 +43,8 @@ import tempfile
 import pytest
 
 import ansible_collections
+
+from ansible_collections.tapeops.qualify.tests.unit.plugins.modules.module_harness import tree_state
 
 COLLECTIONS_BASE = os.path.dirname(list(ansible_collections.__path__)[0])
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -103,25 +103,6 @@ def run_module(args, cgroup_tasks=None, timeout=600):
         return proc.returncode, json.loads(proc.stdout)
     except ValueError:
         raise AssertionError('module printed no JSON (rc %d): %s %s' % (proc.returncode, proc.stdout, proc.stderr))
-
-
-def tree_state(root):
-    """Content hash, mode, size and mtime of every entry below root."""
-    state = {}
-    for directory, dirs, files in os.walk(root):
-        dirs.sort()
-        for name in sorted(dirs + files):
-            path = os.path.join(directory, name)
-            st = os.lstat(path)
-            entry = (stat.S_IFMT(st.st_mode), st.st_mode & 0o7777, st.st_size, st.st_mtime_ns)
-            if stat.S_ISREG(st.st_mode):
-                digest = hashlib.sha256()
-                with open(path, 'rb') as handle:
-                    for block in iter(lambda: handle.read(1048576), b''):
-                        digest.update(block)
-                entry += (digest.hexdigest(),)
-            state[os.path.relpath(path, root)] = entry
-    return state
 
 
 def write_tree(tree, total, seed=5):

@@ -37,6 +37,7 @@ import stat
 from ansible_collections.tapeops.qualify.plugins.module_utils._measure import _tape_benchmark as B
 from ansible_collections.tapeops.qualify.plugins.module_utils._measure import _tape_writer as W
 from ansible_collections.tapeops.qualify.plugins.module_utils._tools import _st_sysfs
+from ansible_collections.tapeops.qualify.tests.unit.plugins.modules.module_harness import FakeStat
 
 FIXTURES = os.path.join(os.path.dirname(__file__), '..', '..', 'fixtures')
 LAB_RUNS = os.path.join(FIXTURES, 'lab_runs')
@@ -71,12 +72,6 @@ def plan_kwargs(record):
         'filemark_payload': plan['filemark_payload_mb'] * W.MB, 'filemark_block_size': plan['filemark_block_size'],
         'allowed_barcodes': [plan['barcode']],
     }
-
-
-class FakeStat:
-    def __init__(self, mode, major=0, minor=0):
-        self.st_mode = mode
-        self.st_rdev = os.makedev(major, minor)
 
 
 def st_sysfs(root, stats):
