@@ -206,10 +206,12 @@ def _speed(module, gate, btape, command, result):
     finally:
         shutil.rmtree(work, ignore_errors=True)
         result['rewound'] = _rewind(gate)
+    # btape writes from the moment it starts: a run that failed or did not finish may have written to the tape.
+    # Only a btape that could not be started (an error without an exit code and not a timeout) changed nothing.
+    result['changed'] = failure is None or failure.rc is not None or failure.timed_out
     if failure is not None:
         # after the rewind, so that the failure says whether the tape was rewound
         module.fail_json(**dict(result, **failure.as_fail_kwargs()))
-    result['changed'] = True
     result['stdout'] = res.stdout
     try:
         parsed = parse_speed(res.stdout + '\n' + res.stderr)

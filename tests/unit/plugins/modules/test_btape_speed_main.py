@@ -140,6 +140,26 @@ def test_btape_that_does_not_finish_is_stopped_and_the_tape_rewound(tmp_path, mo
                              % os.path.join(str(tmp_path), 'scripted-bin', 'btape'))
     # the rewind after btape runs before the failure is reported, which says it happened
     assert blank.ops == PROBE + [(W.MTREW, 1)] and result['rewound'] is True
+    # btape ran on the drive until it was stopped: it may have written, so the task changed the tape
+    assert result['changed'] is True
+
+
+def test_btape_that_cannot_be_started_changed_nothing(tmp_path, monkeypatch, blank):
+    # btape found and then gone when it is run (removed between the lookup and the run): nothing was started, the
+    # tape was not written, only rewound
+    btape(tmp_path, monkeypatch, LAB_MA2)
+    gone = str(tmp_path / 'gone' / 'btape')
+    real_run = btape_speed.run
+
+    def run(cmd, **kwargs):
+        return real_run([gone] + cmd[1:] if cmd[1:2] == ['-c'] else cmd, **kwargs)
+    monkeypatch.setattr(btape_speed, 'run', run)
+    failed, result = run_module(btape_speed.main, ARGS, monkeypatch)
+    assert failed
+    assert result['msg'] == ("Cannot run %s: [Errno 2] No such file or directory: '%s'. btape did not finish; the "
+                             "drive may be hung." % (gone, gone))
+    assert result['changed'] is False and result['rewound'] is True
+    assert blank.ops == PROBE + [(W.MTREW, 1)] and blank.wrote() == []
 
 
 def test_btape_that_does_not_finish_and_a_rewind_that_fails_are_both_reported(tmp_path, monkeypatch, blank):
