@@ -161,9 +161,18 @@ class FilemarkCost(Record):
     error: t.Optional[str] = None
 
 
+# What a failed write result keeps of its measurements (WriteSweep.from_result)
+_FAILED_KEEPS = ('sweep', 'filemarks', 'sweep_stopped', 'rewound')
+
+
 @dataclasses.dataclass
 class WriteSweep(Record):
-    """What tapeops.qualify.tape_write_benchmark measured on one drive (or why it wrote nothing: reason, msg)."""
+    """What tapeops.qualify.tape_write_benchmark measured on one drive.
+
+    A failed write (reason, msg) keeps the steps and file-mark runs measured before it stopped (``sweep``,
+    ``filemarks``, ``sweep_stopped``, ``rewound``); it is not ``written``: no verdict reads its partial sweep.
+    A refusal or a skip has reason and msg only.
+    """
 
     device: t.Optional[str] = None
     plan: t.Optional[dict] = None
@@ -189,8 +198,19 @@ class WriteSweep(Record):
     msg: t.Optional[str] = None
 
     @property
+    def failed(self):
+        """True for a write that failed, was refused or skipped (it says why: reason or msg)."""
+        return self.reason is not None or self.msg is not None
+
+    @property
     def written(self):
-        return bool(self.sweep)
+        """True for a sweep that ran to its end: the one a verdict judges."""
+        return bool(self.sweep) and not self.failed
+
+    @property
+    def measured(self):
+        """True when the drive wrote anything measured (a sweep step or a file-mark run), failed or not."""
+        return bool(self.sweep or self.filemarks)
 
     @property
     def note(self):
@@ -203,8 +223,10 @@ class WriteSweep(Record):
     def from_result(cls, result):
         """The record of one task result (the module's, async_status's, a loop item's); None for a non-dict.
 
-        A result that wrote no sweep keeps only its device and why (``msg``,
-        ``reason``): a refusal is a finding, not a measurement.
+        A result that failed or wrote no sweep keeps its device, why (``msg``,
+        ``reason``) and what was measured before it stopped (the steps, the
+        file-mark runs, ``sweep_stopped``, ``rewound``): a refusal is a
+        finding, a failed write's steps are measurements, not a sweep to judge.
         """
         if isinstance(result, cls):
             return result
@@ -212,8 +234,12 @@ class WriteSweep(Record):
             return None
         device = device_of(result)
         if result.get('skipped') or result.get('failed') or not result.get('sweep'):
-            return cls(device=device, reason=result.get('reason'),
-                       msg=result.get('msg') or result.get('skip_reason') or result.get('reason'))
+            kept = cls.from_dict(dict((k, result.get(k)) for k in _FAILED_KEEPS))
+            kept.device = device
+            kept.reason = result.get('reason')
+            kept.msg = (result.get('msg') or result.get('skip_reason') or result.get('reason')
+                        or ('the write test failed' if result.get('failed') else None))
+            return kept
         record = cls.from_dict(result)
         record.device = record.device or device
         return record

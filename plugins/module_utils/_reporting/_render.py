@@ -43,7 +43,8 @@ def _drive_charts(charts, row, salt):
     numbers = verdict['numbers']
     source = doc.get('source') or {}
     series = [float(x) for x in ((source.get('aggregate') or {}).get('series_mb_s') or []) if x is not None]
-    sweep = ((item.get('write_sweep') or {}).get('sweep')) or []
+    # a write with a note (failed, refused) has no sweep to chart, even with the steps measured before it stopped
+    sweep = [] if item.get('write_note') else ((item.get('write_sweep') or {}).get('sweep')) or []
     out = [('feed', charts.feed(numbers, salt)), ('series', charts.series(series, numbers, salt))]
     curve = sorted((int(r['streams']), float(r['mean_mb_s'])) for r in (source.get('scaling') or [])
                    if isinstance(r, dict) and r.get('streams') and r.get('mean_mb_s') is not None)

@@ -291,7 +291,9 @@ def _drive_entry(info, setting, sweep, missing, preflight, backup):
     """One drive's entry, to be judged (``_item``) or with the error that keeps it from a verdict."""
     nst = info.get('nst')
     tape = sweep.to_dict() if sweep is not None and sweep.written else None
-    entry = {'id': nst, 'nst': nst, 'identity': info, 'write_sweep': tape, 'settings': setting,
+    # a failed write's steps stay in the document (write_sweep, with its reason and msg); only a whole sweep is judged
+    kept = tape or (sweep.to_dict() if sweep is not None and sweep.measured else None)
+    entry = {'id': nst, 'nst': nst, 'identity': info, 'write_sweep': kept, 'settings': setting,
              'verdict': None, 'error': None, 'label': None, 'write_note': sweep.note if sweep is not None else None}
     hung = info.get('hung') or _write_hung(sweep)
     if missing:

@@ -268,3 +268,69 @@ def test_a_preflight_that_failed_keeps_its_message_and_a_good_one_its_record():
     record = _records.Preflight.from_result(registered).to_dict()
     assert _records.transport_keys(record) == [] and record['error'] is None
     assert record['st_driver_version'] == '20160209' and record['hba_max_transfer_bytes'] == 1310720
+
+
+def failed_write(old, reason, msg):
+    """lab-ma3's write result as a failed run returns it: the first two recorded steps, then a stop.
+
+    The shape is the one tape_write_benchmark returns on a hang mid-sweep (test_tape_write_benchmark_main's
+    test_a_write_that_hangs_mid_sweep_keeps_the_steps_measured_before_it): ``failed``, ``reason``, ``msg``, the
+    steps measured before the one that stopped, ``sweep_stopped`` and ``rewound``. The steps are the lab run's
+    recorded first two (derived: the recorded sweep cut after its second step), the async transport kept.
+    """
+    recorded = old['drives'][0]['write_benchmark']
+    result = dict(recorded, failed=True, reason=reason, msg=msg, sweep=recorded['sweep'][:2],
+                  sweep_stopped='Writing 262144-byte blocks did not finish within 2 seconds.', rewound=True)
+    for key in ('filemarks', 'best', 'ceiling_block_size'):
+        result.pop(key, None)
+    return result
+
+
+def assemble_lab_ma3(old, write_result):
+    facts = old['host_facts']
+    return _report.assemble('lab-ma3', [d['info'] for d in old['drives']], old['source'], [write_result],
+                            [dict(d['settings'], nst=d['nst']) for d in old['drives']], {},
+                            memory_total_mb=facts['memory_total_mb'], preflight=old['preflight'],
+                            host_facts=facts, run=old['run'])
+
+
+def test_a_write_that_failed_mid_sweep_keeps_its_steps_in_the_document_and_is_not_judged(validator):
+    old = raw(LAB_RUN_V1, 'lab-ma3')
+    msg = ('Writing 262144-byte blocks did not finish within 2 seconds. Check the drive (dmesg, sg_logs) and the '
+           'cabling, then retry.')
+    result = failed_write(old, 'timeout', msg)
+    record = _records.WriteSweep.from_result(result)
+    steps = old['drives'][0]['write_benchmark']['sweep'][:2]
+    assert [(s['block_size'], s['pattern']) for s in steps] == [(65536, 'random'), (65536, '2.5:1')]
+    assert (record.device, record.reason, record.msg, record.sweep) == ('/dev/nst0', 'timeout', msg, steps)
+    assert record.sweep_stopped == 'Writing 262144-byte blocks did not finish within 2 seconds.'
+    assert record.rewound is True and record.filemarks is None and record.best is None
+    # failed: not a sweep to judge, its note says why; its steps are measurements all the same
+    assert record.failed and record.measured and not record.written and record.note == msg
+    doc = assemble_lab_ma3(old, result)
+    validator.validate(doc)
+    assert_clean(doc)
+    (drive,) = doc['drives']
+    assert drive['write_sweep']['sweep'] == steps and drive['write_sweep']['reason'] == 'timeout'
+    assert drive['write_sweep']['rewound'] is True and drive['write_note'] == msg
+    # a timeout says the drive hung: an error and no verdict, as before the steps were kept
+    assert doc['verdicts'] == [] and doc['status'] == 'failed'
+    assert drive['error'].startswith('/dev/nst0 does not answer: Writing 262144-byte blocks did not finish')
+
+
+def test_a_failed_write_s_partial_steps_do_not_change_the_verdict(validator):
+    # a write error that is not a hang: the drive is judged without a sweep, as when nothing was written
+    old = raw(LAB_RUN_V1, 'lab-ma3')
+    msg = 'Writing 262144-byte blocks failed: [Errno 5] Input/output error. Check the drive (dmesg, sg_logs).'
+    partial = assemble_lab_ma3(old, failed_write(old, 'write_error', msg))
+    validator.validate(partial)
+    nothing = assemble_lab_ma3(old, {'failed': True, 'reason': 'write_error', 'msg': msg,
+                                     'item': {'nst': '/dev/nst0'}})
+    assert partial['drives'][0]['write_sweep']['sweep'] == old['drives'][0]['write_benchmark']['sweep'][:2]
+    assert nothing['drives'][0]['write_sweep'] is None
+    assert partial['drives'][0]['write_note'] == nothing['drives'][0]['write_note'] == msg
+    (verdict,) = partial['verdicts']
+    assert verdict == nothing['verdicts'][0]
+    # judged without a sweep: the recorded run's whole sweep made it SHOE-SHINING with a measured drive path
+    whole = assemble_lab_ma3(old, old['drives'][0]['write_benchmark'])
+    assert whole['verdicts'][0]['class'] == 'SHOE-SHINING' and verdict != whole['verdicts'][0]
