@@ -155,7 +155,7 @@ def _read(path):
 
 def _validate(module, command, target):
     parts = command.split()
-    tool = find_tool(parts[0], module=module, hint='Install the storage daemon package, or set validate.')
+    tool = find_tool(parts[0], module=module, hint='Or set validate to the command that tests the configuration here.')
     cmd = [tool] + [target if p == '%s' else p for p in parts[1:]]
     return run(cmd, module=module, check=True,
                hint='The storage daemon rejected the new configuration; nothing was changed. Fix the value named '

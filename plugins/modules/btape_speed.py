@@ -262,7 +262,7 @@ def main():
     except TapeSafetyError as exc:
         module.fail_json(**exc.refusal())
     try:
-        btape = find_tool('btape', module=module, hint='Install bacula-sd (Debian) or bareos-storage-tape (Bareos).')
+        btape = find_tool('btape', module=module)   # missing: its packages (_cli.TOOL_PACKAGES)
         gate.identify()
     except TapeSafetyError as exc:
         module.fail_json(**exc.refusal())

@@ -178,7 +178,7 @@ def main():
         if module.check_mode or not p['apply']:
             continue
         try:
-            stinit = find_tool('stinit', module=module, hint='Install mt-st (it ships stinit).')
+            stinit = find_tool('stinit', module=module)
             res = run([stinit, '-v', '-f', p['config'], drive['device']], module=module, check=True,
                       hint='stinit could not apply %s; check the file with "stinit -p -f %s".'
                            % (p['config'], p['config']))

@@ -279,9 +279,7 @@ class SourceReadBenchmark:
         self._options()
         fio = self.params.get('fio_path') or None
         try:
-            fio = fio or find_tool('fio', self.module,
-                                   hint='Install fio on the managed host (Debian/Ubuntu: apt install fio; '
-                                        'RHEL: dnf install fio).')
+            fio = fio or find_tool('fio', self.module)   # missing: its package (_cli.TOOL_PACKAGES)
         except CliError as exc:
             raise SourceReadError(**exc.as_fail_kwargs())
         mounts = read_mounts()

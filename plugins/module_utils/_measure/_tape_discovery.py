@@ -320,9 +320,13 @@ def _run(runner, cmd):
 
 
 def _result_of(exc, cmd):
-    """A tool that failed to run or finish (CliError) as a CliResult: rc -1 when it has none, the error on stderr."""
+    """A tool that failed to run or finish (CliError) as a CliResult: rc -1 when it has none, the error on stderr.
+
+    A tool that is not installed says so with the package to install (``_cli.TOOL_PACKAGES``).
+    """
+    said = '%s %s' % (exc.msg, exc.hint) if exc.missing and exc.hint else exc.msg
     return _cli.CliResult(exc.cmd or cmd, exc.rc if exc.rc is not None else -1, exc.stdout or '',
-                          exc.stderr or exc.msg)
+                          exc.stderr or said)
 
 
 def read_log_pages(sg, runner, pages=LOG_PAGES):
@@ -402,24 +406,21 @@ def _mtx_status(result):
     return status
 
 
-MTX_MISSING_HINT = 'Install the mtx package (Debian/Ubuntu: apt install mtx; RHEL: dnf install mtx) and run again.'
-
-
 def _mtx_run(runner, sg):
     """``(CliResult, status)`` of ``mtx -f sg status``; a missing mtx is said to be missing, with its package.
 
-    An mtx that is not installed fails to start (FileNotFoundError): its "No such file or directory" is not mtx's
-    own message for a changer node that does not open, which ``_mtx_status`` reads stderr for.
+    An mtx that is not installed fails to start: the tool runner says so and names the package (``_cli.missing_tool``).
+    Its "No such file or directory" is not mtx's own message for a changer node that does not open, which
+    ``_mtx_status`` reads stderr for, so the runner's words are the changer's error and hint.
     """
     cmd = ['mtx', '-f', sg, 'status']
     try:
         return runner(cmd), None
     except _cli.CliError as exc:
-        if not isinstance(exc.__cause__, FileNotFoundError):
+        if not exc.missing:
             return _result_of(exc, cmd), None
         status = _mtx.parse_mtx_status('')
-        status.update(error='mtx is not installed on this host (not found on PATH %s).' % os.environ.get('PATH', ''),
-                      error_hint=MTX_MISSING_HINT, complete=False)
+        status.update(error=exc.msg, error_hint=exc.hint, complete=False)
         return _result_of(exc, cmd), status
 
 

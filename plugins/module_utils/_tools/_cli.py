@@ -41,8 +41,11 @@ ABANDONED = []
 class CliError(TapeopsError):
     """A tool failed. Carries the evidence and a sentence saying what to do."""
 
-    def __init__(self, msg, cmd=None, rc=None, stdout=None, stderr=None, hint=None, hung=False, timed_out=False):
+    def __init__(self, msg, cmd=None, rc=None, stdout=None, stderr=None, hint=None, hung=False, timed_out=False,
+                 missing=None):
         super().__init__(msg)
+        # the tool's name when it is not installed (see missing_tool), else None
+        self.missing = missing
         # True when the tool did not finish within its timeout (it was stopped, or see hung)
         self.timed_out = timed_out or hung
         # True when the tool could not be stopped: it waits in the kernel for a device that does not answer
@@ -94,6 +97,61 @@ class CliResult:
         return self.rc == 0
 
 
+# Which package installs each tool the collection runs, one alternative per backup product where there are two:
+# (for whom, Debian/Ubuntu package, RHEL package); bindep.txt lists the packages of the managed hosts. Every sg_*
+# tool (sg_inq, sg_logs, sg_raw, sg_read_block_limits, ...) is sg3_utils'.
+MT_ST = ((None, 'mt-st', 'mt-st'),)
+MTX = ((None, 'mtx', 'mtx'),)
+SG3_UTILS = ((None, 'sg3-utils', 'sg3_utils'),)
+BACULA_SD = (('Bacula', 'bacula-sd', 'bacula-storage'),)
+BAREOS_SD = (('Bareos', 'bareos-storage', 'bareos-storage'),)
+TOOL_PACKAGES = {
+    'mt': MT_ST,
+    'mt-st': MT_ST,
+    'stinit': MT_ST,
+    'mtx': MTX,
+    'tapeinfo': MTX,
+    'loaderinfo': MTX,
+    'lsscsi': ((None, 'lsscsi', 'lsscsi'),),
+    'fio': ((None, 'fio', 'fio'),),
+    'btape': BACULA_SD + (('Bareos', 'bareos-storage-tape', 'bareos-storage-tape'),),
+    'bacula-sd': BACULA_SD,
+    'bareos-sd': BAREOS_SD,
+}
+
+
+def packages_of(name):
+    """The packages that install tool ``name`` (see TOOL_PACKAGES), or None for a tool not listed."""
+    name = os.path.basename(name)
+    if name.startswith('sg_'):
+        return SG3_UTILS
+    return TOOL_PACKAGES.get(name)
+
+
+def install_hint(name):
+    """The sentence saying which package to install for tool ``name``, or None for a tool not listed.
+
+    ``Install the mtx package (Debian/Ubuntu: apt install mtx; RHEL: dnf install mtx) and run again.``
+    """
+    packages = packages_of(name)
+    if not packages:
+        return None
+    each = ['the %s package%s (Debian/Ubuntu: apt install %s; RHEL: dnf install %s)' % (
+        deb, ' for %s' % who if who else '', deb, rpm) for who, deb, rpm in packages]
+    return 'Install %s and run again.' % ' or '.join(each)
+
+
+def missing_tool(name, searched, cmd=None):
+    """The CliError of a tool that is not installed: what was searched, the package to install.
+
+    ``searched``: the words naming where it was looked for (``on PATH /usr/bin:/bin``).
+    """
+    name = os.path.basename(name)
+    hint = install_hint(name) or 'Install it (see bindep.txt at the collection root for package names).'
+    return CliError('%s is not installed on this host (not found %s).' % (name, searched), cmd=cmd, hint=hint,
+                    missing=name)
+
+
 # Where a tool is looked for after PATH: root's shell finds mtx, btape and stinit there, and an Ansible
 # connection's PATH (a non-login shell, sudo's secure_path) may lack them.
 SBIN_DIRS = ('/usr/sbin', '/sbin')
@@ -117,9 +175,16 @@ def find_tool(name, module=None, required=True, hint=None):
     del module  # the search is the same with or without a module (see above)
     path = shutil.which(name, path=tool_search_path())
     if path is None and required:
+        if packages_of(name):
+            # the package comes from TOOL_PACKAGES; ``hint`` adds what else the caller can do
+            error = missing_tool(name, 'in %s' % tool_search_path())
+            if hint:
+                error.hint = '%s %s' % (error.hint, hint)
+            raise error
         raise CliError(
             '%s was not found on this host (searched %s).' % (name, tool_search_path()),
             hint=hint or 'Install it (see bindep.txt at the collection root for package names).',
+            missing=name,
         )
     return path
 
@@ -155,6 +220,12 @@ def _run_bounded(cmd, env, timeout, data, hint):
     try:
         proc = subprocess.Popen(cmd, env=env, stdin=subprocess.PIPE if data is not None else subprocess.DEVNULL,
                                 stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    except FileNotFoundError as exc:
+        if os.sep in cmd[0]:
+            # a path given that does not exist (an option naming the tool): not a package to install
+            raise CliError('Cannot run %s: %s.' % (cmd[0], exc), cmd=cmd,
+                           hint=hint or 'Install the tool or fix its path.') from exc
+        raise missing_tool(cmd[0], 'on PATH %s' % env.get('PATH', ''), cmd=cmd) from exc
     except OSError as exc:
         raise CliError('Cannot run %s: %s.' % (cmd[0], exc), cmd=cmd,
                        hint=hint or 'Install the tool or fix its path.') from exc

@@ -123,3 +123,91 @@ def test_a_missing_tool_names_where_it_was_looked_for(monkeypatch):
         _cli.find_tool('surely-not-a-real-tool-xyz', hint='Install xyz.')
     assert info.value.as_fail_kwargs()['msg'] == (
         'surely-not-a-real-tool-xyz was not found on this host (searched /usr/bin:/bin:/usr/sbin:/sbin). Install xyz.')
+
+
+# ---------------------------------------------------------------- a tool that is not installed: its package
+
+# Every tool the collection runs, with the words of its package: (Debian/Ubuntu, RHEL) for one package, the two
+# backup products' storage packages for btape. The package names are bindep.txt's (mt-st, mtx, sg3-utils /
+# sg3_utils, lsscsi, fio) and the distributions' storage daemon packages (Debian bacula-sd, Fedora/RHEL
+# bacula-storage; Bareos' bareos-storage-tape ships btape, bareos-storage the daemon).
+def one_package(deb, rpm):
+    return 'Install the %s package (Debian/Ubuntu: apt install %s; RHEL: dnf install %s) and run again.' % (
+        deb, deb, rpm)
+
+
+INSTALL = {
+    'mt': one_package('mt-st', 'mt-st'),
+    'mt-st': one_package('mt-st', 'mt-st'),
+    'stinit': one_package('mt-st', 'mt-st'),
+    'mtx': one_package('mtx', 'mtx'),
+    'tapeinfo': one_package('mtx', 'mtx'),
+    'loaderinfo': one_package('mtx', 'mtx'),
+    'sg_inq': one_package('sg3-utils', 'sg3_utils'),
+    'sg_logs': one_package('sg3-utils', 'sg3_utils'),
+    'sg_raw': one_package('sg3-utils', 'sg3_utils'),
+    'sg_read_block_limits': one_package('sg3-utils', 'sg3_utils'),
+    'lsscsi': one_package('lsscsi', 'lsscsi'),
+    'fio': one_package('fio', 'fio'),
+    'btape': ('Install the bacula-sd package for Bacula (Debian/Ubuntu: apt install bacula-sd; RHEL: dnf install '
+              'bacula-storage) or the bareos-storage-tape package for Bareos (Debian/Ubuntu: apt install '
+              'bareos-storage-tape; RHEL: dnf install bareos-storage-tape) and run again.'),
+    'bacula-sd': ('Install the bacula-sd package for Bacula (Debian/Ubuntu: apt install bacula-sd; RHEL: dnf install '
+                  'bacula-storage) and run again.'),
+    'bareos-sd': ('Install the bareos-storage package for Bareos (Debian/Ubuntu: apt install bareos-storage; RHEL: '
+                  'dnf install bareos-storage) and run again.'),
+}
+
+
+@pytest.fixture
+def no_tools(tmp_path, monkeypatch):
+    """A host without the tools: PATH is an empty directory, and so are the sbin directories searched after it."""
+    empty, sbin = tmp_path / 'empty-bin', tmp_path / 'empty-sbin'
+    empty.mkdir()
+    sbin.mkdir()
+    monkeypatch.setenv('PATH', str(empty))
+    monkeypatch.setattr(_cli, 'SBIN_DIRS', (str(sbin),))
+    return str(empty), str(sbin)
+
+
+@pytest.mark.parametrize('tool', sorted(INSTALL))
+def test_a_tool_that_is_not_installed_says_so_and_names_its_package_when_run(no_tools, tool):
+    empty, _sbin = no_tools
+    with pytest.raises(_cli.CliError) as info:
+        _cli.run([tool, '--version'], timeout=5)
+    error = info.value
+    assert (error.msg, error.hint, error.missing) == (
+        '%s is not installed on this host (not found on PATH %s).' % (tool, empty), INSTALL[tool], tool)
+    assert error.as_fail_kwargs() == {'msg': '%s %s' % (error.msg, INSTALL[tool]), 'cmd': [tool, '--version']}
+    assert _cli.install_hint(tool) == INSTALL[tool]
+
+
+@pytest.mark.parametrize('tool', sorted(INSTALL))
+def test_a_tool_that_is_not_installed_says_so_and_names_its_package_when_looked_up(no_tools, tool):
+    empty, sbin = no_tools
+    with pytest.raises(_cli.CliError) as info:
+        _cli.find_tool(tool)
+    assert info.value.as_fail_kwargs()['msg'] == '%s is not installed on this host (not found in %s:%s). %s' % (
+        tool, empty, sbin, INSTALL[tool])
+    assert info.value.missing == tool
+    # a caller's hint says what else can be done, after the package
+    with pytest.raises(_cli.CliError) as info:
+        _cli.find_tool(tool, hint='Or set validate.')
+    assert info.value.hint == '%s Or set validate.' % INSTALL[tool]
+
+
+def test_a_tool_the_table_does_not_list_points_at_bindep(no_tools):
+    empty, _sbin = no_tools
+    with pytest.raises(_cli.CliError) as info:
+        _cli.run(['surely-not-a-real-tool-xyz'])
+    assert info.value.msg == 'surely-not-a-real-tool-xyz is not installed on this host (not found on PATH %s).' % empty
+    assert info.value.hint == 'Install it (see bindep.txt at the collection root for package names).'
+
+
+def test_a_path_that_does_not_exist_is_not_a_package_to_install(tmp_path):
+    # a tool named by its path (fio_path, find_tool's answer) that is not there: its path is wrong, not a package
+    gone = str(tmp_path / 'mtx')
+    with pytest.raises(_cli.CliError) as info:
+        _cli.run([gone, 'status'], hint='Fix mtx_path.')
+    assert info.value.msg == "Cannot run %s: [Errno 2] No such file or directory: '%s'." % (gone, gone)
+    assert info.value.hint == 'Fix mtx_path.' and info.value.missing is None

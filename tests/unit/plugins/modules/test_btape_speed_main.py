@@ -180,8 +180,11 @@ def test_no_btape_on_the_host_says_what_to_install(tmp_path, monkeypatch, blank)
     monkeypatch.setattr(_cli, 'SBIN_DIRS', ())     # a host without bacula-sd: no btape in /usr/sbin either
     failed, result = run_module(btape_speed.main, ARGS, monkeypatch)
     assert failed
-    assert result['msg'] == ('btape was not found on this host (searched %s). Install bacula-sd (Debian) or '
-                             'bareos-storage-tape (Bareos).' % empty)
+    assert result['msg'] == (
+        'btape is not installed on this host (not found in %s). Install the bacula-sd package for Bacula '
+        '(Debian/Ubuntu: apt install bacula-sd; RHEL: dnf install bacula-storage) or the bareos-storage-tape package '
+        'for Bareos (Debian/Ubuntu: apt install bareos-storage-tape; RHEL: dnf install bareos-storage-tape) and run '
+        'again.' % empty)
     assert blank.opens == []
 
 

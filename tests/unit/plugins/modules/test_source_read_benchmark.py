@@ -347,7 +347,7 @@ def test_fio_missing_says_how_to_install_it(tmp_path):
     empty_bin = tmp_path / 'bin'
     empty_bin.mkdir()
     rc, result = run_module({'paths': [str(tmp_path)]}, path_env=str(empty_bin), timeout=60)
-    assert rc == 1 and 'fio was not found' in result['msg'] and 'apt install fio' in result['msg']
+    assert rc == 1 and 'fio is not installed on this host' in result['msg'] and 'apt install fio' in result['msg']
     rc, result = run_module({'paths': [str(tmp_path)], 'fio_path': str(empty_bin / 'fio')}, timeout=60)
     assert rc == 1 and 'Cannot run' in result['msg']
 

@@ -142,8 +142,8 @@ def test_fio_missing_from_path_says_how_to_install_it(monkeypatch, tmp_path):
     empty_bin.mkdir()
     monkeypatch.setenv('PATH', str(empty_bin))
     failed, result = run_module(source_read_benchmark.main, {'paths': [str(tmp_path)]}, monkeypatch)
-    fail_cleanly(result, 'fio was not found on this host (searched %s' % empty_bin, 'Debian/Ubuntu: apt install fio',
-                 'dnf install fio')
+    fail_cleanly(result, 'fio is not installed on this host (not found in %s' % empty_bin,
+                 'Install the fio package (Debian/Ubuntu: apt install fio; RHEL: dnf install fio) and run again.')
 
 
 def test_figures_come_from_fio_json(monkeypatch, tmp_path):

@@ -246,7 +246,9 @@ def test_missing_tools_leave_the_drive_reported_with_what_failed(tmp_path, monke
     recorded = recorded_drive()
     assert (drive['vendor'], drive['product'], drive['serial']) == (recorded['vendor'], recorded['product'],
                                                                     recorded['serial'])
-    assert drive['mt_error'] == "Cannot run mt: [Errno 2] No such file or directory: 'mt'."
+    # mt is not installed: said so with its package, as mtx below
+    assert drive['mt_error'] == ('mt is not installed on this host (not found on PATH %s). Install the mt-st package '
+                                 '(Debian/Ubuntu: apt install mt-st; RHEL: dnf install mt-st) and run again.' % empty)
     assert (drive['mt_status'], drive['media_loaded'], drive['write_protected'], drive['density_code']) == (
         None, None, None, None)
     assert drive['block_limits'] == {'min': None, 'max': None, 'granularity': None}
