@@ -24,7 +24,7 @@ import pytest
 
 from ansible_collections.tapeops.qualify.plugins.action import qualify_verdict
 from ansible_collections.tapeops.qualify.plugins.module_utils import _records
-from ansible_collections.tapeops.qualify.plugins.module_utils._reporting import _report
+from ansible_collections.tapeops.qualify.plugins.module_utils._reporting import _charts, _render, _report
 
 from _tape_fixtures import FIXTURES
 
@@ -334,3 +334,18 @@ def test_a_failed_write_s_partial_steps_do_not_change_the_verdict(validator):
     # judged without a sweep: the recorded run's whole sweep made it SHOE-SHINING with a measured drive path
     whole = assemble_lab_ma3(old, old['drives'][0]['write_benchmark'])
     assert whole['verdicts'][0]['class'] == 'SHOE-SHINING' and verdict != whole['verdicts'][0]
+
+
+def test_the_report_charts_no_sweep_for_a_failed_write_and_says_why():
+    # the page of the partial write: the drive's verdict with its charts, but the sweep chart is the "no sweep" one
+    # (the steps before the error are in the document, not drawn as the drive's sweep); the whole run draws it
+    old = raw(LAB_RUN_V1, 'lab-ma3')
+    msg = 'Writing 262144-byte blocks failed: [Errno 5] Input/output error. Check the drive (dmesg, sg_logs).'
+    charts = _charts.Charts()
+    for write, drawn in ((failed_write(old, 'write_error', msg), False), (old['drives'][0]['write_benchmark'], True)):
+        doc = assemble_lab_ma3(old, write)
+        (row,) = _render._page_rows([doc], charts)
+        by_name = dict(row['charts'])
+        assert by_name['feed'] is not None and (by_name['sweep'] is not None) is drawn
+        page = _render.fleet_html([doc], charts=charts)
+        assert ('No write sweep: %s' % msg in page) is not drawn
