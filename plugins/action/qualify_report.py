@@ -6,6 +6,7 @@
 
 from __future__ import annotations
 
+import os
 
 from ansible_collections.tapeops.qualify.plugins.module_utils._reporting import _render, _report
 from ansible_collections.tapeops.qualify.plugins.plugin_utils._action import QualifyAction, unwritable
@@ -28,6 +29,10 @@ class ActionModule(QualifyAction):
 
     def act(self, args, task_vars):
         if self.check_mode:
+            if not os.path.isdir(args['report_dir']):
+                # the qualify playbook in check mode measures and writes nothing, not even its run directory
+                return {'hosts': 0, 'msg': 'Check mode: no run directory %s (a check run writes none); a real run '
+                                           'writes summary.md, report.html and junit.xml there.' % args['report_dir']}
             docs = _render.read_run(args['report_dir'], args['expected_hosts'])
             return {'hosts': len(docs), 'msg': 'Check mode: would write summary.md, report.html and junit.xml in %s.'
                                                % args['report_dir']}

@@ -223,7 +223,7 @@ def test_report_only_compared_with_an_earlier_run_marks_a_regression(qualified, 
         'qualify_run_dir': str(now_dir), 'qualify_report_only': True, 'qualify_compare_to': str(earlier_dir),
         'qualify_fail_on_regression': True, 'qualify_fail_on_missing': False}, timeout=300)
     assert result.rc == 2, result.stdout[-3000:]
-    assert '1 drive(s) regressed since' in result.stdout and 'lab-ma2 /dev/nst0: drive path' in result.stdout
+    assert '1 drive(s) regressed since' in result.stdout and 'lab-ma2 /dev/nst0: best drive path' in result.stdout
     summary = (now_dir / 'summary.md').read_text()
     assert '| lab-ma2 | /dev/nst0 | **REGRESSED** |' in summary
     for host in ('lab-ma1', 'lab-ma3'):
