@@ -215,16 +215,29 @@ def test_a_drive_that_hangs_in_its_write_test_ends_within_the_write_limit(lab, t
     stopped_at = None
     try:
         # the source read is kept the moment it is done; the write test starts right after it
+        writes = _st_writes(lab, HUNG)
         wait_source_kept(play, run_dir, HUNG)
-        time.sleep(3)
+        # stopped once the sweep writes (st's write counter moves): a write then waits in the kernel (state D).
+        # Stopped a fixed 3 s after the source read, no task of the job was in D in 3 of 7 lab runs (the play's
+        # result and documents right all the same): the job was then waiting on the drive interruptibly (state
+        # S, as a log page asked through sg waits), and its time limit killed it.
+        deadline = time.monotonic() + WRITE_TIMEOUT_S
+        while _st_writes(lab, HUNG) == writes and time.monotonic() < deadline and play.poll() is None:
+            time.sleep(0.5)
+        assert _st_writes(lab, HUNG) > writes, 'the write test on %s wrote nothing before its time limit' % HUNG
         assert lab.run(HUNG, STOP, timeout=30).returncode == 0
         stopped_at = time.monotonic()
+        # the hang is real: while the play waits, a task of the write job waits in the guest's kernel on the
+        # stopped drive (state D)
+        stuck, tasks = [], ''
+        while not stuck and play.poll() is None and time.monotonic() - stopped_at < WRITE_TIMEOUT_S:
+            tasks = lab.run(HUNG, 'ps -eLo stat=,comm=,args=', timeout=30).stdout
+            stuck = [line for line in tasks.splitlines() if line.startswith('D')]
+            if not stuck:
+                time.sleep(1)
         out = play.communicate(timeout=WRITE_TIMEOUT_S + 300)[0]
         ended_after = time.monotonic() - stopped_at
-        # the job that was writing is still in the guest's kernel (a thread in state D, its process a zombie
-        # whose command line is gone): the drive does not answer
-        stuck = lab.run(HUNG, 'ps -eLo stat=,comm= | grep "^D"', timeout=30).stdout
-        assert stuck.strip(), 'no task waits in the kernel on %s: the drive was not hung' % HUNG
+        assert stuck, 'no task waited in the kernel on %s: the drive was not hung\n%s\n%s' % (HUNG, tasks, out[-3000:])
     finally:
         if play.poll() is None:
             play.kill()
