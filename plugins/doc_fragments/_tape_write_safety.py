@@ -24,7 +24,10 @@ options:
   allowed_barcodes:
     description:
       - Barcodes of scratch cartridges that may be written even when they hold data (compared without regard to
-        case). The loaded cartridge's barcode comes from the changer, or from O(barcode).
+        case). The loaded cartridge's barcode is the one its changer reports; a O(barcode) given by the task is
+        used only where no changer reports one, and one that differs from the changer's is refused.
+      - When this list is what would admit a cartridge holding data, the changer is asked again right before
+        writing; if its status then fails, nothing is written (C(barcode_unconfirmed)).
     type: list
     elements: str
     default: []
@@ -46,5 +49,6 @@ notes:
   - >-
     A refusal fails the task with C(msg) (what was found and what to do) and C(reason), one machine-readable key
     (for example C(regular_file), C(block_device), C(memory_device), C(sg_node), C(rewinding_node), C(busy),
-    C(device_changed), C(no_media), C(write_protected), C(write_protect_unknown), C(worm), C(media_has_data)).
+    C(device_changed), C(no_media), C(write_protected), C(write_protect_unknown), C(worm), C(media_has_data),
+    C(barcode_mismatch), C(barcode_unconfirmed)).
 '''

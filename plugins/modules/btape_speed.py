@@ -52,7 +52,11 @@ options:
     choices: [zero_block, random_block, zero_raw, random_raw]
     default: [zero_block]
   barcode:
-    description: Barcode of the loaded cartridge when no changer reports it (standalone drives).
+    description:
+      - Barcode of the loaded cartridge, for a drive whose changer reports none (a standalone drive, a cartridge
+        without a label).
+      - Where a changer reports the loaded cartridge's barcode, that barcode is the cartridge's identity; a
+        different O(barcode) is refused (C(barcode_mismatch)) and nothing is written.
     type: str
   timeout:
     description: Seconds btape may run before it is stopped.

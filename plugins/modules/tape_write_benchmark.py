@@ -84,7 +84,11 @@ options:
     type: str
     default: '2.5:1'
   barcode:
-    description: Barcode of the loaded cartridge when no changer reports it (standalone drives).
+    description:
+      - Barcode of the loaded cartridge, for a drive whose changer reports none (a standalone drive, a cartridge
+        without a label).
+      - Where a changer reports the loaded cartridge's barcode, that barcode is the cartridge's identity; a
+        different O(barcode) is refused (C(barcode_mismatch)) and nothing is written.
     type: str
   log_pages:
     description: Read log pages 0x0C, 0x14, 0x17, 0x2E, 0x34 before and after.
@@ -234,6 +238,18 @@ st_stats_delta:
   description: st counter deltas over the whole write session.
   returned: when the benchmark wrote
   type: dict
+contention:
+  description:
+    - Whether someone else used the drive while the benchmark held it (docs/verdict.md, "Contention").
+      C(contended) is true when the st counters moved by more bytes than the benchmark wrote
+      (C(st_written_bytes) against C(ours_written_bytes); C(others_written_bytes), C(others_read_bytes)) or
+      another process held one of the drive's st or sg nodes open at the end (C(users), each with C(pid),
+      C(command), C(node)); C(basis) names which. The verdict is then marked contended.
+    - Null when the st driver has no statistics.
+  returned: when the benchmark wrote
+  type: dict
+  sample: {contended: false, basis: null, ours_written_bytes: 2000000000, st_written_bytes: 2000000000,
+           others_written_bytes: 0, ours_read_bytes: 0, st_read_bytes: 0, others_read_bytes: 0, users: []}
 log_pages_before:
   description: Log pages before writing (C(supported), C(unsupported_reason), C(pages)).
   returned: when log_pages and not in check mode

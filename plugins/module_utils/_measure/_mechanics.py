@@ -480,10 +480,11 @@ class MechanicsBenchmark:
 
         def runner(cmd):
             return self.runner(cmd, self.op_timeout)
-        # the barcode is the cartridge this run names and moves, checked against allowed_barcodes
+        # The barcode is the cartridge this run names and moves, not what is loaded now: the gate learns it
+        # once the changer has loaded it (``_write_marks``), and checks it against the changer there.
         self.gate = _tape_safety.WriteGate(self.device, overwrite=self.overwrite,
-                                           allowed_barcodes=self.allowed_barcodes, barcode=self.barcode,
-                                           op_timeout=self.op_timeout, runner=runner, **kwargs)
+                                           allowed_barcodes=self.allowed_barcodes, op_timeout=self.op_timeout,
+                                           runner=runner, **kwargs)
         drive = self.gate.identify()
         self.identity = self.gate.identity
         link = drive.get('changer') or {}
@@ -603,6 +604,7 @@ class MechanicsBenchmark:
         from ansible_collections.tapeops.qualify.plugins.module_utils._measure import _tape_safety
         from ansible_collections.tapeops.qualify.plugins.module_utils._measure import _tape_writer as W
         record = {'written': False, 'media': None, 'files': self.locate_files, 'file_mb': self.file_mb}
+        self.gate.loaded(self.barcode)   # moved into the drive by this barcode: the changer must still agree
         try:
             record['media'] = self.gate.probe()
         except _tape_safety.TapeSafetyError as exc:  # the drive could not be opened: busy, swapped node, no media

@@ -26,6 +26,16 @@ writing through it and nothing else. In order:
    its write protection is known and off, it is not WORM, and it is blank
    (blank check / EOD at BOT), or the user set ``overwrite``, or its barcode
    is in the allow-list. Anything we cannot prove blank counts as data.
+
+   The cartridge's barcode is the changer's: where a changer reports one for
+   the loaded cartridge, that is its identity, and a ``barcode`` given by the
+   caller that differs is refused (``barcode_mismatch``, naming both). A given
+   barcode stands only where no changer reports one (a standalone drive, a
+   cartridge without a label). When the allow-list is what would admit a
+   cartridge holding data, the changer is asked again right before the
+   decision; a changer that is linked to the drive but whose status fails
+   leaves the barcode unconfirmed, and an unconfirmed barcode admits nothing
+   (``barcode_unconfirmed``).
 4. ``open_for_write``: only after ``admit``; the descriptor is proven again.
    A tool that opens the device itself (btape) gets the path from
    ``handover``, which re-checks the node right before.
@@ -127,8 +137,14 @@ def check_tape_device(path, sys_root=SYS_ROOT, stat_func=os.stat):
     except FileNotFoundError:
         raise TapeSafetyError('%s does not exist. Set device to a non-rewinding tape node such as /dev/nst0 '
                               '(tapeops.qualify.tape_drive_info lists them).' % path, 'missing')
+    except NotADirectoryError:
+        raise TapeSafetyError('%s is not a device path: a part of it before the last "/" is not a directory%s. '
+                              'Set device to a non-rewinding tape node such as /dev/nst0 (tapeops.qualify.'
+                              'tape_drive_info lists them).' % (
+                                  path, ' (a trailing "/")' if path.endswith('/') else ''), 'missing')
     except OSError as exc:
-        raise TapeSafetyError('Cannot stat %s: %s.' % (path, exc.strerror), 'missing')
+        raise TapeSafetyError('Cannot stat %s: %s. Check the path and its permissions, and set device to a '
+                              'non-rewinding tape node such as /dev/nst0.' % (path, exc.strerror), 'missing')
     mode = info.st_mode
     hint = ' Refusing to write. Set device to a non-rewinding tape node such as /dev/nst0.'
     if stat.S_ISREG(mode):
@@ -186,14 +202,28 @@ def is_worm_barcode(barcode):
     return bool(barcode) and len(barcode) >= 2 and barcode.strip().upper()[-2:] in WORM_SUFFIXES
 
 
-def media_verdict(probe, overwrite=False, allowed_barcodes=None, barcode=None):
+def barcode_tag(barcode):
+    """A barcode as compared: stripped, upper case; None for no barcode."""
+    tag = str(barcode).strip().upper() if barcode is not None else ''
+    return tag or None
+
+
+def rests_on_barcode(probe, overwrite=False, allowed_barcodes=None, barcode=None):
+    """True when only the allow-list would admit this cartridge (it is not blank and ``overwrite`` is off)."""
+    allowed = set(barcode_tag(b) for b in (allowed_barcodes or []) if barcode_tag(b))
+    return (probe or {}).get('content') != 'blank' and not overwrite and barcode_tag(barcode) in allowed
+
+
+def media_verdict(probe, overwrite=False, allowed_barcodes=None, barcode=None, barcode_unconfirmed=None):
     """Decide from ``probe`` whether to write. Returns a reason string or raises.
 
     ``probe``: ``{'online': bool, 'write_protected': bool, 'worm': bool|None,
-    'content': 'blank'|'data'|'unknown', 'detail': str}``.
+    'content': 'blank'|'data'|'unknown', 'detail': str}``. ``barcode_unconfirmed``:
+    why the changer could not confirm ``barcode`` (None: confirmed, or no
+    changer to ask); such a barcode does not admit a cartridge with data.
     """
-    allowed = set(b.strip().upper() for b in (allowed_barcodes or []) if b)
-    tag = barcode.strip().upper() if barcode else None
+    allowed = set(barcode_tag(b) for b in (allowed_barcodes or []) if barcode_tag(b))
+    tag = barcode_tag(barcode)
     if not probe.get('online'):
         raise TapeSafetyError('No cartridge is loaded (the drive is not online). Load a scratch cartridge and retry.',
                               'no_media')
@@ -214,11 +244,17 @@ def media_verdict(probe, overwrite=False, allowed_barcodes=None, barcode=None):
         return 'blank media'
     # the probe's detail already says where it read ("... at BOT"); the bare content does not
     seen = probe.get('detail') or '%s at BOT' % content
-    if tag and tag in allowed:
+    if tag and tag in allowed and not barcode_unconfirmed:
         return 'barcode %s is in allowed_barcodes (%s)' % (barcode, seen)
     if overwrite:
         return 'overwrite=true (%s)' % seen
     what = 'holds data' if content == 'data' else 'could not be proven blank'
+    if tag and tag in allowed:
+        raise TapeSafetyError(
+            'The cartridge in the drive %s (%s), and the changer could not confirm that it is %s (%s). Refusing to '
+            'overwrite it: a barcode in allowed_barcodes admits only the cartridge the changer reports. Check the '
+            'changer (mtx status) and retry, or set overwrite=true if the loaded cartridge is scratch.'
+            % (what, probe.get('detail') or 'read at BOT', barcode, barcode_unconfirmed), 'barcode_unconfirmed')
     raise TapeSafetyError(
         'The cartridge%s %s (%s). Refusing to overwrite it. If it is scratch, add its barcode to '
         'allowed_barcodes or set overwrite=true.' % (' %s' % barcode if barcode else '', what,
@@ -317,7 +353,9 @@ class WriteGate:
         self.device = device
         self.overwrite = bool(overwrite)
         self.allowed_barcodes = list(allowed_barcodes or [])
-        self.barcode = barcode
+        self.given_barcode = barcode   # what the caller said is loaded; the changer's barcode wins
+        self.barcode = barcode         # the loaded cartridge's identity (the changer's where it reports one)
+        self.barcode_unconfirmed = None  # why a linked changer could not confirm the barcode, or None
         self.op_timeout = op_timeout
         self.runner = runner
         self.sys_root = sys_root
@@ -341,12 +379,50 @@ class WriteGate:
         if self.identity is None:
             self.check_device()
         if discover:
-            found = _tape_discovery.discover(runner=self.runner, sys_root=self.sys_root, log_pages=False,
-                                             only=['/dev/%s' % self.identity.name])
-            self.drive = found['drives'][0] if found['drives'] else {}
-        if self.barcode is None:
-            self.barcode = self.drive.get('barcode')
+            self._discover()
+        else:
+            self.reconcile_barcode(self.drive, ())
         return self.drive
+
+    def _discover(self):
+        found = _tape_discovery.discover(runner=self.runner, sys_root=self.sys_root, log_pages=False,
+                                         only=['/dev/%s' % self.identity.name])
+        self.drive = found['drives'][0] if found.get('drives') else {}
+        self.reconcile_barcode(self.drive, found.get('changers') or ())
+
+    def loaded(self, barcode):
+        """Name the cartridge a caller has just loaded by its barcode (mechanics' changer move).
+
+        It is then checked like a given barcode: ``admit`` asks the changer again where the barcode is
+        what would admit the cartridge.
+        """
+        self.given_barcode = self.barcode = barcode
+        self.barcode_unconfirmed = None
+
+    def reconcile_barcode(self, drive, changers):
+        """The loaded cartridge's barcode: the changer's where it reports one; a given one that differs is refused."""
+        reported = drive.get('barcode')
+        given = self.given_barcode
+        if barcode_tag(reported):
+            if barcode_tag(given) and barcode_tag(given) != barcode_tag(reported):
+                link = drive.get('changer') or {}
+                raise TapeSafetyError(
+                    'The changer %s reports cartridge %s in the drive %s, not %s as given in barcode. Nothing was '
+                    'written. The changer\'s barcode is the cartridge\'s identity: leave barcode unset where a '
+                    'changer reports it, or load %s and retry.' % (
+                        link.get('sg') or '', reported, self.device, given, given), 'barcode_mismatch')
+            self.barcode, self.barcode_unconfirmed = reported, None
+            return self.barcode
+        self.barcode = given
+        self.barcode_unconfirmed = None
+        link = drive.get('changer') or {}
+        if link.get('sg') and barcode_tag(given):
+            # A changer holds this drive but its status failed: it could not say what is loaded. (One that
+            # answered without a barcode holds an unlabelled cartridge: the given barcode stands.)
+            error = next((c.get('error') for c in changers if c.get('sg') == link['sg'] and c.get('error')), None)
+            if error:
+                self.barcode_unconfirmed = 'the changer %s did not answer: %s' % (link['sg'], error)
+        return self.barcode
 
     def open(self, flags):
         """A descriptor of the cleared device (proven by fstat). Writing needs ``open_for_write``."""
@@ -396,8 +472,12 @@ class WriteGate:
         if probe is None:
             raise TapeSafetyError('The cartridge in %s was not probed; nothing will be written.' % self.device,
                                   'media_not_checked')
+        if self.runner is not None and self.identity is not None and rests_on_barcode(
+                probe, self.overwrite, self.allowed_barcodes, self.barcode):
+            # the allow-list is all that admits this cartridge: ask the changer again what is loaded now
+            self._discover()
         self.decision = media_verdict(probe, overwrite=self.overwrite, allowed_barcodes=self.allowed_barcodes,
-                                      barcode=self.barcode)
+                                      barcode=self.barcode, barcode_unconfirmed=self.barcode_unconfirmed)
         return self.decision
 
     # ---------------------------------------------------------- 3. writing

@@ -162,3 +162,18 @@ def test_the_media_decision_says_where_it_read_once():
     decision = S.media_verdict(probe, allowed_barcodes=['MA1001L5'], barcode='MA1001L5')
     assert decision == 'barcode MA1001L5 is in allowed_barcodes (read a 262144-byte block at BOT)'
     assert S.media_verdict(dict(probe, detail=None), overwrite=True) == 'overwrite=true (data at BOT)'
+
+
+def test_a_trailing_slash_says_what_to_write_instead():
+    # a real stat() of this machine: /dev/null/ fails with ENOTDIR, as /dev/nst0/ does on a media agent
+    msg = refuse('/dev/null/', 'missing')
+    assert msg == ('/dev/null/ is not a device path: a part of it before the last "/" is not a directory (a '
+                   'trailing "/"). Set device to a non-rewinding tape node such as /dev/nst0 '
+                   '(tapeops.qualify.tape_drive_info lists them).')
+
+
+def test_a_path_through_a_file_says_what_to_write_instead(tmp_path):
+    afile = tmp_path / 'file'
+    afile.write_bytes(b'')
+    msg = refuse(str(afile / 'nst0'), 'missing')
+    assert 'is not a device path' in msg and 'trailing' not in msg

@@ -278,3 +278,142 @@ def test_every_error_of_the_collection_has_one_base_and_keeps_its_words():
                 _verdict.VerdictInputError):
         assert issubclass(cls, TapeopsError) and issubclass(cls, ValueError)  # still caught as ValueError
     assert W.TapeTimeout('Opening /dev/nst0 did not finish within 5 seconds.').reason == 'timeout'
+
+
+# ---------------------------------------------------------------- part 3: the changer's barcode is the cartridge's
+
+# Real `mtx status` captures (tests/unit/fixtures/mtx/, each with its source header), read by discovery's own
+# parser: a Quantum SuperLoader3 whose drive 0 holds NDD311L3, and an IBM 3584 changer that answered Not Ready.
+LOADED = 'mtx/mtx_status__Quantum-SuperLoader3-UHDL-0061-HP-LTO4__1.txt'
+NOT_READY = 'mtx/mtx_status_error__IBM-33614LX-not-ready__1.txt'
+CHANGER = '/dev/sg5'
+
+
+def changer_says(monkeypatch, fixture):
+    """Discovery of /dev/nst0 as drive 0 of a changer whose `mtx status` printed ``fixture``; its calls counted."""
+    from ansible_collections.tapeops.qualify.plugins.module_utils._tools import _mtx
+    from module_harness import fixture_text
+    text = fixture_text(fixture)
+    failed = fixture.startswith('mtx/mtx_status_error')
+    result = _cli.CliResult(['mtx', '-f', CHANGER, 'status'], 1 if failed else 0, '' if failed else text,
+                            text if failed else '')
+    status = S._tape_discovery._mtx_status(result)
+    calls = []
+
+    def discover(**kwargs):
+        calls.append(kwargs['only'])
+        drive = {'nst': '/dev/nst0', 'sg': None, 'changer': {'sg': CHANGER, 'element': 0},
+                 'barcode': _mtx.drive_barcode(status, 0), 'block_limits': {'max': None}}
+        return {'drives': [drive], 'changers': [{'sg': CHANGER, 'status': status, 'error': status['error']}]}
+    monkeypatch.setattr(S._tape_discovery, 'discover', discover)
+    return calls
+
+
+def test_the_changer_reports_the_cartridge_the_capture_shows(monkeypatch, tmp_path):
+    changer_says(monkeypatch, LOADED)
+    gate = fit(S.WriteGate('/dev/nst0', runner=no_runner), FakeDrive(['ONLINE', 'BOT']), fake_sys(tmp_path))
+    gate.identify()
+    assert gate.barcode == 'NDD311L3' and gate.barcode_unconfirmed is None
+
+
+@pytest.mark.parametrize('overwrite', [False, True], ids=['allow_list', 'overwrite'])
+def test_write_benchmark_refuses_a_barcode_the_changer_contradicts(monkeypatch, tmp_path, overwrite):
+    # The incident: the changer reports the data cartridge, the task names a scratch barcode it also allows.
+    changer_says(monkeypatch, LOADED)
+    drive = FakeDrive(*DATA[:2])
+    bench = B.TapeBenchmark('/dev/nst0', block_sizes=[65536], patterns=['zeros'], step_bytes=W.MB, log_pages=False,
+                            barcode='SCR001L4', allowed_barcodes=['SCR001L4'], overwrite=overwrite,
+                            runner=no_runner, sys_root=fake_sys(tmp_path / 'sys'))
+    fit(bench.gate, drive, bench.sys_root)
+    for check_mode in (True, False):
+        with pytest.raises(S.TapeSafetyError) as info:
+            bench.run(check_mode=check_mode)
+        assert info.value.reason == 'barcode_mismatch'
+        assert 'reports cartridge NDD311L3' in info.value.msg and 'not SCR001L4' in info.value.msg
+        assert CHANGER in info.value.msg
+    assert drive.opens == [] and drive.wrote() == []
+
+
+def test_btape_refuses_a_barcode_the_changer_contradicts(monkeypatch, tmp_path):
+    from ansible_collections.tapeops.qualify.plugins.modules import btape_speed
+    changer_says(monkeypatch, LOADED)
+    drive = FakeDrive(*DATA[:2])
+    sys_root = fake_sys(tmp_path / 'sys')
+
+    class Gate(S.WriteGate):
+        def __init__(self, *a, **kw):
+            super().__init__(*a, **kw)
+            fit(self, drive, sys_root)
+    started = []
+    monkeypatch.setattr(btape_speed, 'WriteGate', Gate)
+    monkeypatch.setattr(btape_speed, 'run', lambda cmd, **kw: started.append(cmd))
+    monkeypatch.setattr(btape_speed, 'find_tool', lambda *a, **kw: '/usr/sbin/btape')
+    out = io.StringIO()
+    args = {'device': '/dev/nst0', 'barcode': 'scr001l4 ', 'allowed_barcodes': ['SCR001L4']}
+    with set_module_args(args), redirect_stdout(out), pytest.raises(SystemExit):
+        btape_speed.main()
+    result = json.loads(out.getvalue())
+    assert result['failed'] is True and result['reason'] == 'barcode_mismatch', result
+    assert 'NDD311L3' in result['msg'] and 'scr001l4' in result['msg']
+    assert started == [] and drive.opens == []
+
+
+def test_mechanics_file_marks_check_the_loaded_barcode_against_the_changer(monkeypatch, tmp_path):
+    # Mechanics moved "SCR001L4" into the drive, yet the changer now reports NDD311L3 there: no file mark.
+    calls = changer_says(monkeypatch, LOADED)
+    drive = FakeDrive(*DATA[:2])
+    bench = M.MechanicsBenchmark('/dev/nst0', 'SCR001L4', allowed_barcodes=['SCR001L4'], runner=no_runner,
+                                 sys_root=fake_sys(tmp_path / 'sys'))
+    bench.gate = fit(S.WriteGate('/dev/nst0', allowed_barcodes=['SCR001L4'], runner=no_runner), drive,
+                     bench.sys_root)
+    bench.gate.check_device()
+    bench.result = {'warnings': []}
+    record = bench._write_marks()
+    assert record['refused'] is True and record['reason'] == 'barcode_mismatch', record
+    assert calls == [['/dev/nst0']]   # asked the changer right before the decision
+    assert drive.opens == [os.O_RDONLY] and drive.wrote() == []
+
+
+def test_a_matching_barcode_is_asked_again_before_it_admits_data(monkeypatch, tmp_path):
+    calls = changer_says(monkeypatch, LOADED)
+    drive = FakeDrive(*DATA[:2])
+    gate = fit(S.WriteGate('/dev/nst0', barcode='ndd311l3', allowed_barcodes=['NDD311L3'], runner=no_runner),
+               drive, fake_sys(tmp_path))
+    gate.identify()
+    assert gate.barcode == 'NDD311L3'   # the changer's spelling
+    assert gate.admit(gate.probe()) == 'barcode NDD311L3 is in allowed_barcodes (read a 65536-byte block at BOT)'
+    assert len(calls) == 2
+
+
+def test_blank_media_needs_no_second_look_at_the_changer(monkeypatch, tmp_path):
+    calls = changer_says(monkeypatch, LOADED)
+    gate = fit(S.WriteGate('/dev/nst0', allowed_barcodes=['NDD311L3'], runner=no_runner),
+               FakeDrive(['ONLINE', 'BOT', 'EOD']), fake_sys(tmp_path))
+    gate.identify()
+    assert gate.admit(gate.probe()) == 'blank media' and len(calls) == 1
+
+
+def test_a_changer_that_fails_leaves_a_given_barcode_unconfirmed(monkeypatch, tmp_path):
+    changer_says(monkeypatch, NOT_READY)
+    drive = FakeDrive(*DATA[:2])
+    gate = fit(S.WriteGate('/dev/nst0', barcode='SCR001L4', allowed_barcodes=['SCR001L4'], runner=no_runner),
+               drive, fake_sys(tmp_path))
+    gate.identify()
+    assert gate.barcode == 'SCR001L4' and gate.barcode_unconfirmed.startswith('the changer /dev/sg5 did not answer')
+    with pytest.raises(S.TapeSafetyError) as info:
+        gate.admit(gate.probe())
+    assert info.value.reason == 'barcode_unconfirmed'
+    assert 'could not confirm that it is SCR001L4' in info.value.msg and 'mtx status' in info.value.msg
+    with pytest.raises(S.TapeSafetyError):
+        gate.open_for_write()
+    assert drive.wrote() == []
+    # overwrite=true is the user's word for whatever is loaded: it does not rest on the barcode
+    gate.overwrite = True
+    assert gate.admit().startswith('overwrite=true')
+
+
+def test_without_a_changer_the_given_barcode_stands(tmp_path):
+    gate = fit(S.WriteGate('/dev/nst0', barcode='SCR001L4', allowed_barcodes=['SCR001L4'], runner=None),
+               FakeDrive(*DATA[:2]), fake_sys(tmp_path))
+    gate.identify(discover=False)
+    assert gate.admit(gate.probe()).startswith('barcode SCR001L4 is in allowed_barcodes')
