@@ -37,8 +37,9 @@ SCHEMA_V1 = 'tapeops.qualify/host-report/v1'
 # Keys Ansible adds to a module's result on its way to the controller, or that
 # only say how the task ran. Records never carry them; ``transport_keys``
 # lists the ones a dict still holds (tests use it on every written document).
-# Ansible's boolean ``skipped`` is not listed: SourceRead.skipped is the list
-# of paths the source read left out (a measurement).
+# No record has a field of Ansible's reserved result keys in another meaning
+# (tests/unit/plugins/modules/test_reserved_result_keys.py): a list named ``skipped``
+# made Ansible see the source read as a skipped task (issue 28).
 TRANSPORT_KEYS = frozenset((
     'ansible_job_id', 'results_file', 'started', 'finished', 'attempts', 'stdout', 'stdout_lines', 'stderr',
     'stderr_lines', 'invocation', 'item', 'ansible_loop_var', 'ansible_index_var', 'ansible_loop', 'changed',
@@ -262,8 +263,8 @@ class SourceRead(Record):
     file_sizes: t.Optional[dict] = None
     compressibility: t.Optional[dict] = None
     cache: t.Optional[dict] = None
-    skipped: t.Optional[list] = None
-    skipped_counts: t.Optional[dict] = None
+    passed_over: t.Optional[list] = None        # [{path, kind, reason}] entries of the trees not read
+    passed_over_counts: t.Optional[dict] = None  # {kind: n}
     warnings_list: t.Optional[list] = None
     synthetic: t.Optional[dict] = None
     plan: t.Optional[dict] = None

@@ -21,9 +21,9 @@ description:
     (fio alone would skip each file's tail below one block).
   - Without O(paths), a synthetic data set (a size mix of web files, office documents, images and large files)
     is laid out in a private scratch directory inside O(synthetic_dir), read back cold and removed.
-  - FIFOs, sockets and device nodes inside a tree are skipped by type and never opened; symlinks are not
+  - FIFOs, sockets and device nodes inside a tree are passed over by type and never opened; symlinks are not
     followed unless O(follow_symlinks) (then loops are detected); unreadable files and directories are
-    skipped and listed in RV(skipped).
+    passed over. Everything passed over is listed in RV(passed_over) and counted in RV(passed_over_counts).
   - A compressibility estimate of a bounded sample of the data (read-only, access times kept) is returned for
     the drive model.
   - B(Long enough to trust.) A tree read before the time budget ends is read again (each file's cached pages evicted
@@ -130,7 +130,7 @@ options:
     default: true
   max_files:
     description:
-      - Most files read per stream; the rest are listed in RV(skipped_counts). fio's memory pool is sized for
+      - Most files read per stream; the rest are counted in RV(passed_over_counts). fio's memory pool is sized for
         the list (C(--alloc-size)).
     type: int
     default: 1000000
@@ -544,16 +544,22 @@ cache:
     note:
       description: One sentence on the cache state, including when it could not be bypassed.
       type: str
-skipped:
-  description: Entries not read (at most 100 per stream listed), with the reason.
+passed_over:
+  description:
+    - Entries of the trees not read (at most 100 per stream listed) - C(path), C(kind) (as in
+      RV(passed_over_counts)) and C(reason), a sentence.
+    - Not named C(skipped), which Ansible reads as "the task was skipped".
   returned: always
   type: list
   elements: dict
   sample: [{path: /srv/data1/run/pipe, kind: fifo, reason: "FIFO (named pipe): never opened, a read would block"}]
-skipped_counts:
-  description: Number of skipped entries per kind (fifo, socket, char_device, symlink, symlink_loop, hardlink, ...).
+passed_over_counts:
+  description:
+    - Number of entries passed over per kind (fifo, socket, char_device, block_device, symlink, broken_symlink,
+      symlink_loop, permission_denied, unreadable, other_filesystem, vanished, hardlink, max_files, ...).
   returned: always
   type: dict
+  sample: {fifo: 1, symlink: 2}
 warnings_list:
   description:
     - Warnings about the measurement (network filesystem, memory filesystem, empty streams, no budget), also

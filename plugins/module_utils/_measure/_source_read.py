@@ -104,8 +104,9 @@ class SourceReadBenchmark:
         self.module = module
         self.check_mode = check_mode
         self.warnings = []
-        self.skipped = []
-        self.skipped_counts = {}
+        # entries of the trees not read (not ``skipped``: Ansible reads that key as "the task was skipped")
+        self.passed_over = []
+        self.passed_over_counts = {}
         self.tmpdir = None
         self.synthetic_root = None
         self.ingest_plan = None
@@ -186,11 +187,11 @@ class SourceReadBenchmark:
 
     def _stream(self, index, path, walked, mounts):
         fs = _source_tree.filesystem_of(os.path.realpath(path), mounts) if mounts else None
-        for item in walked['skipped']:
-            self.skipped.append({'path': item['path'], 'reason': item['why'], 'kind': item['reason']})
-        for reason, count in walked['skipped_counts'].items():
-            self.skipped_counts[reason] = self.skipped_counts.get(reason, 0) + count
-        if walked['skipped_counts'].get('max_files'):
+        for item in walked['passed_over']:
+            self.passed_over.append({'path': item['path'], 'reason': item['why'], 'kind': item['reason']})
+        for reason, count in walked['passed_over_counts'].items():
+            self.passed_over_counts[reason] = self.passed_over_counts.get(reason, 0) + count
+        if walked['passed_over_counts'].get('max_files'):
             self.warnings.append('%s holds more than max_files=%s files; the rest were not read.'
                                  % (path, self.params.get('max_files')))
         if fs and fs['network']:
@@ -342,9 +343,9 @@ class SourceReadBenchmark:
                 continue
             usable.append(source)
         if not usable:
-            raise SourceReadError('The source paths hold no file with data to read (see skipped): give the '
+            raise SourceReadError('The source paths hold no file with data to read (see passed_over): give the '
                                   'directories the backup actually reads, or run as root (become: true) if files '
-                                  'were skipped for permissions.', skipped=self.skipped)
+                                  'were passed over for permissions.', passed_over=self.passed_over)
         return usable
 
     def _fio_cmd(self, fio, job_path, all_paths):
@@ -389,7 +390,8 @@ class SourceReadBenchmark:
         return {'changed': False, 'plan': plan, 'streams': [], 'aggregate': {}, 'compressibility': None,
                 'cache': None, 'scaling': [], 'per_drive': None, 'ingest': None, 'file_sizes': None,
                 'passes': None, 'seconds': None, 'samples': None, 'inconclusive': None,
-                'skipped': self.skipped, 'skipped_counts': self.skipped_counts, 'warnings_list': self.warnings}
+                'passed_over': self.passed_over, 'passed_over_counts': self.passed_over_counts,
+                'warnings_list': self.warnings}
 
     def _cache_info(self, sources, min_size):
         data = sum(sum(_fio.readable_bytes(size, min_size) for _p, size in s['files_sizes']) for s in sources)
@@ -703,8 +705,8 @@ class SourceReadBenchmark:
             'file_sizes': file_sizes,
             'compressibility': self._compressibility(sources),
             'cache': cache,
-            'skipped': self.skipped,
-            'skipped_counts': self.skipped_counts,
+            'passed_over': self.passed_over,
+            'passed_over_counts': self.passed_over_counts,
             'synthetic': synthetic,
             'warnings_list': self.warnings,
         }

@@ -40,6 +40,7 @@ SKIP_REASONS = {
     'symlink_loop': 'symbolic link loop: directory already on the path',
     'broken_symlink': 'symbolic link to nothing',
     'permission_denied': 'permission denied',
+    'unreadable': 'cannot be opened for reading',
     'other_filesystem': 'another filesystem below the source path (one_file_system=true)',
     'vanished': 'vanished while walking',
     'unknown_type': 'unknown file type',
@@ -78,25 +79,45 @@ def check_source_path(path):
     return st
 
 
-def walk_tree(root, follow_symlinks=False, one_file_system=True, max_files=None, max_skipped_listed=100):
+def open_fails(path):
+    """The OSError of opening ``path`` read-only, or None when it opens.
+
+    What fio will do, asked before it runs: a file fio cannot open stops its
+    whole job. Not ``os.access``, which says yes to root for every file,
+    while open() fails for root too - a write-only sysfs attribute bound onto
+    the tree, a file of a FUSE or NFS export that refuses root, an encrypted
+    file without its key. Opening reads no data and leaves the access time
+    alone (``O_NONBLOCK``: a file that became a FIFO meanwhile does not hang
+    the walk).
+    """
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, 'O_NOCTTY', 0))
+    except OSError as exc:
+        return exc
+    os.close(fd)
+    return None
+
+
+def walk_tree(root, follow_symlinks=False, one_file_system=True, max_files=None, max_listed=100):
     """Regular files below ``root`` in backup order.
 
     Names sorted; a directory's files first, then its subdirectories, depth
     first.
 
     Returns ``{'files': [(path, size), ...], 'empty_files': int, 'dirs': int,
-    'skipped': [{'path', 'reason'}...] (at most ``max_skipped_listed``),
-    'skipped_counts': {reason: n}, 'bytes': int}``. Zero-byte files are
-    counted, not listed (there is nothing to read in them).
+    'passed_over': [{'path', 'reason', 'why'}...] (at most ``max_listed``),
+    'passed_over_counts': {reason: n}, 'bytes': int}``. Zero-byte files are
+    counted, not listed (there is nothing to read in them). (Not ``skipped``:
+    Ansible reads a result's ``skipped`` as "the task was skipped".)
     """
     root_st = check_source_path(root)
-    result = {'files': [], 'empty_files': 0, 'dirs': 0, 'skipped': [], 'skipped_counts': {}, 'bytes': 0}
-    as_root = hasattr(os, 'geteuid') and os.geteuid() == 0
+    result = {'files': [], 'empty_files': 0, 'dirs': 0, 'passed_over': [], 'passed_over_counts': {}, 'bytes': 0}
 
-    def skip(path, reason):
-        result['skipped_counts'][reason] = result['skipped_counts'].get(reason, 0) + 1
-        if len(result['skipped']) < max_skipped_listed:
-            result['skipped'].append({'path': path, 'reason': reason, 'why': SKIP_REASONS[reason]})
+    def skip(path, reason, detail=None):
+        result['passed_over_counts'][reason] = result['passed_over_counts'].get(reason, 0) + 1
+        if len(result['passed_over']) < max_listed:
+            why = SKIP_REASONS[reason] if detail is None else '%s: %s' % (SKIP_REASONS[reason], detail)
+            result['passed_over'].append({'path': path, 'reason': reason, 'why': why})
 
     linked = set()
 
@@ -110,8 +131,12 @@ def walk_tree(root, follow_symlinks=False, one_file_system=True, max_files=None,
         if max_files is not None and len(result['files']) >= max_files:
             skip(path, 'max_files')
             return
-        if not as_root and not os.access(path, os.R_OK):
-            skip(path, 'permission_denied')
+        failed = open_fails(path)
+        if failed is not None:
+            if failed.errno in (errno.EACCES, errno.EPERM):
+                skip(path, 'permission_denied', 'open() refused to uid %d' % os.geteuid())
+            else:
+                skip(path, 'unreadable', failed.strerror or str(failed))
             return
         if st.st_size == 0:
             result['empty_files'] += 1

@@ -22,7 +22,7 @@ def source(mean, p5, streams=2, seconds=30):
                           'files': 800 * streams, 'duration_s': float(seconds), 'series_mb_s': series,
                           'streams': streams},
             'compressibility': {'ratio': 1.6, 'sample_bytes': 32 * 10 ** 6, 'compressor': 'zlib-1'},
-            'cache': {'dropped': True}, 'skipped': [], 'warnings': []}
+            'cache': {'dropped': True}, 'passed_over': [], 'warnings': []}
 
 
 def drive(nst, vendor, product, serial):

@@ -48,7 +48,7 @@ def make_tree(base):
 
 
 def kinds(walked):
-    return sorted((os.path.basename(s['path']), s['reason']) for s in walked['skipped'])
+    return sorted((os.path.basename(s['path']), s['reason']) for s in walked['passed_over'])
 
 
 def test_walk_skips_fifo_socket_devices_and_symlinks_never_opening_them(tmp_path):
@@ -90,7 +90,7 @@ def test_walk_max_files_counts_the_rest(tmp_path):
         (tmp_path / ('f%d' % i)).write_bytes(b'x')
     walked = _source_tree.walk_tree(str(tmp_path), max_files=3)
     assert len(walked['files']) == 3
-    assert walked['skipped_counts'] == {'max_files': 2}
+    assert walked['passed_over_counts'] == {'max_files': 2}
 
 
 @pytest.mark.parametrize('make, words', [
@@ -131,7 +131,7 @@ def test_walk_as_unprivileged_user_skips_unreadable_files_and_dirs():
         assert proc.returncode == 0, proc.stderr
         walked = json.loads(proc.stdout)
         assert [os.path.relpath(p, base) for p, dummy in walked['files']] == ['open/readable']
-        assert sorted((os.path.relpath(s['path'], base), s['reason']) for s in walked['skipped']) == \
+        assert sorted((os.path.relpath(s['path'], base), s['reason']) for s in walked['passed_over']) == \
             [('locked', 'permission_denied'), ('open/secret', 'permission_denied')]
     finally:
         subprocess.run(['rm', '-rf', base], check=True)

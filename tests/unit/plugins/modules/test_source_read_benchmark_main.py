@@ -55,7 +55,7 @@ def test_every_byte_is_read_once_and_the_tree_is_left_as_it_was(monkeypatch, tmp
     assert (stream['bytes'], stream['files'], stream['passes'], stream['complete']) == (total, 6, 1.0, True)
     assert (stream['tree_bytes'], stream['tree_files'], stream['empty_files']) == (total, 6, 1)
     assert (result['aggregate']['bytes'], result['aggregate']['streams']) == (total, 1)
-    assert [(os.path.basename(s['path']), s['kind']) for s in result['skipped']] == [('link', 'symlink')]
+    assert [(os.path.basename(s['path']), s['kind']) for s in result['passed_over']] == [('link', 'symlink')]
     assert result['fio_cmd'][0] == shutil.which('fio') and result['fio_cmd'][1] == '--readonly'
     assert result['fio_version'] == 'fio-3.33'
     # half of each file is zeros: zlib gets about 2:1 from the start (1 MiB) of each of the 6 files
