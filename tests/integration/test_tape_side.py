@@ -277,75 +277,8 @@ def refused(lab, device, reason, host=HOST, **extra):
     return result
 
 
-def test_refuses_the_backup_source_disk(lab):
-    result = refused(lab, '/dev/ubda', 'block_device')
-    assert 'block device (a disk or a partition)' in result['msg'] and '/dev/nst0' in result['msg']
-
-
-def test_refuses_a_regular_file(lab):
-    lab.run(HOST, 'head -c 4096 /dev/zero > /tmp/not-a-tape.img', check=True)
-    result = refused(lab, '/tmp/not-a-tape.img', 'regular_file')
-    assert lab.run(HOST, 'stat -c %s /tmp/not-a-tape.img').stdout.strip() == '4096'
-    assert 'regular file' in result['msg']
-
-
-def test_refuses_dev_null(lab):
-    assert 'memory device' in refused(lab, '/dev/null', 'memory_device')['msg']
-
-
-def test_refuses_the_drives_sg_node(lab):
-    sg = lab.hostvars[HOST]['tapeops_lab_drives'][0]['sg']   # /dev/sg0 emulated, /dev/sg1 with tgt
-    assert 'SCSI generic' in refused(lab, sg, 'sg_node')['msg']
-
-
-def test_refuses_the_changer_and_other_char_devices(lab):
-    refused(lab, '/dev/sch0', 'changer_node')
-    refused(lab, '/dev/tty', 'other_char_device')
-
-
-def test_refuses_the_rewinding_node(lab):
-    assert 'Use /dev/nst0' in refused(lab, '/dev/st0', 'rewinding_node')['msg']
-
-
-def test_refuses_media_with_data_without_permission(lab):
-    # Earlier tests (and the lab's own) wrote to the loaded cartridge.
-    result = refused(lab, '/dev/nst0', 'media_has_data', allowed_barcodes=['NOT-THIS-ONE'])
-    assert loaded_barcode(lab, HOST) in result['msg'] and 'allowed_barcodes' in result['msg']
-    assert result['media']['content'] in ('data', 'unknown')
-    assert 'BOT' in mt_status(lab, HOST)
-
-
-# The same gate for every module that writes (plugins/module_utils/_measure/_tape_safety.py WriteGate): btape_speed
-# and tape_mechanics_benchmark refuse with the same reason and write nothing.
-OTHER_WRITERS = [('btape_speed', {}), ('tape_mechanics_benchmark', {'barcode': 'NOT-MOVED'})]
-
-
-@pytest.mark.parametrize('module,extra', OTHER_WRITERS, ids=[m for m, _e in OTHER_WRITERS])
-def test_every_writing_module_refuses_what_is_not_a_tape(lab, module, extra):
-    lab.run(HOST, 'head -c 4096 /dev/zero > /tmp/not-a-tape.img', check=True)
-    for device, reason in (('/dev/ubda', 'block_device'), ('/tmp/not-a-tape.img', 'regular_file'),
-                           ('/dev/null', 'memory_device'), ('/dev/st0', 'rewinding_node')):
-        before = st_writes(lab, HOST)
-        result = run_module(lab, HOST, module, dict(extra, device=device, overwrite=True))
-        assert result['_rc'] != 0 and result['reason'] == reason, (module, device, result.get('msg'))
-        assert 'refused' not in result  # one refusal key: reason
-        if reason != 'rewinding_node':  # that one says which node to use instead
-            assert 'Refusing to write. Set device to a non-rewinding tape node' in result['msg'], result['msg']
-        assert st_writes(lab, HOST) == before, '%s wrote to the drive on %s' % (module, device)
-    assert lab.run(HOST, 'stat -c %s /tmp/not-a-tape.img').stdout.strip() == '4096'
-
-
-def test_btape_refuses_media_with_data_without_permission(lab):
-    # The same media rule as the write benchmark's, through the same gate: btape is never started.
-    before = st_writes(lab, HOST)
-    result = run_module(lab, HOST, 'btape_speed', {'device': '/dev/nst0', 'allowed_barcodes': ['NOT-THIS-ONE'],
-                                                   'file_size_gb': 1})
-    assert result['_rc'] != 0 and result['reason'] == 'media_has_data', result.get('msg')
-    assert loaded_barcode(lab, HOST) in result['msg'] and 'Refusing to overwrite it' in result['msg']
-    assert result['barcode'] == loaded_barcode(lab, HOST)    # from the changer, as the write benchmark reads it
-    assert result['media']['content'] in ('data', 'unknown') and 'stdout' not in result
-    assert st_writes(lab, HOST) == before
-    assert 'BOT' in mt_status(lab, HOST)
+# Every wrong target (disks, files, memory and sg nodes, the changer, rewinding and stale nodes, bad paths) for
+# every writing module, and the data cartridge with each allow-list form: tests/integration/test_safety_corpus.py.
 
 
 def test_refuses_a_busy_drive(lab):
