@@ -43,6 +43,8 @@ class ActionModule(QualifyAction):
         except OSError as exc:
             raise unwritable('the reports in %s' % args['report_dir'], exc)
         result = fleet_result(out)
+        if out.get('comparison_error'):
+            result['comparison_error'] = out['comparison_error']
         result.update(changed=True, paths=out['paths'], msg=message(result, out.get('comparison'), args))
         return result
 
@@ -72,6 +74,14 @@ def message(result, comparison, args):
             comparison['earlier'].get('id') or args['compare_to'], comparison['regressions'],
             comparison['improvements'], ''.join('; REGRESSED %s %s: %s' % (
                 r['host'], r['drive'], ', '.join(r['reasons'])) for r in result['regressions']))
+    if result.get('comparison_error'):
+        msg += '. NOT COMPARED: %s %s' % (result['comparison_error'], rebuild_hint(args))
+        if args['fail_on_regression']:
+            # a comparison that cannot be made shows no regression, which is not the same as none
+            result['failed'] = True
+            msg = ('No comparison, and qualify_fail_on_regression is set (reports written to %s, without it): %s %s'
+                   % (args['report_dir'], result['comparison_error'], rebuild_hint(args)))
+            return msg
     if args['fail_on_regression'] and result['regressions']:
         result['failed'] = True
         msg = '%d drive(s) regressed since %s (reports written to %s): %s' % (
@@ -83,3 +93,25 @@ def message(result, comparison, args):
             len(result['failing']), ' or '.join(args['fail_on']), args['report_dir'],
             '; '.join('%s %s: %s' % (f['host'], f['drive'], f['summary']) for f in result['failing']))
     return msg
+
+
+def rebuild_hint(args):
+    """How to rebuild this run's reports against the right earlier run (the role's report-only mode)."""
+    playbook = 'upgrade_check' if (args.get('run') or {}).get('mode') == 'upgrade_check' else 'qualify'
+    earlier = os.path.dirname(os.path.normpath(args['compare_to'] or '')) or '.'
+    runs = earlier_runs(earlier, exclude=(args['report_dir'], ))
+    return ('To compare, rebuild the reports with the right directory: ansible-playbook tapeops.qualify.%s '
+            '-e qualify_report_only=true -e qualify_run_dir=%s -e qualify_compare_to=<earlier run>%s.' % (
+                playbook, args['report_dir'], ' (runs in %s: %s)' % (earlier, ', '.join(runs)) if runs else ''))
+
+
+def earlier_runs(parent, exclude=(), most=5):
+    """The newest run directories (holding hosts/) under ``parent``, by name, newest first."""
+    skip = set(os.path.realpath(p) for p in exclude)
+    try:
+        names = sorted(os.listdir(parent), reverse=True)
+    except OSError:
+        return []
+    found = [n for n in names if os.path.isdir(os.path.join(parent, n, _report.HOSTS_DIR))
+             and os.path.realpath(os.path.join(parent, n)) not in skip]
+    return found[:most]

@@ -61,10 +61,15 @@ options:
         what changed since (class, the forecast backup rate, the measured drive path) and mark regressions (a
         class that fell, a rate more than 10 % lower, a drive that had a verdict and has none now).
       - This is the run admins make after any change (HBA, block size, kernel, streams).
+      - An earlier run that cannot be compared with - a missing directory, this run's own, or any host document of
+        it unreadable (truncated, not JSON) or of another schema version - is refused as a comparison, with the
+        reason, in the reports and in RV(comparison_error); everything else is written as without it.
     type: path
   fail_on_regression:
     description:
       - With O(compare_to), a regression is a JUnit failure, and the task fails (after writing every report).
+      - A comparison that cannot be made fails the task too (a C(NOT_COMPARED) JUnit error): no regression shown is
+        not the same as none.
     type: bool
     default: false
 seealso:
@@ -121,6 +126,13 @@ missing:
   returned: success
   type: list
   elements: str
+comparison_error:
+  description:
+    - With O(compare_to), why no comparison was made (the earlier run is missing, this run's own directory, or one of
+      its documents cannot be read or is of another schema version). The task's message adds how to rebuild the
+      reports with the right directory.
+  returned: when the comparison could not be made
+  type: str
 regressions:
   description: With O(compare_to), the host x drive changes marked as regressions (host, drive, reasons).
   returned: success

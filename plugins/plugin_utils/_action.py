@@ -73,4 +73,7 @@ def host_of(task_vars):
 
 def unwritable(path, exc):
     """The failure when the reports cannot be written to ``path``."""
-    return AnsibleActionFail('Cannot write %s: %s. Choose a writable qualify_report_dir.' % (path, exc))
+    # the system's reason (strerror), not the exception's text; the variables are the qualify role's
+    return AnsibleActionFail('Cannot write %s: %s. Set qualify_run_dir to a directory this user can write to (or '
+                             'qualify_report_base, the directory each new run directory is made in).'
+                             % (path, getattr(exc, 'strerror', None) or 'not writable'))

@@ -137,6 +137,16 @@ def _change(host, before, after, after_hosts, tolerance):
     return 'regressed' if worse else 'improved' if better else 'unchanged', why
 
 
+def refused(compare_to, reason):
+    """The comparison's place in the reports when it cannot be made: the earlier directory and why not.
+
+    ``reason`` is the ReportError's message (``_report.load_earlier``); the
+    templates show it instead of the table.
+    """
+    return {'earlier': {'dir': compare_to}, 'tolerance': DEFAULT_TOLERANCE, 'changes': [], 'regressions': 0,
+            'improvements': 0, 'refused': reason}
+
+
 def markdown(result):
     """The Markdown section (a list of lines) of a comparison (templates/compare.md.j2)."""
     return _templates.lines(_templates.render('compare.md.j2', result=result, percent=round(100 * result['tolerance'])))

@@ -169,7 +169,23 @@ def junit_xml(docs, fail_on=_report.DEFAULT_FAIL_ON, run=None, comparison=None, 
 def _junit_comparison(suites, comparison, fail_on_regression):
     """A test suite 'compare': one case per host x drive, a failure per regression when asked."""
     suite = ET.SubElement(suites, 'testsuite', name='tapeops.qualify.compare', timestamp=_report.utc_now())
-    failures = 0
+    failures = errors = 0
+    if comparison.get('refused'):
+        # no comparison could be made: with fail_on_regression that is an error (the run is not shown sound)
+        case = ET.SubElement(suite, 'testcase', classname='compare', name='compared with %s' % (
+            comparison['earlier'].get('dir') or 'the earlier run'))
+        if fail_on_regression:
+            errors = 1
+            ET.SubElement(case, 'error', type='NOT_COMPARED', message=comparison['refused']).text = comparison['refused']
+        else:
+            ET.SubElement(case, 'system-out').text = comparison['refused']
+        suite.set('tests', '1')
+        suite.set('failures', '0')
+        suite.set('errors', str(errors))
+        suite.set('skipped', '0')
+        suites.set('tests', str(int(suites.get('tests')) + 1))
+        suites.set('errors', str(int(suites.get('errors')) + errors))
+        return
     for change in comparison['changes']:
         case = ET.SubElement(suite, 'testcase', classname=change['host'], name='%s compared with %s' % (
             change['drive'], comparison['earlier'].get('id') or 'the earlier run'))
@@ -270,7 +286,13 @@ def write_fleet(run_dir, expected_hosts=None, run=None, fail_on=_report.DEFAULT_
     drive what changed (``_compare``), and JUnit marks a regression as a failure
     when ``fail_on_regression``.
 
-    Returns {'docs', 'paths', 'failing', 'comparison'}.
+    A comparison that cannot be made (``compare_to`` missing, this run's own
+    directory, or any of its documents unreadable or of another schema:
+    ``_report.load_earlier``) is not made: the reports say why, JUnit counts
+    it as an error with ``fail_on_regression``, and ``comparison_error``
+    holds the reason; everything else is written as without ``compare_to``.
+
+    Returns {'docs', 'paths', 'failing', 'comparison', 'comparison_error'}.
     """
     docs = read_run(run_dir, expected_hosts)
     if not run:
@@ -286,14 +308,20 @@ def write_fleet(run_dir, expected_hosts=None, run=None, fail_on=_report.DEFAULT_
     if settings:
         markdown = markdown.rstrip('\n') + '\n\n' + '\n'.join(_fleet.settings_markdown(settings)).rstrip('\n') + '\n'
         sections.append(settings_html(settings))
-    comparison = None
+    comparison = comparison_error = None
     if compare_to:
-        if os.path.realpath(compare_to) == os.path.realpath(run_dir):
-            raise _report.ReportError('qualify_compare_to is this run\'s own directory (%s): give an earlier run.'
-                                      % run_dir)
-        comparison = _report.load_comparison(compare_to, docs)
-        markdown = markdown.rstrip('\n') + '\n\n' + '\n'.join(_compare.markdown(comparison)).rstrip('\n') + '\n'
-        sections.append(comparison_html(comparison))
+        # a comparison that cannot be made is said in the reports (and fails the task with fail_on_regression,
+        # qualify_report): the reports of this run are written all the same
+        try:
+            if os.path.realpath(compare_to) == os.path.realpath(run_dir):
+                raise _report.ReportError('qualify_compare_to is this run\'s own directory (%s): give an earlier run.'
+                                          % run_dir, reason='compare_refused')
+            comparison = _report.load_comparison(compare_to, docs)
+        except _report.ReportError as exc:
+            comparison_error = str(exc)
+        shown = comparison or _compare.refused(compare_to, comparison_error)
+        markdown = markdown.rstrip('\n') + '\n\n' + '\n'.join(_compare.markdown(shown)).rstrip('\n') + '\n'
+        sections.append(comparison_html(shown))
     if len(docs) <= _report_index.INLINE_MAX_HOSTS:
         # a small fleet: one page with every drive and its charts, linking the host pages
         page = fleet_html(docs, run, charts, host_pages=host_pages, sections=sections)
@@ -304,8 +332,10 @@ def write_fleet(run_dir, expected_hosts=None, run=None, fail_on=_report.DEFAULT_
         'json': [_report.host_json_path(run_dir, d['host']) for d in docs if d['status'] != _report.STATUS_MISSING],
         'markdown': _report.atomic_write(os.path.join(run_dir, _report.SUMMARY_MD), markdown),
         'junit': _report.atomic_write(os.path.join(run_dir, _report.JUNIT_XML), junit_xml(
-            docs, fail_on, run, comparison, fail_on_regression)),
+            docs, fail_on, run, comparison or (_compare.refused(compare_to, comparison_error) if comparison_error
+                                               else None), fail_on_regression)),
         'html': _report.atomic_write(os.path.join(run_dir, _report.REPORT_HTML), page),
         'host_pages': [os.path.join(run_dir, link) for link in host_pages.values()],
     }
-    return {'docs': docs, 'paths': paths, 'failing': _report.failing(docs, fail_on), 'comparison': comparison}
+    return {'docs': docs, 'paths': paths, 'failing': _report.failing(docs, fail_on), 'comparison': comparison,
+            'comparison_error': comparison_error}

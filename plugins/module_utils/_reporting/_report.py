@@ -455,15 +455,53 @@ def failing(docs, fail_on=DEFAULT_FAIL_ON):
     return bad
 
 
+def load_earlier(compare_to, name='qualify_compare_to'):
+    """The host documents of the earlier run in directory ``compare_to``, every one of them readable.
+
+    Raises ReportError (reason ``compare_refused``) saying why the directory
+    cannot be compared with: it is not a directory, it holds no
+    ``hosts/*.json``, or any of its documents cannot be read (truncated, not
+    JSON, another schema version). A comparison that skipped such a document
+    would list that host's drives as new and hide a regression, so one bad
+    document refuses the whole comparison. ``name`` is the variable the
+    directory was given as, named in the message.
+    """
+    example = 'the directory of an earlier run (it holds hosts/<host>.json), e.g. reports/20261123T101500Z'
+    if not compare_to or not os.path.isdir(compare_to):
+        raise ReportError('%s=%s is not a run directory: give %s.' % (name, compare_to, example),
+                          reason='compare_refused')
+    hosts_dir = os.path.join(compare_to, HOSTS_DIR)
+    try:
+        names = sorted(n for n in os.listdir(hosts_dir) if n.endswith('.json') and not n.startswith('.'))
+    except OSError:
+        names = []
+    if not names:
+        raise ReportError('%s=%s holds no host results (hosts/*.json): give %s.' % (name, compare_to, example),
+                          reason='compare_refused')
+    docs, bad = [], []
+    for file_name in names:
+        path = os.path.join(hosts_dir, file_name)
+        try:
+            doc = read_host(path)
+        except ReportError as exc:
+            if exc.reason == 'unreadable':
+                bad.append('%s cannot be read as JSON (truncated or damaged)' % path)
+            else:
+                bad.append(str(exc).rstrip('.'))
+            continue
+        if doc.get('status') != STATUS_MISSING:
+            docs.append(doc)
+    if bad:
+        raise ReportError(
+            '%s=%s is refused as a comparison: %d of its %d host document(s) cannot be read, so the drives on them '
+            'could not be compared (%s). Give an earlier run whose documents are whole, or leave %s unset.' % (
+                name, compare_to, len(bad), len(names), '; '.join(bad), name), reason='compare_refused')
+    return docs
+
+
 def load_comparison(compare_to, docs, tolerance=_compare.DEFAULT_TOLERANCE):
-    """Compare ``docs`` with the run in directory ``compare_to`` (its host JSONs)."""
-    if not os.path.isdir(compare_to):
-        raise ReportError('qualify_compare_to=%s is not a run directory: give the directory of an earlier run '
-                          '(it holds hosts/<host>.json), e.g. reports/20261123T101500Z.' % compare_to)
-    earlier = [d for d in load_run(compare_to) if d.get('status') != STATUS_MISSING]
-    if not earlier:
-        raise ReportError('%s holds no host results (hosts/*.json): give the directory of an earlier run.'
-                          % compare_to)
+    """Compare ``docs`` with the run in directory ``compare_to`` (its host JSONs; ``load_earlier``)."""
+    earlier = load_earlier(compare_to)
     earlier_run = dict(next((d.get('run') for d in earlier if d.get('run')), {}) or {})
     earlier_run['dir'] = compare_to
     return _compare.compare(earlier, docs, tolerance, earlier_run)

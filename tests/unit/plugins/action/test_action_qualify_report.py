@@ -163,9 +163,61 @@ def test_missing_and_wrong_arguments_fail_with_ansibles_message(tmp_path):
     assert run_action(qualify_report, {}) == (True, {'failed': True, 'msg': 'missing required arguments: report_dir'})
     failed, result = run_action(qualify_report, {'report_dir': str(tmp_path), 'fail_on': ['SLOW']})
     assert failed and result['msg'].startswith('value of fail_on must be one or more of: ')
+    # the run's own directory: no comparison, said in the message; the reports are written
     failed, result = run_action(qualify_report, {'report_dir': str(tmp_path), 'compare_to': str(tmp_path)})
-    assert failed and result['msg'] == (
+    assert not failed and result['comparison_error'] == (
         "qualify_compare_to is this run's own directory (%s): give an earlier run." % tmp_path)
+    assert os.path.exists(os.path.join(str(tmp_path), 'summary.md'))
+
+
+def test_a_missing_earlier_run_leaves_the_reports_written_and_says_how_to_rebuild_them(tmp_path):
+    reports = tmp_path / 'reports'
+    lay_out(LAB_RUN_V1, str(reports / '20261123T020000Z'))
+    run_dir = lay_out(LAB_RUN_V2, str(reports / '20261124T021259Z'))
+    typo = str(reports / '20261123T0200Z')
+    failed, result = run_action(qualify_report, {'report_dir': run_dir, 'compare_to': typo,
+                                                 'run': {'mode': 'qualify'}})
+    assert not failed, result
+    assert sorted(os.listdir(run_dir)) == ['hosts', 'junit.xml', 'report.html', 'summary.md']
+    assert result['comparison_error'] == (
+        'qualify_compare_to=%s is not a run directory: give the directory of an earlier run (it holds '
+        'hosts/<host>.json), e.g. reports/20261123T101500Z.' % typo)
+    assert result['msg'].endswith(
+        '. NOT COMPARED: %s To compare, rebuild the reports with the right directory: ansible-playbook '
+        'tapeops.qualify.qualify -e qualify_report_only=true -e qualify_run_dir=%s -e qualify_compare_to=<earlier '
+        'run> (runs in %s: 20261123T020000Z).' % (result['comparison_error'], run_dir, reports))
+
+
+def test_a_comparison_that_cannot_be_made_fails_the_run_with_fail_on_regression(tmp_path):
+    """The issue's case: a truncated earlier run hid a STREAMING -> SHOE-SHINING regression and the run passed."""
+    earlier = lay_out(LAB_RUN_V2, str(tmp_path / 'earlier'))
+    now = recorded(LAB_RUN_V2, 'lab-ma1')
+    assert now['verdicts'][0]['class'] == 'STREAMING'
+    now['verdicts'][0]['class'] = 'SHOE-SHINING'
+    run_dir = lay_out(LAB_RUN_V2, str(tmp_path / 'now'))
+    with open(os.path.join(run_dir, 'hosts', 'lab-ma1.json'), 'w', encoding='utf-8') as handle:
+        json.dump(now, handle)
+    truncated = os.path.join(earlier, 'hosts', 'lab-ma1.json')
+    with open(truncated, encoding='utf-8') as handle:
+        text = handle.read()
+    with open(truncated, 'w', encoding='utf-8') as handle:
+        handle.write(text[:1000])
+    failed, result = run_action(qualify_report, {'report_dir': run_dir, 'compare_to': earlier,
+                                                 'fail_on_regression': True, 'run': {'mode': 'upgrade_check'}})
+    assert failed and result['regressions'] == []
+    assert result['msg'].startswith(
+        'No comparison, and qualify_fail_on_regression is set (reports written to %s, without it): '
+        'qualify_compare_to=%s is refused as a comparison: 1 of its 3 host document(s) cannot be read' % (
+            run_dir, earlier))
+    assert 'ansible-playbook tapeops.qualify.upgrade_check -e qualify_report_only=true' in result['msg']
+    assert os.path.exists(os.path.join(run_dir, 'summary.md'))
+    # the whole earlier run finds the regression and fails the run for it
+    with open(truncated, 'w', encoding='utf-8') as handle:
+        handle.write(text)
+    failed, result = run_action(qualify_report, {'report_dir': run_dir, 'compare_to': earlier,
+                                                 'fail_on_regression': True})
+    assert failed and [r['host'] for r in result['regressions']] == ['lab-ma1']
+    assert 'STREAMING -> SHOE-SHINING' in result['regressions'][0]['reasons']
 
 
 def test_a_newer_and_a_truncated_document_are_failed_hosts_with_the_reason(tmp_path):

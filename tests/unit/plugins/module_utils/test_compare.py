@@ -12,6 +12,7 @@ here are that run with one thing changed, as an admin's change would change it.
 from __future__ import annotations
 
 import copy
+import json
 import os
 import xml.etree.ElementTree as ET
 
@@ -131,16 +132,81 @@ def test_reports_carry_the_comparison_and_junit_fails_a_regression_when_asked(tm
     assert suites.find("testsuite[@name='tapeops.qualify.compare']").get('failures') == '0'
 
 
-def test_compare_to_that_is_not_a_run_is_a_clear_error(tmp_path):
+def test_compare_to_that_is_not_a_run_is_said_and_the_reports_are_written(tmp_path):
     now = tmp_path / 'now'
     write_run(now, recorded())
-    with pytest.raises(_report.ReportError, match='not a run directory'):
-        _render.write_fleet(str(now), list(HOSTS), compare_to=str(tmp_path / 'nope'))
-    (tmp_path / 'empty').mkdir()
-    with pytest.raises(_report.ReportError, match='holds no host results'):
-        _render.write_fleet(str(now), list(HOSTS), compare_to=str(tmp_path / 'empty'))
-    with pytest.raises(_report.ReportError, match='own directory'):
-        _render.write_fleet(str(now), list(HOSTS), compare_to=str(now))
+    for earlier, says in ((tmp_path / 'nope', 'is not a run directory'), (tmp_path / 'empty', 'holds no host results'),
+                          (now, 'own directory')):
+        if earlier.name == 'empty':
+            earlier.mkdir()
+        out = _render.write_fleet(str(now), list(HOSTS), compare_to=str(earlier))
+        assert out['comparison'] is None and says in out['comparison_error']
+        summary = (now / 'summary.md').read_text()
+        assert '**Not compared:** ' + out['comparison_error'] in summary
+        assert '| lab-ma3 |' in summary     # the fleet table is there all the same
+        os.remove(str(now / 'summary.md'))
+
+
+def regressed_run(tmp_path):
+    """An earlier run where lab-ma1 STREAMED and a later one where it SHOE-SHINES (the issue's hidden regression)."""
+    earlier, now = tmp_path / 'earlier', tmp_path / 'now'
+    write_run(earlier, recorded())
+    later = recorded()
+    assert verdict_of(later, 'lab-ma1')['class'] == 'STREAMING'
+    verdict_of(later, 'lab-ma1')['class'] = 'SHOE-SHINING'
+    write_run(now, later)
+    return earlier, now
+
+
+def test_the_regression_is_found_with_a_whole_earlier_run(tmp_path):
+    earlier, now = regressed_run(tmp_path)
+    out = _render.write_fleet(str(now), list(HOSTS), compare_to=str(earlier), fail_on_regression=True)
+    assert out['comparison_error'] is None
+    assert [(c['host'], c['status']) for c in out['comparison']['changes'] if c['status'] != 'unchanged'] == [
+        ('lab-ma1', 'regressed')]
+
+
+def _compare_suite(now):
+    return ET.parse(str(now / 'junit.xml')).getroot().find("testsuite[@name='tapeops.qualify.compare']")
+
+
+def test_a_truncated_earlier_document_refuses_the_comparison_instead_of_hiding_the_regression(tmp_path):
+    earlier, now = regressed_run(tmp_path)
+    path = earlier / 'hosts' / 'lab-ma1.json'
+    text = path.read_text()
+    path.write_text(text[:len(text) // 3])
+    out = _render.write_fleet(str(now), list(HOSTS), compare_to=str(earlier), fail_on_regression=True)
+    # before: lab-ma1 was 'new' ("not measured in the earlier run") and nothing regressed
+    assert out['comparison'] is None
+    assert out['comparison_error'] == (
+        'qualify_compare_to=%s is refused as a comparison: 1 of its 3 host document(s) cannot be read, so the drives '
+        'on them could not be compared (%s cannot be read as JSON (truncated or damaged)). Give an earlier run whose '
+        'documents are whole, or leave qualify_compare_to unset.' % (earlier, path))
+    suite = _compare_suite(now)
+    assert (suite.get('tests'), suite.get('errors'), suite.get('failures')) == ('1', '1', '0')
+    error = suite.find('testcase/error')
+    assert error.get('type') == 'NOT_COMPARED' and error.get('message') == out['comparison_error']
+    page = (now / 'report.html').read_text()
+    assert '<b class="err">Not compared:</b> qualify_compare_to=' in page and page.rstrip().endswith('</body></html>')
+    # not asked to fail on regressions: said, not an error
+    _render.write_fleet(str(now), list(HOSTS), compare_to=str(earlier))
+    suite = _compare_suite(now)
+    assert suite.get('errors') == '0' and out['comparison_error'] in suite.find('testcase/system-out').text
+
+
+def test_an_earlier_document_of_another_schema_refuses_the_comparison(tmp_path):
+    earlier, now = regressed_run(tmp_path)
+    path = earlier / 'hosts' / 'lab-ma1.json'
+    doc = json.loads(path.read_text())
+    doc['schema_version'] = 3
+    path.write_text(json.dumps(doc))
+    out = _render.write_fleet(str(now), list(HOSTS), compare_to=str(earlier), fail_on_regression=True)
+    assert out['comparison'] is None
+    assert ('%s has schema version 3, but this collection reads schema_version 2 (and converts '
+            'tapeops.qualify/host-report/v1): it was written by a newer tapeops.qualify' % path) in out['comparison_error']
+    with pytest.raises(_report.ReportError) as raised:
+        _report.load_earlier(str(earlier))
+    assert raised.value.reason == 'compare_refused'
 
 
 def test_fleet_settings_table_groups_by_generation_and_sorts_by_gain(tmp_path):
