@@ -54,11 +54,16 @@ def fleet_result(out):
     rows = _report.rows(out['docs'])
     return {
         'fleet': [{'host': r['host'], 'drive': r['drive'], 'label': r['label'],
-                   'class': (r['verdict'] or {}).get('class'), 'status': r['status'],
+                   'class': (r['verdict'] or {}).get('class') or ('BUSY' if r['status'] == _report.STATUS_BUSY else None),
+                   'status': r['status'],
                    'summary': (r['verdict'] or {}).get('summary') or r['error']} for r in rows],
         'failing': [{'host': r['host'], 'drive': r['drive'], 'class': (r['verdict'] or {}).get('class'),
                      'summary': (r['verdict'] or {}).get('summary')} for r in out['failing']],
-        'missing': [d['host'] for d in out['docs'] if d['status'] != _report.STATUS_OK],
+        # a host with a BUSY drive misses that drive's verdict (qualify_fail_on_missing fails it too)
+        'missing': [d['host'] for d in out['docs'] if d['status'] != _report.STATUS_OK or any(
+            r['host'] == d['host'] and r['status'] == _report.STATUS_BUSY for r in rows)],
+        'busy': [{'host': r['host'], 'drive': r['drive'], 'reason': r['error']} for r in rows
+                 if r['status'] == _report.STATUS_BUSY],
         'regressions': [{'host': c['host'], 'drive': c['drive'], 'reasons': c['reasons']}
                         for c in (out.get('comparison') or {}).get('changes', []) if c['status'] == 'regressed'],
     }

@@ -29,6 +29,7 @@ ARGUMENT_SPEC = {
     'host_facts': {'type': 'dict', 'default': {}},
     'media': {'type': 'dict'},
     'mechanics': {'type': 'raw'},
+    'locks': {'type': 'raw'},
 }
 
 
@@ -48,6 +49,7 @@ class ActionModule(QualifyAction):
         result = {
             'verdicts': [dict(v, id=v['drive']) for v in doc['verdicts']],
             'drive_errors': [{'id': d['id'], 'error': d['error']} for d in doc['drives'] if d.get('error')],
+            'busy': [{'id': d['id'], 'reason': d['busy']['reason']} for d in doc['drives'] if d.get('busy')],
             'worst_class': doc['worst_class'],
             'status': doc['status'],
             'path': path,
@@ -77,7 +79,7 @@ class ActionModule(QualifyAction):
             drive_settings=args['drive_settings'], backup=args['backup'], memory_total_mb=args['memory_total_mb'],
             options=dict(args['options']), target_generation=args['target_generation'], run=args['run'],
             preflight=measured['preflight'], host_facts=args['host_facts'], media=measured['media'],
-            mechanics=measured['mechanics'])
+            mechanics=measured['mechanics'], locks=measured['locks'])
 
 
 def records_of(args):
@@ -101,4 +103,5 @@ def records_of(args):
         'preflight': plain(_records.Preflight.from_result(args['preflight'])),
         'media': plain(media),
         'mechanics': [m.to_dict() for m in mechanics] if mechanics else None,
+        'locks': [lock.to_dict() for lock in _records.DriveLock.from_results(args.get('locks')).values()],
     }

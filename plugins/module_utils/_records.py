@@ -63,6 +63,11 @@ def _plain(value):
     return value
 
 
+def _without_none(data, keys):
+    """``data`` without those of ``keys`` whose value is None (fields added later: older documents lack them)."""
+    return dict((k, v) for k, v in data.items() if k not in keys or v is not None)
+
+
 def _nested(kind, many=False):
     """Field metadata: the field holds a record (or a list of records) of class ``kind``."""
     return {'record': kind, 'many': many}
@@ -194,6 +199,7 @@ class WriteSweep(Record):
     mtweofi: t.Optional[dict] = None
     read_back: t.Optional[dict] = None
     pool_seconds: t.Optional[float] = None
+    contention: t.Optional[dict] = None       # others' use of the drive during the sweep (_contention.drive)
     warnings: t.Optional[list] = None
     reason: t.Optional[str] = None
     msg: t.Optional[str] = None
@@ -245,6 +251,9 @@ class WriteSweep(Record):
         record.device = record.device or device
         return record
 
+    def to_dict(self):
+        return _without_none(super().to_dict(), ('contention',))
+
 
 @dataclasses.dataclass
 class SourceRead(Record):
@@ -268,6 +277,7 @@ class SourceRead(Record):
     warnings_list: t.Optional[list] = None
     synthetic: t.Optional[dict] = None
     plan: t.Optional[dict] = None
+    contention: t.Optional[dict] = None       # others' reads of the sources' devices (_contention.sources)
     fio_version: t.Optional[str] = None
     fio_cmd: t.Optional[list] = None
 
@@ -279,6 +289,43 @@ class SourceRead(Record):
         if not isinstance(result, dict) or result.get('skipped') is True or result.get('failed') or not result:
             return None
         return cls.from_dict(result)
+
+    def to_dict(self):
+        return _without_none(super().to_dict(), ('contention',))
+
+
+@dataclasses.dataclass
+class DriveLock(Record):
+    """One drive's lock as tapeops.qualify.tape_drive_lock left it (taken, renewed, busy, released).
+
+    ``busy`` with ``reason`` ``locked`` (another run holds the drive's lease) or
+    ``open`` (``users``: processes with the drive's st/sg nodes open).
+    """
+
+    device: t.Optional[str] = None
+    address: t.Optional[str] = None
+    state: t.Optional[str] = None
+    reason: t.Optional[str] = None
+    holder: t.Optional[dict] = None
+    users: t.Optional[list] = None
+    replaced: t.Optional[dict] = None
+    lease_path: t.Optional[str] = None
+
+    @property
+    def busy(self):
+        return self.state == 'busy'
+
+    @classmethod
+    def from_results(cls, registered):
+        """{device: DriveLock} of tape_drive_lock's registered result (its ``locks``), a list of locks, or None."""
+        if isinstance(registered, dict):
+            registered = registered.get('locks') if not registered.get('skipped') else None
+        out = {}
+        for entry in registered or []:
+            record = cls.from_dict(entry) if isinstance(entry, (dict, cls)) else None
+            if record is not None and record.device:
+                out[record.device] = record
+        return out
 
 
 @dataclasses.dataclass
@@ -477,8 +524,12 @@ class DriveEntry(Record):
     write_sweep: t.Optional[WriteSweep] = dataclasses.field(default=None, metadata=_nested(WriteSweep))
     write_note: t.Optional[str] = None
     error: t.Optional[str] = None
+    busy: t.Optional[dict] = None             # {reason, holder, users}: another run or process had the drive
     link: t.Optional[dict] = None
     links: t.Optional[list] = None
+
+    def to_dict(self):
+        return _without_none(super().to_dict(), ('busy',))
 
 
 @dataclasses.dataclass

@@ -68,8 +68,8 @@ options:
   fail_on_regression:
     description:
       - With O(compare_to), a regression is a JUnit failure, and the task fails (after writing every report).
-      - A comparison that cannot be made fails the task too (a C(NOT_COMPARED) JUnit error): no regression shown is
-        not the same as none.
+      - A comparison that cannot be made fails the task too (a C(NOT_COMPARED) JUnit error), since no regression
+        shown is not the same as none.
     type: bool
     default: false
 seealso:

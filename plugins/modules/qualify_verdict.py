@@ -131,6 +131,12 @@ options:
         document's C(mechanics) section, and a backup segment or file size below the 90 % line becomes a warning
         in that drive's verdict (the target side in the what-if's). Skipped results are left out.
     type: raw
+  locks:
+    description:
+      - The registered result of M(tapeops.qualify.tape_drive_lock) (its C(locks)). A drive another qualify run
+        or another process had (C(state=busy)) is BUSY - no verdict, the reason in C(drive_errors) and C(busy),
+        and a C(busy) entry in its drive of the host document (docs/verdict.md, "BUSY").
+    type: raw
 seealso:
   - module: tapeops.qualify.qualify_report
 '''
@@ -201,6 +207,11 @@ verdicts:
       type: str
 drive_errors:
   description: Drives that got no verdict, with the reason.
+  returned: always
+  type: list
+  elements: dict
+busy:
+  description: The BUSY drives (another run or process had them), each with C(id) and C(reason) (V(locked), V(open), V(busy)).
   returned: always
   type: list
   elements: dict

@@ -411,6 +411,18 @@ inconclusive:
   returned: success
   type: dict
   sample: {reason: "Only 3 one-second samples (at least 10 needed): the time budget of 4 s is too short; give at least 11 s."}
+contention:
+  description:
+    - Whether others read the sources' block devices during the main measurement (docs/verdict.md,
+      "Contention"). C(device_read_bytes) is what the devices (C(devices), major:minor) read in that time,
+      C(ours_read_bytes) what this read returned, C(others_read_bytes) the difference. C(contended) is true
+      when others read more than 16 MiB and more than a tenth of ours (our own read may come partly from the
+      page cache, so this is a lower bound). The verdict is then marked contended.
+    - Null when no source lies on a block device (tmpfs, NFS).
+  returned: success
+  type: dict
+  sample: {contended: true, devices: ["98:0"], device_read_bytes: 2147483648, ours_read_bytes: 1073741824,
+           others_read_bytes: 1073741824}
 scaling:
   description:
     - The aggregate at each stream count measured, ascending. Each step read for the full budget (rule of

@@ -7,7 +7,7 @@
 Private to this collection: may change without notice.
 
 The action plugins (qualify_verdict, qualify_report, qualify_fixes_info,
-streaming_forecast) work on data on the controller: no connection, no file
+qualify_inputs_check, streaming_forecast) work on data on the controller: no connection, no file
 transferred, check mode supported. ``QualifyAction`` does what they all do
 around their own work, so each plugin holds only that work (``act``):
 

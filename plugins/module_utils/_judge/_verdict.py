@@ -111,6 +111,11 @@ SOFTWARE_NAMES = {
     None: 'the backup software',
 }
 
+# The segment size a backup software writes a synchronous file mark after when the inventory gives none
+# (tapeops_backup / tapeops_drives segment_size_mb): Data Protector's default for LTO devices, 2000 MB
+# (seed 001: HP LTO-4 FH SAS, Data Protector A.09.07). The verdict models it and says it is the default.
+DEFAULT_SEGMENT_MB = {'data_protector': 2000.0}
+
 
 class VerdictInputError(TapeopsError, ValueError):
     """The inputs cannot give a verdict; the message says what to do."""
@@ -654,6 +659,10 @@ class _Judgement:
         """The forecast now and with the setting fixes (best block size, immediate marks, bigger segments)."""
         costs = self.costs = _filemark_costs(self.tape)
         self.segment_mb = _num(self.config.get('segment_size_mb'))
+        self.segment_basis = 'inventory' if self.segment_mb is not None else None
+        if self.segment_mb is None and self.software in DEFAULT_SEGMENT_MB:
+            self.segment_mb, self.segment_basis = DEFAULT_SEGMENT_MB[self.software], 'default'
+            self.fact('segment_default', software=self.software, segment_mb=self.segment_mb)
         immediate_now = bool(self.config.get('immediate_filemarks'))
         immediate_possible = _get(self.drive, 'mtweofi_supported')
         probed = _get(self.tape, 'mtweofi_supported')
@@ -714,12 +723,14 @@ class _Judgement:
         if self.mode_now == 'sync' and self.mode_fixed == 'immediate' and self.segment_mb:
             immediate = self.case.run(self.capped(self.path_now), self.segment_mb, 'immediate')
             if _better(immediate, now, 0.01):
-                self.add_fix('immediate_filemarks', True, immediate, segment_mb=self.segment_mb, mark_s=self.mark_now)
+                self.add_fix('immediate_filemarks', True, immediate, segment_mb=self.segment_mb, mark_s=self.mark_now,
+                             segment_basis=self.segment_basis)
         if self.seg_recommended:
             bigger = self.case.run(self.capped(self.path_now), self.seg_recommended, 'sync', self.mark_now)
             if _better(bigger, now, 0.01):
                 self.add_fix('segment_size', int(self.seg_recommended), bigger, segment_mb=self.segment_mb,
-                             recommended_mb=self.seg_recommended, loss_target=self.opts['filemark_loss_target'])
+                             recommended_mb=self.seg_recommended, loss_target=self.opts['filemark_loss_target'],
+                             segment_basis=self.segment_basis)
         self.misconfigured = self.hard_error or (
             not self.src['inconclusive'] and _RANK[self.cls_fixed] > _RANK[self.cls_now])
         if self.misconfigured and not self.hard_error:
@@ -813,6 +824,7 @@ class _Judgement:
             'block_size_limit_bytes': self.limit,
             'filemark_seconds_sync': self.costs.get('sync'), 'filemark_seconds_immediate': self.costs.get('immediate'),
             'filemark_mode': self.mode_now, 'segment_size_mb': self.segment_mb,
+            'segment_size_basis': self.segment_basis,
             'feed_now_mb_s': _round(now['effective_mb_s']),
             'feed_after_setting_fixes_mb_s': _round(fixed['effective_mb_s']),
             'backhitches_per_hour_now': now['backhitches_per_hour'], 'drive_reported_backhitches': self.reported,
@@ -870,11 +882,55 @@ def evaluate(spec, source, tape=None, drive=None, config=None, memory_total_mb=N
                  judge.setting_fixes, judge.stream_fixes, judge.path_fixes, judge.conclusion):
         step()
     decision = judge.decision()
+    mark_contended(decision, source, tape)
     if what_if and not judge.src['inconclusive']:
         _apply_host_capacity(decision, spec, source, memory_total_mb, judge.opts,
                              judge.link_mb_s if judge.link_caps else None)
     apply_memory(decision, memory_total_mb, other_streams, judge.opts)
     return decision
+
+
+def contention(source, tape=None):
+    """{'sources': ..., 'drive': ...} of the measurements others disturbed (their ``contention``), or None."""
+    out = {}
+    for side, record in (('sources', source), ('drive', tape)):
+        found = _get(record, 'contention')
+        if isinstance(found, dict) and found.get('contended'):
+            out[side] = found
+    return out or None
+
+
+def mark_contended(decision, source, tape=None):
+    """Mark a decision whose measurements were contended: ``contended`` and a warning finding with the numbers.
+
+    The class stays the measured one: a contended measurement is a lower
+    bound (others took their share), so the verdict is marked, not changed.
+    """
+    found = contention(source, tape)
+    decision['contended'] = bool(found)
+    if found:
+        decision['findings'].append(dict(found, id='contended', severity='warning'))
+    return decision
+
+
+def busy_state(lock=None, sweep=None, identity=None):
+    """Why a drive is BUSY (measured by no one: no verdict) as data, or None.
+
+    ``lock``: the drive's tape_drive_lock record (busy: another run's lease,
+    reason ``locked``, or processes with its nodes open, reason ``open``);
+    ``sweep``: its write result (the write gate's ``busy`` refusal: EBUSY on
+    open); ``identity``: tape_drive_info's entry (``busy``: mt status found the
+    drive open), which counts only when no whole sweep was written after it.
+    Returns {'reason': 'locked' | 'open' | 'busy', 'holder', 'users', 'basis'}.
+    """
+    if _get(lock, 'state') == 'busy':
+        return {'reason': _get(lock, 'reason') or 'locked', 'holder': _get(lock, 'holder'),
+                'users': list(_get(lock, 'users') or []), 'basis': 'lock'}
+    if _get(sweep, 'reason') == 'busy':
+        return {'reason': 'busy', 'holder': None, 'users': [], 'basis': 'write_test'}
+    if _get(identity, 'busy') and not _get(sweep, 'sweep'):
+        return {'reason': 'busy', 'holder': None, 'users': [], 'basis': 'discovery'}
+    return None
 
 
 def apply_memory(verdict, memory_total_mb, other_streams=0, options=None):

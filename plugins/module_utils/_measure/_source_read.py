@@ -20,6 +20,7 @@ import tempfile
 import time
 
 from ansible_collections.tapeops.qualify.plugins.module_utils._tools import _fio
+from ansible_collections.tapeops.qualify.plugins.module_utils._measure import _contention
 from ansible_collections.tapeops.qualify.plugins.module_utils._measure import _ingest
 from ansible_collections.tapeops.qualify.plugins.module_utils._measure import _source_scaling
 from ansible_collections.tapeops.qualify.plugins.module_utils._measure import _source_tree
@@ -511,6 +512,8 @@ class SourceReadBenchmark:
                 raise SourceReadError('The ingest write job did not start (%s). Check ingest.path, or set '
                                       'ingest.direct: false if its filesystem refuses O_DIRECT writes.' % (
                                           ingest_error or (ingest_figures or {}).get('stderr') or 'fio exited at once'))
+        devices = _contention.source_devices([s.get('path') for s in sources if s.get('path')])
+        reads_before = _contention.read_sectors(devices)
         try:
             result = run(cmd, timeout=timeout, hint='Check the source paths and fio\'s stderr above.')
         except CliError as exc:
@@ -518,6 +521,7 @@ class SourceReadBenchmark:
         finally:
             if ingest is not None:
                 ingest_figures, ingest_error = ingest.stop()
+        reads_after = _contention.read_sectors(devices)
         if result.rc != 0:
             raise SourceReadError(
                 'fio failed with exit code %d while reading the sources.' % result.rc, cmd=result.cmd, rc=result.rc,
@@ -552,6 +556,7 @@ class SourceReadBenchmark:
                 'assigned': assigned,
                 'aggregate': aggregate, 'cmd': cmd, 'fio_version': parsed['fio_version'],
                 'inconclusive': {'reason': reason} if reason else None,
+                'contention': _contention.sources(reads_before, reads_after, aggregate.get('bytes')),
                 'ingest': ingest_figures, 'ingest_error': ingest_error}
 
     def _stream_figures(self, stream, job, log_dir):
@@ -699,6 +704,7 @@ class SourceReadBenchmark:
             'samples': aggregate['samples'],
             'min_samples': self.min_samples,
             'inconclusive': main['inconclusive'],
+            'contention': main.get('contention'),
             'scaling': curve,
             'per_drive': drive_split,
             'ingest': self._ingest_result(main, with_ingest) if self.ingest_plan else None,

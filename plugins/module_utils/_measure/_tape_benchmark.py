@@ -22,7 +22,9 @@ drive goes through the collection's one safety gate
 6. the gate's ``open_for_write`` (O_WRONLY, proven again); at BOT, ask st whether it has MTWEOFI (an MTWEOFI ioctl
    with count 0, which writes nothing: ``_tape_discovery.probe_mtweofi``);
    sweep, file-mark runs, then always rewind and close;
-7. st counters and log pages after. A log page that cannot be read or
+7. st counters and log pages after; the counters against our own bytes (and
+   other processes on the drive's nodes) say whether the drive was contended
+   (``_contention.drive``). A log page that cannot be read or
    decoded becomes a warning: the write measurements are never lost to it;
 8. with ``read_back`` only: open the same cleared device O_RDONLY again (the
    tape this run has just written and rewound; nothing else is ever read),
@@ -40,6 +42,8 @@ import os
 import time
 
 from ansible_collections.tapeops.qualify.plugins.module_utils._tools import _st_sysfs
+from ansible_collections.tapeops.qualify.plugins.module_utils._measure import _contention
+from ansible_collections.tapeops.qualify.plugins.module_utils._measure import _drive_lock
 from ansible_collections.tapeops.qualify.plugins.module_utils._measure import _tape_discovery
 from ansible_collections.tapeops.qualify.plugins.module_utils._measure import _tape_reader as R
 from ansible_collections.tapeops.qualify.plugins.module_utils._measure import _tape_safety
@@ -91,7 +95,8 @@ class TapeBenchmark:
                  step_seconds=60, filemark_segments=(), filemark_payload=16000 * W.MB,
                  filemark_block_size=262144, filemark_pattern='2.5:1', overwrite=False, allowed_barcodes=(),
                  barcode=None, op_timeout=900, log_pages=True, runner=None, sys_root=_st_sysfs.SYS_ROOT,
-                 identity=None, read_back=False, read_back_block_size=None, write=os.write, clock=time.monotonic):
+                 identity=None, read_back=False, read_back_block_size=None, write=os.write, clock=time.monotonic,
+                 proc_root=_drive_lock.PROC_ROOT):
         self.device = device
         self.block_sizes = list(block_sizes)
         self.patterns = list(patterns)
@@ -108,6 +113,7 @@ class TapeBenchmark:
         self.log_pages = log_pages
         self.runner = runner
         self.sys_root = sys_root
+        self.proc_root = proc_root
         # write(2) and the clock of the sweep and the file-mark runs: os.write and time.monotonic outside tests,
         # which replay a recorded drive through them (tests/unit/plugins/module_utils/test_tape_benchmark_replay.py)
         self.write = write
@@ -215,7 +221,9 @@ class TapeBenchmark:
                     result['filemarks'] = self._filemarks_skipped(FILEMARK_SKIPPED['write_error'] % write_error)
                 elif self.filemark_segments:
                     self._filemarks(fd, name, result['mtweofi_supported'], out=result['filemarks'])
-                result['st_stats_delta'] = _st_sysfs.stats_delta(stats_start, _st_sysfs.read_stats(name, self.sys_root))
+                stats_end = _st_sysfs.read_stats(name, self.sys_root)
+                result['st_stats_delta'] = _st_sysfs.stats_delta(stats_start, stats_end)
+                result['contention'] = self._contention(stats_start, stats_end, result)
             finally:
                 result['rewound'] = self._rewind(fd)
         finally:
@@ -225,6 +233,14 @@ class TapeBenchmark:
         if self.read_back:
             result['read_back'] = self._read_back(pools, result)
         return result
+
+    def _contention(self, before, after, result):
+        """Whether someone else used the drive during the writes (``_contention.drive``); None when not counted."""
+        written = sum(int(s.get('bytes') or 0) for s in result.get('sweep') or []) + sum(
+            int(f.get('bytes') or 0) for f in result.get('filemarks') or [])
+        nodes = _drive_lock.drive_nodes(self.identity.scsi_device, self.sys_root) if self.identity else {}
+        users = _drive_lock.users_of(nodes, self.proc_root) if nodes else []
+        return _contention.drive(before, after, written, 0, users)
 
     # -------------------------------------------------------------- read-back
     def _check_read_size(self, drive):

@@ -43,6 +43,8 @@ JUNIT_XML = 'junit.xml'
 STATUS_OK = 'ok'
 STATUS_FAILED = 'failed'
 STATUS_MISSING = 'missing'
+# a drive's row (never a host's status): another run or process had the drive (DriveEntry.busy)
+STATUS_BUSY = 'busy'
 
 DEFAULT_FAIL_ON = (_verdict.SHOE_SHINING, _verdict.MISCONFIGURED)
 
@@ -237,8 +239,11 @@ def _write_records(write_results):
 
 def assemble(host, drives_info=None, source=None, write_results=None, drive_settings=None, backup=None,
              memory_total_mb=None, options=None, target_generation=None, run=None, preflight=None,
-             host_facts=None, media=None, mechanics=None):
+             host_facts=None, media=None, mechanics=None, locks=None):
     """The host document with a verdict per drive (and for the what-if target, if any).
+
+    ``locks``: the drives' tape_drive_lock records (``_records.DriveLock.from_results``): a drive another
+    run or process had is BUSY (``busy`` and its sentence as ``error``), with no verdict.
 
     The measurements are records (_records): ``drives_info`` DriveIdentity,
     ``source`` SourceRead, ``write_results`` WriteSweep, ``preflight``
@@ -249,8 +254,10 @@ def assemble(host, drives_info=None, source=None, write_results=None, drive_sett
     settings = [d for d in (drive_settings or []) if isinstance(d, dict)]
     writes = {} if target_generation else _write_records(write_results)
     missing = set() if target_generation else _add_missing(drives_info, settings)
+    locks = {} if target_generation else _records.DriveLock.from_results(locks)
     entries = [_drive_entry(info, _match(info.get('nst'), settings) or {}, writes.get(info.get('nst')),
-                            info.get('nst') in missing, preflight, backup) for info in drives_info]
+                            info.get('nst') in missing, preflight, backup, locks.get(info.get('nst')))
+               for info in drives_info]
     if target_generation:
         entries.append(_what_if_entry(target_generation, options, backup, drives_info, preflight))
     error = _judge_entries(entries, source, memory_total_mb, options)
@@ -287,7 +294,7 @@ def _add_missing(drives_info, settings):
     return missing
 
 
-def _drive_entry(info, setting, sweep, missing, preflight, backup):
+def _drive_entry(info, setting, sweep, missing, preflight, backup, lock=None):
     """One drive's entry, to be judged (``_item``) or with the error that keeps it from a verdict."""
     nst = info.get('nst')
     tape = sweep.to_dict() if sweep is not None and sweep.written else None
@@ -296,6 +303,16 @@ def _drive_entry(info, setting, sweep, missing, preflight, backup):
     entry = {'id': nst, 'nst': nst, 'identity': info, 'write_sweep': kept, 'settings': setting,
              'verdict': None, 'error': None, 'label': None, 'write_note': sweep.note if sweep is not None else None}
     hung = info.get('hung') or _write_hung(sweep)
+    busy = None if missing else _verdict.busy_state(lock.to_dict() if lock is not None else None,
+                                                   sweep.to_dict() if sweep is not None else None, info)
+    if busy:
+        entry['busy'] = busy
+        entry['error'] = _words.busy(nst, busy)
+        try:
+            entry['label'] = resolve_spec(info, setting).label     # the drive is known, only not ours to measure
+        except (ReportError, ValueError):
+            pass
+        return entry
     if missing:
         entry['identity'] = None
         entry['error'] = ('%s is listed in tapeops_drives but discovery did not find it: check the cabling, '
@@ -430,7 +447,7 @@ def rows(docs):
     out = []
     for doc in docs:
         drives = doc.get('drives') or []
-        if doc.get('status') != STATUS_OK or not drives:
+        if (doc.get('status') != STATUS_OK and not any(d.get('busy') for d in drives)) or not drives:
             error = doc.get('error') or 'No tape drive found on this host.'
             if doc.get('status') != STATUS_OK and _words.measured_before(doc):
                 error = '%s %s' % (error, _words.measured_before(doc))
@@ -440,7 +457,7 @@ def rows(docs):
         for item, verdict in _records.drives_with_verdicts(doc):
             out.append({'host': doc['host'], 'drive': item.get('id') or item.get('nst'),
                         'label': (verdict or {}).get('drive_label') or item.get('label'),
-                        'verdict': verdict, 'status': doc.get('status'),
+                        'verdict': verdict, 'status': STATUS_BUSY if item.get('busy') else doc.get('status'),
                         'error': item.get('error'), 'doc': doc, 'item': item})
     return out
 

@@ -199,7 +199,7 @@ def setting(software, fix, value):
         return 'the backup software\'s tape block size: %s' % fmt_bytes(value)
     if fix == 'immediate_filemarks':
         if software == 'data_protector':
-            return 'omnirc on the Media Agent: OB2IMMEDFM=1 (tapeops.qualify.dp_omnirc)'
+            return 'omnirc on the Media Agent: OB2FORCESCSI=WFM and OB2IMMEDFM=1 (tapeops.qualify.dp_omnirc)'
         return 'immediate file marks (MTWEOFI) in the writer'
     if fix == 'segment_size':
         if software == 'data_protector':
@@ -332,6 +332,10 @@ FACTS = {
     'block_size_unknown': lambda f: 'The block size in use is not known (set tapeops_backup.block_size_bytes or the '
                                     'drive\'s block_size_bytes to judge it); the sweep recommends %s.' % fmt_bytes(
                                         f['recommended']),
+    'segment_default': lambda f: 'No segment size was given (tapeops_backup.segment_size_mb), so the forecast models '
+                                 'the %s: a file mark every %.0f MB, synchronous unless immediate file marks are on; '
+                                 'set segment_size_mb to the device\'s segment size where it differs.' % (
+                                     segment_default_words(f['software']), f['segment_mb']),
     'inconclusive': lambda f: 'Not enough to judge: %s.' % f['reason'],
     'forecast_now': lambda f: 'The forecast at the current settings (%s limiting): %s.' % (
         _limiter(f), class_words(f['forecast'], f['need_floor_mb_s'], f['need_full_mb_s'])),
@@ -373,12 +377,60 @@ FINDINGS = {
                                        '%d MB.' % (f['drives'], f['label'], f['memory']['needed_mb'],
                                                    memory_rule(f['memory']), f['memory']['total_mb']),
     'object_size_below_90': lambda f: 'Library and drive mechanics: %s' % f['text'],
+    'contended': lambda f: _contended(f),
     'mechanics_cartridge_not_restored': lambda f: (
         'The mechanics benchmark could not put %s back where it started (%s): put it back by hand before the next '
         'backup.' % (f['barcode'] or 'the cartridge', f['final_location'] or 'unknown')),
 }
 
 LIMITS = {'drive': "the drive's READ BLOCK LIMITS maximum", 'hba': "the HBA's maximum transfer"}
+
+
+def _volume(value):
+    """A volume of data in decimal MB (as the rates are), '?' when unknown."""
+    return '%.1f MB' % (int(value) / 1e6) if value is not None else '?'
+
+
+def _users(users):
+    return ', '.join('%s (pid %s, %s)' % (u.get('command') or '?', u.get('pid'), u.get('node')) for u in users or [])
+
+
+def _contended(f):
+    """The 'contended' finding: what others did to the measurements, with the numbers."""
+    parts = []
+    src = f.get('sources')
+    if src:
+        parts.append('others read %s from the sources\' devices while this run read %s' % (
+            _volume(src.get('others_read_bytes')), _volume(src.get('ours_read_bytes'))))
+    drv = f.get('drive')
+    if drv:
+        if drv.get('others_written_bytes') or drv.get('others_read_bytes'):
+            parts.append('the drive\'s st counters moved %s written and %s read beyond this run\'s %s' % (
+                _volume(drv.get('others_written_bytes') or 0), _volume(drv.get('others_read_bytes') or 0),
+                _volume(drv.get('ours_written_bytes') or 0)))
+        if drv.get('users'):
+            parts.append('%s had the drive open' % _users(drv['users']))
+    return ('Measured under contention: %s. The rates are what was left to this run, lower than the host gives '
+            'alone; re-run when no backup or other run uses the drive or the sources.' % '; '.join(parts))
+
+
+def busy(device, state):
+    """The sentence of a BUSY drive (``_verdict.busy_state``): who has it, and what to do."""
+    reason = state.get('reason')
+    holder = state.get('holder') or {}
+    if reason == 'locked':
+        who = 'another qualify run holds it (run %s from %s, process %s, since %s; its lease ends %s)' % (
+            holder.get('run_id') or '?', holder.get('controller') or '?', holder.get('controller_pid') or '?',
+            holder.get('started') or '?', holder.get('expires') or '?')
+        then = ('Re-run this host when that run has ended; a lease left by a killed run ends by itself at its '
+                'expiry (docs/usage.md, "One run per drive").')
+    elif reason == 'open' and state.get('users'):
+        who = '%s had it open (a backup or a tool is using it)' % _users(state['users'])
+        then = 'Re-run this host when that has finished.'
+    else:
+        who = 'it could not be opened: another process had it open (st allows one open at a time)'
+        then = 'Re-run this host when the backup or tool using it has finished.'
+    return 'BUSY: %s was not measured and has no verdict: %s. %s' % (device, who, then)
 
 
 def finding(data):
@@ -399,19 +451,30 @@ def _block_size(fix, d, now):
     return 'Use %s tape blocks' % fmt_bytes(fix['value']), setting(d['software'], 'block_size', fix['value']), why
 
 
+def segment_default_words(software):
+    """'Data Protector default': a segment size the inventory did not give (``_verdict.DEFAULT_SEGMENT_MB``)."""
+    return '%s default' % SOFTWARE_NAMES.get(software)
+
+
+def _segment_basis(d):
+    """' (the Data Protector default)' after a segment size the verdict took as the default, else ''."""
+    return ' (the %s)' % segment_default_words(d['software']) if d.get('segment_basis') == 'default' else ''
+
+
 def _immediate_filemarks(fix, d, now):
-    why = 'Every %.0f MB segment ends with a synchronous file mark that empties the drive buffer and costs a ' \
+    why = 'Every %.0f MB segment%s ends with a synchronous file mark that empties the drive buffer and costs a ' \
           'reposition (%s); the forecast: %s.' % (
-              d['segment_mb'], '%.2f s measured per mark' % d['mark_s'] if d['mark_s'] is not None else
+              d['segment_mb'], _segment_basis(d),
+              '%.2f s measured per mark' % d['mark_s'] if d['mark_s'] is not None else
               'not measured: the model\'s flush and back-hitch', compare_words(now, fix['forecast']))
     return ('Write file marks without waiting (immediate file marks)',
             setting(d['software'], 'immediate_filemarks', True), why)
 
 
 def _segment_size(fix, d, now):
-    why = 'A synchronous file mark every %.0f MB: %s; at %.0f MB the marks cost under %.0f %% of the time (the ' \
-          'forecast: %s).' % (d['segment_mb'], backhitch_words(now), d['recommended_mb'], 100 * d['loss_target'],
-                              compare_words(now, fix['forecast']))
+    why = 'A synchronous file mark every %.0f MB%s: %s; at %.0f MB the marks cost under %.0f %% of the time (the ' \
+          'forecast: %s).' % (d['segment_mb'], _segment_basis(d), backhitch_words(now), d['recommended_mb'],
+                              100 * d['loss_target'], compare_words(now, fix['forecast']))
     return ('Write larger segments (%.0f MB or more between file marks)' % d['recommended_mb'],
             setting(d['software'], 'segment_size', fix['value']), why)
 
@@ -494,6 +557,9 @@ def verdict(decision):
                           drive_path_basis=basis(numbers.get('drive_path_basis')))
     out.update(reasons=[fact(f) for f in decision['facts']], findings=[finding(f) for f in decision['findings']],
                fixes=fixes, summary=summary(decision, fixes))
+    if decision.get('contended'):
+        out['contended'] = True
+        out['summary'] += ' (Measured under contention: see the findings.)'
     return out
 
 

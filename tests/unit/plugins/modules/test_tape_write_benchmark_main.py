@@ -112,8 +112,9 @@ def test_check_mode_returns_the_write_record_with_nothing_measured_and_nothing_o
     record = lab_drive.record
     failed, result = run_module(tape_write_benchmark.main, lab_args(record), monkeypatch, check_mode=True)
     assert not failed and result['changed'] is False
-    # the WriteSweep record (RETURN), every key there, nothing measured
-    assert set(result) - {'changed'} == set(_records.WriteSweep.__dataclass_fields__) - {'warnings', 'msg', 'reason'}
+    # the WriteSweep record (RETURN), every key there, nothing measured (no contention counted: left out when None)
+    assert set(result) - {'changed'} == set(_records.WriteSweep.__dataclass_fields__) - {
+        'warnings', 'msg', 'reason', 'contention'}
     plan = dict(result['plan'], identity=None)
     assert plan == dict(record['plan'], identity=None)
     assert (result['sweep'], result['filemarks'], result['best'], result['media']) == (None, None, None, None)
@@ -128,6 +129,12 @@ def test_a_run_returns_the_write_record_the_lab_recorded(monkeypatch, lab_drive)
     record = lab_drive.record
     failed, result = run_module(tape_write_benchmark.main, lab_args(record), monkeypatch)
     assert not failed and result.pop('changed') is True
+    # recorded before contention was counted; the replayed st counters moved by the run's own writes alone
+    contention = result.pop('contention')
+    assert contention['contended'] is False and contention['users'] == []
+    assert contention['ours_written_bytes'] == sum(s['bytes'] for s in result['sweep']) + sum(
+        f['bytes'] for f in result['filemarks']) > 0
+    assert contention['others_written_bytes'] == 0 and contention['others_read_bytes'] == 0
     expected = _records.WriteSweep.from_dict(record).to_dict()
     for key in ('warnings', 'msg', 'reason'):
         assert expected.pop(key) is None  # the module drops them from a measurement (module.warn, fail_json)
