@@ -175,6 +175,9 @@ options:
     description:
       - One-second samples of the aggregate below which the result is marked RV(inconclusive). The default of 10
         is an estimate with a rule; with fewer, the 5th percentile is in effect the slowest second.
+      - The default is also the verdict's own minimum (C(qualify_verdict) judges no read of fewer samples, nor one
+        of less data than the drive's buffer or 64 MB, see docs/verdict.md); a lower value here does not lower
+        it.
     type: int
     default: 10
   ingest:

@@ -72,7 +72,10 @@ HIGH_WATER = 0.75        # estimate: step up above this buffer fill
 LOW_WATER = 0.25         # estimate: step down below this buffer fill
 RESTART_FILL = 0.5       # estimate: a stopped drive restarts at this buffer fill
 ARRIVAL_WINDOW_S = 1.0   # the arrival rate a (re)starting drive matches
-MIN_SAMPLES = 30         # a measured series shorter than this (seconds) is not enough to judge
+# Too little data to judge (docs/verdict.md, "Too little data"): one rule, ``too_little_data``, for every
+# source read the verdict judges; source_read_benchmark's min_samples defaults to the same MIN_SAMPLES.
+MIN_SAMPLES = 10         # one-second samples: fewer, and the 5th percentile is the slowest second alone
+MIN_BYTES_READ = 64e6    # bytes read: the smallest drive buffer of the model (HPE LTO-3, 64 MB)
 MIN_SIMULATED_S = 1800.0  # a short series is replayed in whole cycles until at least this long
 MAX_SIMULATED_S = 7200.0
 SHOESHINE_PER_HOUR = 60.0
@@ -247,6 +250,39 @@ def _inconclusive(measured, count, min_samples, host_mb):
                 'tree or a longer time budget' % (count, count, '' if count == 1 else 's', min_samples))
     if host_mb <= 1e-3:
         return 'the sources delivered no data in the measured interval'
+    return None
+
+
+def too_little_data(samples=None, bytes_read=None, source_bytes=None, files=None, seconds=None, buffer_mb=None,
+                    min_samples=MIN_SAMPLES):
+    """What a source read falls short of to be judged, as data, or None when it is enough.
+
+    The first of these that falls short, in this order (a measure that is None
+    was not reported and is not judged):
+
+    - ``source_bytes`` (the data of the sources, all of it, not what was read)
+      below the drive's buffer (``buffer_mb``): the whole backup fits in the
+      buffer, so the drive never waits on the sources - there is no streaming
+      to judge;
+    - ``bytes_read`` below ``MIN_BYTES_READ``: less than any LTO drive's
+      buffer was read; per-second rates of so little are opening and first-read
+      latency, not the sources' throughput;
+    - ``samples`` below ``min_samples`` one-second samples.
+
+    The file count has no minimum of its own (one large file, a database dump,
+    is a real source); it is named with the others.
+    Returns {'measure': 'source_bytes' | 'bytes_read' | 'samples', 'measured',
+    'minimum', 'bytes_read', 'source_bytes', 'files', 'samples', 'seconds',
+    'buffer_mb'}.
+    """
+    measured = {'bytes_read': bytes_read, 'source_bytes': source_bytes, 'files': files, 'samples': samples,
+                'seconds': seconds, 'buffer_mb': buffer_mb}
+    rules = (('source_bytes', source_bytes, None if buffer_mb is None else buffer_mb * 1e6),
+             ('bytes_read', bytes_read, MIN_BYTES_READ),
+             ('samples', samples, min_samples))
+    for measure, value, minimum in rules:
+        if value is not None and minimum is not None and value < minimum:
+            return dict(measured, measure=measure, measured=value, minimum=minimum)
     return None
 
 

@@ -206,12 +206,14 @@ def _pattern_ratio(pattern):
 # inputs
 
 
-def source_numbers(source):
+def source_numbers(source, spec=None):
     """The feed the sources give: the per-second series and its figures, streams, passes.
 
     The figures obey sustained (5th percentile) <= mean <= max, whatever the
     module reported: a one-sample series cannot have a 5th percentile above
-    its mean.
+    its mean. ``inconclusive`` is the source module's reason (a sentence), or
+    ``_forecast.too_little_data``'s shortfall (data: _words says it) for the
+    drive ``spec`` (its buffer), or None.
     """
     agg = _get(source, 'aggregate') or {}
     streams = _get(source, 'streams') or []
@@ -246,12 +248,13 @@ def source_numbers(source):
     elif inconclusive and not isinstance(inconclusive, dict):
         reason = str(inconclusive)
     duration = _num(agg.get('duration_s')) or _num(_get(source, 'seconds')) or float(samples or 0)
-    # The source module decides (it knows its budget and repeats passes to fill it) when it says;
-    # a result that does not say (older module versions) needs MIN_SAMPLES per-second samples.
-    module_decided = isinstance(source, dict) and 'inconclusive' in source
-    if reason is None and series and not module_decided and samples < _forecast.MIN_SAMPLES:
-        reason = ('the sources were read in %.0f s (%d per-second sample%s; %d needed): give a bigger tree or a '
-                  'longer time budget' % (duration, samples, '' if samples == 1 else 's', _forecast.MIN_SAMPLES))
+    # The source module marks a read too short for its own min_samples (with which budget to raise); whatever
+    # it says, too little data for the verdict's one rule is INCONCLUSIVE too (docs/verdict.md).
+    if reason is None:
+        reason = _forecast.too_little_data(
+            samples=samples if series else None, bytes_read=_num(agg.get('bytes')),
+            source_bytes=_source_bytes(streams), files=_source_files(streams, agg), seconds=duration,
+            buffer_mb=_num(_get(spec, 'buffer_mb')) if spec is not None else None)
     return {
         'mean_mb_s': mean,
         'sustained_mb_s': sustained,
@@ -266,6 +269,20 @@ def source_numbers(source):
         'inconclusive': reason,
         'scaling': _scaling_curve(source),
     }
+
+
+def _source_bytes(streams):
+    """The sources' data (every stream's tree, read or not), or None when a stream does not say."""
+    sizes = [_num(_get(s, 'tree_bytes')) for s in streams if isinstance(s, dict)]
+    return sum(sizes) if sizes and None not in sizes else None
+
+
+def _source_files(streams, agg):
+    """The sources' files with data (every stream's tree), else the files read, or None."""
+    files = [_num(_get(s, 'tree_files')) for s in streams if isinstance(s, dict)]
+    if files and None not in files:
+        return int(sum(files))
+    return int(_num(agg.get('files'))) if _num(agg.get('files')) is not None else None
 
 
 def _scaling_curve(source):
@@ -537,7 +554,7 @@ class _Judgement:
         self.native = _num(_get(spec, 'native_mb_s'))
         self.floor = _num(_get(spec, 'speed_floor_mb_s'))
         self.estimated = dict(_get(spec, 'estimated') or ())
-        self.src = source_numbers(source)
+        self.src = source_numbers(source, spec)
         self.share = _num(share) or 1.0
         self.ratio, self.ratio_basis = tape_ratio(spec, source, self.opts.get('tape_ratio'))
         try:
@@ -972,7 +989,7 @@ def drives_kept_busy(spec, source, options=None, path_mb_s=None):
     """
     opts = dict(DEFAULTS)
     opts.update(dict((k, v) for k, v in (options or {}).items() if v is not None))
-    src = source_numbers(source)
+    src = source_numbers(source, spec)
     ratio, _basis = tape_ratio(spec, source, opts.get('tape_ratio'))
     result = {'streaming': 0, 'not_shoeshining': 0}
     if src['inconclusive']:

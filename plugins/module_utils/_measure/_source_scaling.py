@@ -20,13 +20,15 @@ from __future__ import annotations
 
 import os
 
+from ansible_collections.tapeops.qualify.plugins.module_utils._judge import _forecast
 from ansible_collections.tapeops.qualify.plugins.module_utils._tools import _fio
 
-# Below this many one-second samples the aggregate is marked inconclusive.
-# Estimate, with its rule: the 5th percentile of fewer than 10 samples is the
-# lowest second (or an interpolation towards it), so one slow second would set
-# the sustained floor on its own; 10 samples put p5 between the two lowest.
-DEFAULT_MIN_SAMPLES = 10
+# Below this many one-second samples the aggregate is marked inconclusive: the
+# verdict's own minimum (_forecast.MIN_SAMPLES, docs/verdict.md "Too little
+# data"), one rule. Estimate, with its rule: the 5th percentile of fewer than
+# 10 samples is the lowest second (or an interpolation towards it), so one
+# slow second would set the sustained floor on its own.
+DEFAULT_MIN_SAMPLES = _forecast.MIN_SAMPLES
 
 # File-size classes of the histogram (cumulative: share below each bound).
 HISTOGRAM_BOUNDS = (65536, 1048576, 16777216, 268435456, 4294967296)

@@ -157,6 +157,43 @@ def class_words(result, need_floor, need_full):
     return '%s: %s' % (cls, result.get('inconclusive_reason') or 'not enough data')
 
 
+def _data_size(value):
+    """A volume of data in decimal units, as the rates are (8 bytes, 12.3 kB, 64 MB)."""
+    value = float(value)
+    if value < 1e3:
+        return '%d byte%s' % (value, _plural(int(value)))
+    number, unit = (value / 1e3, 'kB') if value < 1e6 else (value / 1e6, 'MB')
+    return '%s %s' % (('%.1f' % number).replace('.0', '') if number < 100 else '%.0f' % number, unit)
+
+
+def too_little_data(short):
+    """Why a source read is too little to judge (``_forecast.too_little_data``'s data): the minimum and what was
+    measured, and what to do."""
+    files = short.get('files')
+    files_text = '' if files is None else ' in %d file%s' % (files, _plural(files))
+    if short['measure'] == 'source_bytes':
+        return ('the sources hold %s%s, less than the drive\'s %s buffer (the minimum): the whole backup fits in '
+                'the buffer, so the drive never waits on the sources and there is no streaming to judge; qualify '
+                'with the backup\'s real sources' % (_data_size(short['measured']), files_text,
+                                                     _data_size(short['minimum'])))
+    if short['measure'] == 'bytes_read':
+        seconds = short.get('seconds')
+        return ('only %s was read%s%s, less than the minimum of %s (the smallest LTO drive buffer): rates of so '
+                'little data are opening and first-read latency, not throughput; give a bigger tree or a longer '
+                'time budget' % (_data_size(short['measured']), files_text,
+                                 '' if seconds is None else ' in %.0f s' % seconds, _data_size(short['minimum'])))
+    samples = int(short['measured'])
+    return ('the sources were read in %.0f s (%d per-second sample%s; %d needed): give a bigger tree or a longer '
+            'time budget' % (short.get('seconds') or samples, samples, _plural(samples), short['minimum']))
+
+
+def inconclusive_words(reason):
+    """A verdict's inconclusive reason in words: the source module's sentence, or the verdict's shortfall."""
+    if isinstance(reason, dict):
+        return too_little_data(reason)
+    return reason
+
+
 def summary(decision, fixes):
     """The verdict's one paragraph: the class in a sentence and the first fix."""
     cls, label = decision['class'], decision['drive_label']
@@ -164,7 +201,7 @@ def summary(decision, fixes):
     need_floor, need_full = now['need_floor_mb_s'], now['need_full_mb_s']
     feed = now['effective_mb_s']
     if cls == INCONCLUSIVE:
-        head = 'Not enough data to judge %s: %s.' % (label, decision['inconclusive_reason'])
+        head = 'Not enough data to judge %s: %s.' % (label, inconclusive_words(decision['inconclusive_reason']))
     elif cls == STREAMING:
         head = '%s streams: the backup gets %s, full speed needs %s.' % (label, fmt_rate(feed), fmt_rate(need_full))
     elif cls == SPEED_MATCHED:
@@ -336,7 +373,7 @@ FACTS = {
                                  'the %s: a file mark every %.0f MB, synchronous unless immediate file marks are on; '
                                  'set segment_size_mb to the device\'s segment size where it differs.' % (
                                      segment_default_words(f['software']), f['segment_mb']),
-    'inconclusive': lambda f: 'Not enough to judge: %s.' % f['reason'],
+    'inconclusive': lambda f: 'Not enough to judge: %s.' % inconclusive_words(f['reason']),
     'forecast_now': lambda f: 'The forecast at the current settings (%s limiting): %s.' % (
         _limiter(f), class_words(f['forecast'], f['need_floor_mb_s'], f['need_full_mb_s'])),
     'forecast_fixed': lambda f: 'With the setting fixes: %s.' % class_words(f['forecast'], f['need_floor_mb_s'],
@@ -552,6 +589,7 @@ def verdict(decision):
     now = decision['forecast']['now']
     fixes = [fix(f, now) for f in decision['fixes']]
     out = dict((k, decision[k]) for k in _VERDICT_KEYS)
+    out['inconclusive_reason'] = inconclusive_words(out['inconclusive_reason'])
     numbers = decision['numbers']
     out['numbers'] = dict(numbers, tape_ratio_basis=basis(numbers.get('tape_ratio_basis')),
                           drive_path_basis=basis(numbers.get('drive_path_basis')))
