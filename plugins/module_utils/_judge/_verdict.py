@@ -591,6 +591,10 @@ class _Judgement:
             self.fact('file_sizes', text=sizes['text'])
             if sizes.get('small_file_bound'):
                 self.finding('small_file_bound', 'warning', text=sizes['text'])
+        passed_over = _get(self.source, 'passed_over_counts') or {}
+        if isinstance(passed_over, dict) and any(passed_over.values()):
+            # entries of the trees the read left out (symlinks, FIFOs, files that cannot be opened...)
+            self.fact('passed_over', counts=dict((k, n) for k, n in sorted(passed_over.items()) if n))
         ingest = _get(self.source, 'ingest') or {}
         with_ingest = _num(((ingest.get('with') or {}).get('mean_mb_s')) if isinstance(ingest, dict) else None)
         without_ingest = _num(((ingest.get('without') or {}).get('mean_mb_s')) if isinstance(ingest, dict) else None)

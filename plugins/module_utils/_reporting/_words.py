@@ -341,8 +341,37 @@ def _have(m):
     return 'the host has %d MB' % m['total_mb']
 
 
+# What source_read_benchmark passes over (_source_tree.SKIP_REASONS), counted: (one, many)
+PASSED_OVER = {
+    'fifo': ('FIFO', 'FIFOs'), 'socket': ('socket', 'sockets'),
+    'char_device': ('character device node', 'character device nodes'),
+    'block_device': ('block device node', 'block device nodes'),
+    'symlink': ('symbolic link (not followed)', 'symbolic links (not followed)'),
+    'symlink_loop': ('symbolic link loop', 'symbolic link loops'),
+    'broken_symlink': ('broken symbolic link', 'broken symbolic links'),
+    'permission_denied': ('entry that could not be opened (permission denied)',
+                          'entries that could not be opened (permission denied)'),
+    'unreadable': ('file that could not be opened', 'files that could not be opened'),
+    'other_filesystem': ('other filesystem below a source (one_file_system)',
+                         'other filesystems below a source (one_file_system)'),
+    'vanished': ('entry that vanished while walked', 'entries that vanished while walked'),
+    'hardlink': ('hard link to a file already read', 'hard links to files already read'),
+    'max_files': ('file beyond max_files', 'files beyond max_files'),
+}
+
+
+def _passed_over(f):
+    parts = []
+    for kind, count in sorted(f['counts'].items(), key=lambda item: (-item[1], item[0])):
+        one, many = PASSED_OVER.get(kind, (kind, kind))
+        parts.append('%d %s' % (count, one if count == 1 else many))
+    return ('Not read from the sources: %s (each with its path and reason in the host document\'s '
+            'source.passed_over).' % ', '.join(parts))
+
+
 FACTS = {
     'sources': _sources,
+    'passed_over': _passed_over,
     'file_sizes': lambda f: str(f['text']).rstrip('.') + '.',
     'ingest': lambda f: 'With competing ingest (%s) the sources gave %s, against %s without it.' % (
         f['target_text'] or 'as configured', fmt_rate(f['with_mb_s']), fmt_rate(f['without_mb_s'])),
