@@ -166,6 +166,12 @@ def _data_size(value):
     return '%s %s' % (('%.1f' % number).replace('.0', '') if number < 100 else '%.0f' % number, unit)
 
 
+def _sizes_apart(measured, minimum):
+    """Both volumes in words, in bytes when rounding would show them equal (no "256 MB, less than 256 MB")."""
+    said = (_data_size(measured), _data_size(minimum))
+    return said if said[0] != said[1] else ('%d bytes' % measured, '%d bytes' % minimum)
+
+
 def too_little_data(short):
     """Why a source read is too little to judge (``_forecast.too_little_data``'s data): the minimum and what was
     measured, and what to do."""
@@ -174,14 +180,14 @@ def too_little_data(short):
     if short['measure'] == 'source_bytes':
         return ('the sources hold %s%s, less than the drive\'s %s buffer (the minimum): the whole backup fits in '
                 'the buffer, so the drive never waits on the sources and there is no streaming to judge; qualify '
-                'with the backup\'s real sources' % (_data_size(short['measured']), files_text,
-                                                     _data_size(short['minimum'])))
+                'with the backup\'s real sources' % (_sizes_apart(short['measured'], short['minimum'])[0],
+                                                     files_text, _sizes_apart(short['measured'], short['minimum'])[1]))
     if short['measure'] == 'bytes_read':
         seconds = short.get('seconds')
+        measured, minimum = _sizes_apart(short['measured'], short['minimum'])
         return ('only %s was read%s%s, less than the minimum of %s (the smallest LTO drive buffer): rates of so '
                 'little data are opening and first-read latency, not throughput; give a bigger tree or a longer '
-                'time budget' % (_data_size(short['measured']), files_text,
-                                 '' if seconds is None else ' in %.0f s' % seconds, _data_size(short['minimum'])))
+                'time budget' % (measured, files_text, '' if seconds is None else ' in %.0f s' % seconds, minimum))
     samples = int(short['measured'])
     return ('the sources were read in %.0f s (%d per-second sample%s; %d needed): give a bigger tree or a longer '
             'time budget' % (short.get('seconds') or samples, samples, _plural(samples), short['minimum']))

@@ -103,15 +103,21 @@ def test_the_boundaries_through_the_verdict():
     assert judge(LTO5, source(tree_bytes=buffer_bytes))['class'] == v.STREAMING
     below = judge(LTO5, source(tree_bytes=buffer_bytes - 1, tree_files=3))
     assert below['class'] == v.INCONCLUSIVE
-    assert below['inconclusive_reason'].startswith("the sources hold 256 MB in 3 files, less than the drive's "
-                                                   "256 MB buffer")
+    assert below['inconclusive_reason'].startswith("the sources hold 255999999 bytes in 3 files, less than the "
+                                                   "drive's 256000000 bytes buffer")
     # 64 MB read (a slow source: 1.1 MB/s for 60 s of a big tree): judged; a byte less is not
     slow = judge(LTO5, source(rate=64 / 60.0, bytes_read=64000000, tree_bytes=10 ** 12))
     assert slow['class'] == v.SHOE_SHINING
     less = judge(LTO5, source(rate=64 / 60.0, bytes_read=63999999, tree_bytes=10 ** 12, tree_files=5))
     assert less['class'] == v.INCONCLUSIVE
     assert less['inconclusive_reason'] == (
-        'only 64 MB was read in 5 files in 60 s, less than the minimum of 64 MB (the smallest LTO drive buffer): '
+        'only 63999999 bytes was read in 5 files in 60 s, less than the minimum of 64000000 bytes (the smallest LTO '
+        'drive buffer): '
+        'rates of so little data are opening and first-read latency, not throughput; give a bigger tree or a '
+        'longer time budget')
+    # away from the boundary the volumes are rounded, in decimal units as the rates are
+    assert _words.too_little_data(fc.too_little_data(samples=60, bytes_read=2400000, files=1, seconds=60.0)) == (
+        'only 2.4 MB was read in 1 file in 60 s, less than the minimum of 64 MB (the smallest LTO drive buffer): '
         'rates of so little data are opening and first-read latency, not throughput; give a bigger tree or a '
         'longer time budget')
     # 10 one-second samples: judged; 9: not, even when the module's own min_samples let them through
