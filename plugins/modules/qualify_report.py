@@ -122,10 +122,15 @@ failing:
   type: list
   elements: dict
 missing:
-  description: Hosts without a verdict (failed, unreachable).
+  description: Hosts without a verdict (failed, unreachable), or with a drive that was BUSY (no verdict for it).
   returned: success
   type: list
   elements: str
+busy:
+  description: The BUSY drives (host, drive, reason) - another qualify run or another process had them.
+  returned: success
+  type: list
+  elements: dict
 comparison_error:
   description:
     - With O(compare_to), why no comparison was made (the earlier run is missing, this run's own directory, or one of

@@ -15,7 +15,7 @@ description:
     controller host, the controller's process id, when it was taken and when it expires; O(state=absent)
     removes the run's own leases.
   - A drive is V(busy) when another run holds an unexpired lease on it (C(reason=locked)) or a process has one
-    of its st, nst or sg nodes open (C(reason=open), for example a backup). A busy drive is not an error: the
+    of its st, nst or sg nodes open (C(reason=open), for example a backup). A busy drive is not an error - the
     verdict (M(tapeops.qualify.qualify_verdict), its O(tapeops.qualify.qualify_verdict#module:locks)) records
     it as BUSY.
   - A lease is stale, and taken over, when it expired, or when it was taken from this controller by a process

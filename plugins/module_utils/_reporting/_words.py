@@ -424,40 +424,6 @@ FACTS = {
 # findings, one function per id
 
 
-FINDINGS = {
-    'small_file_bound': lambda f: str(f['text']),
-    'block_size_over_limit': lambda f: 'The configured block size %s is larger than %s (%s): writes fail with '
-                                       '"Invalid argument".' % (fmt_bytes(f['block_size']), LIMITS[f['limit_source']],
-                                                                fmt_bytes(f['limit'])),
-    'block_size_not_measured': lambda f: 'The sweep did not measure %s blocks; the drive path there is %s: %s. Add '
-                                         'the size to the sweep (tape_write_benchmark block_sizes) to measure it.' % (
-                                             fmt_bytes(f['block_size']), fmt_rate(f['path_mb_s']), basis(f['basis'])),
-    'read_back_not_verified': lambda f: 'The read-back did not return what was written: %d block(s) differ%s. Check '
-                                        'the drive, the HBA and the cabling (dmesg, sg_logs -a) before trusting '
-                                        'restores from this path.' % (
-                                            f['mismatched_blocks'], '; %s' % f['error'] if f['error'] else ''),
-    'settings_limit_feed': lambda f: 'The settings hold the drive back: %s now (%s), %s after the setting fixes '
-                                     '(%s).' % (f['class_now'], fmt_rate(f['now_mb_s']), f['class_fixed'],
-                                                fmt_rate(f['fixed_mb_s'])),
-    'occasional_backhitches': lambda f: 'The forecast has the drive back-hitch %.0f times an hour (fewer than the '
-                                        '%.0f that count as shoe-shining).' % (f['per_hour'],
-                                                                               _forecast.SHOESHINE_PER_HOUR),
-    'estimated_buffer_mb': lambda f: 'The drive model\'s buffer %.0f MB is an estimate: %s.' % (f['value'], f['basis']),
-    'estimated_backhitch_s': lambda f: 'The drive model\'s back-hitch %.1f s is an estimate: %s.' % (
-        f['value'], f['basis']),
-    'memory_at_concurrency': lambda f: 'Running %d %s drives at once needs %d MB by the memory rule (%s); the host has '
-                                       '%d MB.' % (f['drives'], f['label'], f['memory']['needed_mb'],
-                                                   memory_rule(f['memory']), f['memory']['total_mb']),
-    'object_size_below_90': lambda f: 'Library and drive mechanics: %s' % f['text'],
-    'contended': lambda f: _contended(f),
-    'mechanics_cartridge_not_restored': lambda f: (
-        'The mechanics benchmark could not put %s back where it started (%s): put it back by hand before the next '
-        'backup.' % (f['barcode'] or 'the cartridge', f['final_location'] or 'unknown')),
-}
-
-LIMITS = {'drive': "the drive's READ BLOCK LIMITS maximum", 'hba': "the HBA's maximum transfer"}
-
-
 def _volume(value):
     """A volume of data in decimal MB (as the rates are), '?' when unknown."""
     return '%.1f MB' % (int(value) / 1e6) if value is not None else '?'
@@ -503,6 +469,40 @@ def busy(device, state):
         who = 'it could not be opened: another process had it open (st allows one open at a time)'
         then = 'Re-run this host when the backup or tool using it has finished.'
     return 'BUSY: %s was not measured and has no verdict: %s. %s' % (device, who, then)
+
+
+FINDINGS = {
+    'small_file_bound': lambda f: str(f['text']),
+    'block_size_over_limit': lambda f: 'The configured block size %s is larger than %s (%s): writes fail with '
+                                       '"Invalid argument".' % (fmt_bytes(f['block_size']), LIMITS[f['limit_source']],
+                                                                fmt_bytes(f['limit'])),
+    'block_size_not_measured': lambda f: 'The sweep did not measure %s blocks; the drive path there is %s: %s. Add '
+                                         'the size to the sweep (tape_write_benchmark block_sizes) to measure it.' % (
+                                             fmt_bytes(f['block_size']), fmt_rate(f['path_mb_s']), basis(f['basis'])),
+    'read_back_not_verified': lambda f: 'The read-back did not return what was written: %d block(s) differ%s. Check '
+                                        'the drive, the HBA and the cabling (dmesg, sg_logs -a) before trusting '
+                                        'restores from this path.' % (
+                                            f['mismatched_blocks'], '; %s' % f['error'] if f['error'] else ''),
+    'settings_limit_feed': lambda f: 'The settings hold the drive back: %s now (%s), %s after the setting fixes '
+                                     '(%s).' % (f['class_now'], fmt_rate(f['now_mb_s']), f['class_fixed'],
+                                                fmt_rate(f['fixed_mb_s'])),
+    'occasional_backhitches': lambda f: 'The forecast has the drive back-hitch %.0f times an hour (fewer than the '
+                                        '%.0f that count as shoe-shining).' % (f['per_hour'],
+                                                                               _forecast.SHOESHINE_PER_HOUR),
+    'estimated_buffer_mb': lambda f: 'The drive model\'s buffer %.0f MB is an estimate: %s.' % (f['value'], f['basis']),
+    'estimated_backhitch_s': lambda f: 'The drive model\'s back-hitch %.1f s is an estimate: %s.' % (
+        f['value'], f['basis']),
+    'memory_at_concurrency': lambda f: 'Running %d %s drives at once needs %d MB by the memory rule (%s); the host has '
+                                       '%d MB.' % (f['drives'], f['label'], f['memory']['needed_mb'],
+                                                   memory_rule(f['memory']), f['memory']['total_mb']),
+    'object_size_below_90': lambda f: 'Library and drive mechanics: %s' % f['text'],
+    'contended': _contended,
+    'mechanics_cartridge_not_restored': lambda f: (
+        'The mechanics benchmark could not put %s back where it started (%s): put it back by hand before the next '
+        'backup.' % (f['barcode'] or 'the cartridge', f['final_location'] or 'unknown')),
+}
+
+LIMITS = {'drive': "the drive's READ BLOCK LIMITS maximum", 'hba': "the HBA's maximum transfer"}
 
 
 def finding(data):
