@@ -51,10 +51,12 @@ options:
 '''
 
 EXAMPLES = r'''
-- name: Immediate file marks for the Linux Media Agent (DP A.09.05 and later)
+# The two lines of seed 001 (HP LTO-4 FH SAS, Data Protector A.09.07, CentOS 6.8): OB2FORCESCSI takes WFM,
+# not 1. An omnirc that has OB2FORCESCSI=1 is corrected to WFM (with a diff and a backup).
+- name: Immediate file marks for the Linux Media Agent (DP A.09.05 and later; st driver with MTWEOFI)
   tapeops.qualify.dp_omnirc:
     keys:
-      OB2FORCESCSI: 1
+      OB2FORCESCSI: WFM
       OB2IMMEDFM: 1
 
 - name: Remove a key
@@ -79,7 +81,7 @@ keys:
   description: All active keys of the resulting file.
   returned: always
   type: dict
-  sample: {"OB2FORCESCSI": "1", "OB2IMMEDFM": "1"}
+  sample: {"OB2FORCESCSI": "WFM", "OB2IMMEDFM": "1"}
 backup_file:
   description: The copy of the previous file.
   returned: when a backup was made

@@ -113,10 +113,10 @@ def test_data_protector_immediate_file_marks_from_the_verdict(tmp_path, omni_hom
     counts, outputs = ladder(extra, omni_home)
     assert counts == [1, 1, 0], outputs
     # The check run showed the lines it would add.
-    assert '+OB2IMMEDFM=1' in outputs[0] and '+OB2FORCESCSI=1' in outputs[0]
+    assert '+OB2IMMEDFM=1' in outputs[0] and '+OB2FORCESCSI=WFM' in outputs[0]
     with open(os.path.join(omni_home, '.omnirc'), encoding='utf-8') as handle:
         lines = handle.read().splitlines()
-    assert 'OB2IMMEDFM=1' in lines and 'OB2FORCESCSI=1' in lines
+    assert [line for line in lines if line and not line.startswith('#')] == ['OB2FORCESCSI=WFM', 'OB2IMMEDFM=1']
     # What no role applies is listed with the verdict's words.
     text = ' '.join(outputs[1].split())
     assert '"/dev/nst0: Make the host-to-drive path faster. Where: HBA, cabling, st driver buffer' in text

@@ -131,7 +131,7 @@ def test_apply_fixes_data_protector_host(guest, tmp_path):
     check_out, real_out = ladder(lab, str(tmp_path))
     assert '+OB2IMMEDFM=1' in check_out
     omnirc = lab.run(HOST, 'cat %s/omni/.omnirc' % WORK).stdout.splitlines()
-    assert 'OB2IMMEDFM=1' in omnirc and 'OB2FORCESCSI=1' in omnirc
+    assert [line for line in omnirc if line and not line.startswith('#')] == ['OB2FORCESCSI=WFM', 'OB2IMMEDFM=1']
     # The guest's own st driver was asked whether it has MTWEOFI (Linux 6.1: it has).
     assert 'Refuse immediate file marks where the st driver has no MTWEOFI' in real_out
     devices = re.search(r'"devices_for_the_cell_manager": (\[.*?\])\s*\}', real_out, re.S).group(1)

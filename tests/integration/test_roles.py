@@ -112,8 +112,11 @@ def test_dp_omnirc_idempotence_ladder(omni_home):
         lines = handle.read().splitlines()
     with open(os.path.join(omni_home, '.omnirc.TMPL')) as handle:
         template = handle.read().splitlines()
-    # Created from the template: every template line kept, three keys activated.
-    assert [line for line in lines if line not in ('OB2FORCESCSI=1', 'OB2IMMEDFM=1', 'OB2DEVSLEEP=2000')] == template
+    # Created from the template: every template line kept, three keys activated; the immediate file-mark pair is
+    # seed 001's two lines exactly.
+    assert [line for line in lines if line not in ('OB2FORCESCSI=WFM', 'OB2IMMEDFM=1', 'OB2DEVSLEEP=2000')] == template
+    assert [line for line in lines if line and not line.startswith('#')] == [
+        'OB2FORCESCSI=WFM', 'OB2IMMEDFM=1', 'OB2DEVSLEEP=2000']
     assert lines[lines.index('#OB2IMMEDFM=0') + 1] == 'OB2IMMEDFM=1'
     # First check run planned the creation; the real run made it; no backup of a file that did not exist.
     assert 'from %s/.omnirc.TMPL' % omni_home in outputs[0]
@@ -121,6 +124,27 @@ def test_dp_omnirc_idempotence_ladder(omni_home):
     # Recommendations exported for the report.
     assert '"segment_size_mb": 50000' in outputs[3] or "'segment_size_mb': 50000" in outputs[3]
     assert re.search(r"""['"]block_size_limited_by['"]: ['"]hba['"]""", outputs[3])
+
+
+def test_dp_omnirc_corrects_forcescsi_1_ladder(omni_home):
+    # an omnirc the role wrote before issue 23 item 1 (OB2FORCESCSI=1): corrected to WFM in place, with a diff
+    # and a backup; check mode changes nothing; the second run changes nothing
+    fixture = os.path.join(ROOT, 'tests', 'unit', 'fixtures', 'omnirc',
+                           'omnirc__dp_omnirc-before-issue23-forcescsi-1__1.txt')
+    omnirc = os.path.join(omni_home, '.omnirc')
+    shutil.copy(fixture, omnirc)
+    with open(fixture) as handle:
+        before = handle.read()
+    counts, outputs = ladder(DP_PLAYBOOK, {'dp_omnirc_omni_home': omni_home})
+    assert changed_pattern(counts) == ['changed', 'changed', 'not changed', 'not changed'], outputs
+    assert '-OB2FORCESCSI=1' in outputs[0] and '+OB2FORCESCSI=WFM' in outputs[0]
+    assert '+OB2IMMEDFM' not in outputs[0]
+    with open(omnirc) as handle:
+        assert handle.read() == before.replace('\nOB2FORCESCSI=1\n', '\nOB2FORCESCSI=WFM\n')
+    backups = [n for n in os.listdir(omni_home) if n.startswith('.omnirc.') and n != '.omnirc.TMPL']
+    assert len(backups) == 1
+    with open(os.path.join(omni_home, backups[0])) as handle:
+        assert handle.read() == before
 
 
 def test_dp_omnirc_change_keeps_backup(omni_home):

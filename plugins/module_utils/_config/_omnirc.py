@@ -25,10 +25,21 @@ import re
 from ansible_collections.tapeops.qualify.plugins.module_utils._errors import TapeopsError
 
 # Data Protector omnirc variables are upper-case names with digits and
-# underscores (OB2IMMEDFM, OB2BLKPADDING_<n>, OB2FORCESCSI ...).
+# underscores (OB2IMMEDFM, OB2BLKPADDING_<n>, OB2FORCESCSI ...); values are
+# free text on one line (OB2FORCESCSI=WFM).
 KEY_RE = re.compile(r'^[A-Z][A-Z0-9_]*$')
 _ACTIVE_RE = re.compile(r'^(?P<indent>[ \t]*)(?P<key>[A-Za-z][A-Za-z0-9_]*)[ \t]*=(?P<value>.*)$')
 _COMMENTED_RE = re.compile(r'^[ \t]*#+[ \t]*(?P<key>[A-Z][A-Z0-9_]*)[ \t]*=')
+
+# The omnirc lines that make a Linux Media Agent write immediate file marks
+# (the st driver's MTWEOFI), exactly as seed 001 sets them: an HP LTO-4 FH SAS
+# drive, Data Protector A.09.07, CentOS 6.8, 256 KiB blocks, one 16 GB file
+# written at 188.24 MB/s with these two lines against 108.84 MB/s with the
+# default omnirc (segment 2000 MB). Data Protector A.09.05 and later; the
+# kernel's st driver must know MTWEOFI (RHEL 6.5+, SLES 11+). OB2FORCESCSI takes
+# WFM here, not 1. We found no public HPE / Micro Focus / OpenText document
+# or forum thread on OB2FORCESCSI or OB2IMMEDFM to cite beside the seed.
+IMMEDIATE_FILEMARK_KEYS = {'OB2FORCESCSI': 'WFM', 'OB2IMMEDFM': '1'}
 
 # DP's rule for the default segment size of a tape device (see docs/roles.md):
 # native capacity / 50; a segment also closes when its catalog reaches 12 MB.

@@ -84,7 +84,8 @@ TABLE = (
     Row('block_size', DATA_PROTECTOR, 'dp_omnirc', 'block_size_kb', True, _kib, RECOMMENDS,
         'dp_omnirc_devices: the block size (KB) for the device definition on the Cell Manager'),
     Row('immediate_filemarks', DATA_PROTECTOR, 'dp_omnirc', 'dp_omnirc_immediate_filemarks', False, _true, SETS,
-        'omnirc OB2IMMEDFM=1 and OB2FORCESCSI=1 (refused where the st driver has no MTWEOFI)'),
+        'omnirc OB2FORCESCSI=WFM and OB2IMMEDFM=1 (an OB2FORCESCSI=1 is corrected; refused where the st driver '
+        'has no MTWEOFI)'),
     Row('segment_size', DATA_PROTECTOR, 'dp_omnirc', 'segment_size_mb', True, _positive_int, RECOMMENDS,
         'dp_omnirc_devices: the segment size (MB) for the device definition on the Cell Manager'),
     Row('segment_size', BACULA, 'bacula_sd', 'bacula_sd_maximum_file_size', False, _bacula_size, SETS,

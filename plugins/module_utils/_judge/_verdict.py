@@ -845,7 +845,6 @@ class _Judgement:
             'block_size_limit_bytes': self.limit,
             'filemark_seconds_sync': self.costs.get('sync'), 'filemark_seconds_immediate': self.costs.get('immediate'),
             'filemark_mode': self.mode_now, 'segment_size_mb': self.segment_mb,
-            'segment_size_basis': self.segment_basis,
             'feed_now_mb_s': _round(now['effective_mb_s']),
             'feed_after_setting_fixes_mb_s': _round(fixed['effective_mb_s']),
             'backhitches_per_hour_now': now['backhitches_per_hour'], 'drive_reported_backhitches': self.reported,
@@ -855,6 +854,8 @@ class _Judgement:
             'restore_mb_s': restore['mb_s'] if restore else None,
             'restore_write_mb_s': restore['write_mb_s'] if restore else None,
             'restore_verified': restore['verified'] if restore else None,
+            # where the segment size comes from, only when there is one (documents without it stay as they were)
+            **({'segment_size_basis': self.segment_basis} if self.segment_basis else {}),
         }
 
     def decision(self):

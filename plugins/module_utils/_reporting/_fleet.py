@@ -9,7 +9,9 @@ Ansible imports; ``_report`` calls :func:`settings_rows` on the host documents
 and the templates settings.md.j2 / settings.html.j2 render the tables.
 
 One row per host x drive with a verdict: the backup software's segment size
-(Data Protector) or Maximum File Size (Bacula/Bareos), the tape block size in
+(Data Protector; "2000 MB (Data Protector default)" where the inventory gave
+none and the verdict modelled the default) or Maximum File Size
+(Bacula/Bareos), the tape block size in
 use and the best one the sweep measured, the file-mark mode and what a mark
 costs (measured by the write benchmark, seconds per mark), the forecast
 backup rate now and with the setting fixes, and the gain. Rows are grouped by
@@ -20,7 +22,7 @@ the first rows of each group are the drives a settings change helps most.
 from __future__ import annotations
 
 from ansible_collections.tapeops.qualify.plugins.module_utils import _records
-from ansible_collections.tapeops.qualify.plugins.module_utils._reporting import _templates
+from ansible_collections.tapeops.qualify.plugins.module_utils._reporting import _templates, _words
 
 SETTING_FIXES = ('block_size', 'immediate_filemarks', 'segment_size')
 
@@ -58,6 +60,8 @@ def settings_rows(docs):
                 'label': verdict.get('drive_label') or item.get('label') or 'unknown drive',
                 'class': verdict['class'],
                 'segment_size_mb': _number(numbers.get('segment_size_mb')),
+                'segment_size_basis': numbers.get('segment_size_basis'),
+                'software': ((doc.get('facts') or {}).get('backup') or {}).get('software'),
                 'block_size': _kib(numbers.get('block_size_bytes')),
                 'best_block_size': _kib(numbers.get('best_block_size_bytes')),
                 'filemark_mode': numbers.get('filemark_mode'),
@@ -74,6 +78,14 @@ def settings_rows(docs):
 
 def _cell(value, fmt='%.1f'):
     return '-' if value is None else fmt % value
+
+
+def _segment(row):
+    """'10000 MB', '2000 MB (Data Protector default)' (the verdict modelled the default), '-'."""
+    text = _cell(row['segment_size_mb'], '%g MB')
+    if row['segment_size_mb'] is not None and row.get('segment_size_basis') == 'default':
+        text += ' (%s)' % _words.segment_default_words(row.get('software'))
+    return text
 
 
 def _marks(row):
@@ -94,7 +106,7 @@ def cells(row):
     """The table cells of one row, as text."""
     return (
         '%s %s' % (row['label'], row['drive']), row['host'], row['class'],
-        _cell(row['segment_size_mb'], '%g MB'),
+        _segment(row),
         '%s / %s' % (row['block_size'] or 'unknown', row['best_block_size'] or '-'),
         _marks(row),
         '%s -> %s MB/s' % (_cell(row['feed_now_mb_s']), _cell(row['feed_after_setting_fixes_mb_s'])),

@@ -5,8 +5,10 @@
 import os
 
 import pytest
+import yaml
 
 from ansible_collections.tapeops.qualify.plugins.module_utils._config._omnirc import (
+    IMMEDIATE_FILEMARK_KEYS,
     OmnircError,
     parse_omnirc,
     recommend_device,
@@ -15,6 +17,7 @@ from ansible_collections.tapeops.qualify.plugins.module_utils._config._omnirc im
 )
 
 FIX = os.path.join(os.path.dirname(__file__), '..', '..', 'fixtures', 'omnirc')
+ROOT = os.path.join(os.path.dirname(__file__), '..', '..', '..', '..')
 
 
 def _read(name):
@@ -24,20 +27,51 @@ def _read(name):
 
 TMPL = 'omnirc_TMPL__tapeops-test-standin__1.txt'
 HAND = 'omnirc__hand-edited-with-unknown-keys__1.txt'
+# the .omnirc the role wrote before issue 23 item 1: OB2FORCESCSI=1 (and OB2IMMEDFM=1, OB2DEVSLEEP=2000)
+FORCESCSI_1 = 'omnirc__dp_omnirc-before-issue23-forcescsi-1__1.txt'
+
+# Seed 001 (HP LTO-4 FH SAS, Data Protector A.09.07, CentOS 6.8) enables MTWEOFI on a Linux Media Agent with
+# exactly these two omnirc lines; 188.24 MB/s with them against 108.84 MB/s with the default omnirc.
+SEED_001_LINES = ['OB2FORCESCSI=WFM', 'OB2IMMEDFM=1']
+
+
+def test_the_immediate_file_mark_keys_are_seed_001s_two_lines():
+    assert ['%s=%s' % item for item in IMMEDIATE_FILEMARK_KEYS.items()] == SEED_001_LINES
+    # the role sets the same pair (its YAML values become these strings in validate_keys)
+    with open(os.path.join(ROOT, 'roles', 'dp_omnirc', 'vars', 'main.yml')) as handle:
+        role_keys = yaml.safe_load(handle)['__dp_omnirc_immediate_keys']
+    assert validate_keys(role_keys) == IMMEDIATE_FILEMARK_KEYS
 
 
 def test_template_activates_commented_examples_in_place():
     text = _read(TMPL)
-    new, changes = update_omnirc(text, {'OB2FORCESCSI': 1, 'OB2IMMEDFM': 1})
+    new, changes = update_omnirc(text, IMMEDIATE_FILEMARK_KEYS)
     lines = new.splitlines()
     # The active line comes right after the commented example, which stays.
     assert lines[lines.index('#OB2IMMEDFM=0') + 1] == 'OB2IMMEDFM=1'
-    assert lines[lines.index('#OB2FORCESCSI=0') + 1] == 'OB2FORCESCSI=1'
-    assert [c['key'] for c in changes] == ['OB2FORCESCSI', 'OB2IMMEDFM']
-    assert all(c['before'] is None and c['after'] == '1' for c in changes)
-    # Every original line is still there, in order.
-    assert [line for line in lines if line not in ('OB2IMMEDFM=1', 'OB2FORCESCSI=1')] == text.splitlines()
-    assert parse_omnirc(new) == {'OB2FORCESCSI': '1', 'OB2IMMEDFM': '1'}
+    assert lines[lines.index('#OB2FORCESCSI=WFM') + 1] == 'OB2FORCESCSI=WFM'
+    assert [(c['key'], c['before'], c['after']) for c in changes] == [
+        ('OB2FORCESCSI', None, 'WFM'), ('OB2IMMEDFM', None, '1')]
+    # Every original line is still there, in order; the only active lines are the seed's two.
+    assert [line for line in lines if line not in SEED_001_LINES] == text.splitlines()
+    assert [line for line in lines if line and not line.startswith('#')] == SEED_001_LINES
+    assert parse_omnirc(new) == {'OB2FORCESCSI': 'WFM', 'OB2IMMEDFM': '1'}
+
+
+def test_an_omnirc_with_forcescsi_1_is_corrected_to_wfm_in_place():
+    text = _read(FORCESCSI_1)
+    assert parse_omnirc(text) == {'OB2FORCESCSI': '1', 'OB2IMMEDFM': '1', 'OB2DEVSLEEP': '2000'}
+    new, changes = update_omnirc(text, IMMEDIATE_FILEMARK_KEYS)
+    # one change: OB2FORCESCSI 1 -> WFM; OB2IMMEDFM=1 is already right
+    assert changes == [{'key': 'OB2FORCESCSI', 'before': '1', 'after': 'WFM'}]
+    old_lines, new_lines = text.splitlines(), new.splitlines()
+    # the same line, corrected where it stood; every other line (comments, OB2DEVSLEEP) as it was
+    assert len(new_lines) == len(old_lines)
+    assert [(o, n) for o, n in zip(old_lines, new_lines) if o != n] == [('OB2FORCESCSI=1', 'OB2FORCESCSI=WFM')]
+    assert new_lines[new_lines.index('#OB2FORCESCSI=0') + 1] == 'OB2FORCESCSI=WFM'
+    assert parse_omnirc(new) == {'OB2FORCESCSI': 'WFM', 'OB2IMMEDFM': '1', 'OB2DEVSLEEP': '2000'}
+    # applied again: nothing to change
+    assert update_omnirc(new, IMMEDIATE_FILEMARK_KEYS) == (new, [])
 
 
 def test_second_application_changes_nothing():

@@ -154,7 +154,9 @@ def test_data_protector_is_offered_immediate_marks_when_the_driver_has_them():
     drive = {'mtweofi_supported': True, 'kernel': '2.6.32-431.el6.x86_64'}
     verdict = run(src=source(flat(500.0)), drive=drive, config={'software': 'data_protector', 'segment_size_mb': 10000})
     first = verdict['fixes'][0]
-    assert first['id'] == 'immediate_filemarks' and 'OB2IMMEDFM=1' in first['setting']
+    assert first['id'] == 'immediate_filemarks'
+    assert first['setting'] == ('omnirc on the Media Agent: OB2FORCESCSI=WFM and OB2IMMEDFM=1 '
+                                '(tapeops.qualify.dp_omnirc)')
     assert verdict['class'] == v.MISCONFIGURED
     assert first['forecast']['class'] == v.STREAMING
     assert first['feed_after_mb_s'] == pytest.approx(first['forecast']['effective_mb_s'], abs=0.1)
@@ -333,7 +335,6 @@ def test_one_minimum_of_samples_whether_or_not_the_module_says():
     nine = source(flat(500.0, 9), passes=6)
     nine['inconclusive'] = None
     assert run(src=nine)['class'] == v.INCONCLUSIVE
-
 
 
 def test_the_drives_own_back_hitch_count_is_reported():

@@ -70,7 +70,7 @@ def test_fixes_are_data_with_before_after_and_gain():
     assert (first['feed_before_mb_s'], first['feed_after_mb_s'], first['gain_mb_s']) == (11.2, 19.8, 8.6)
     assert first['forecast']['class'] == 'SPEED-MATCHED'
     assert first['data'] == {'software': 'bacula', 'segment_mb': 64.0, 'recommended_mb': 17000.0,
-                             'loss_target': 0.01}
+                             'loss_target': 0.01, 'segment_basis': 'inventory'}
     worded = _words.verdict(decision)['fixes'][0]
     assert worded['title'] == 'Write larger segments (17000 MB or more between file marks)'
     assert worded['setting'] == 'Bacula Device resource: Maximum File Size = 17000M'

@@ -13,6 +13,8 @@ from module_harness import FIXTURES, run_module
 from ansible_collections.tapeops.qualify.plugins.modules import dp_device_info, dp_omnirc
 
 TMPL = os.path.join(FIXTURES, 'omnirc', 'omnirc_TMPL__tapeops-test-standin__1.txt')
+# the .omnirc the role wrote before issue 23 item 1: OB2FORCESCSI=1 where seed 001 sets WFM
+FORCESCSI_1 = os.path.join(FIXTURES, 'omnirc', 'omnirc__dp_omnirc-before-issue23-forcescsi-1__1.txt')
 
 
 SIZING = ('name', 'native_capacity_gb', 'segment_size_mb', 'catalog_segment_limit_mb', 'block_size_kb',
@@ -65,7 +67,7 @@ def _omni_home(tmp_path):
 
 def test_dp_omnirc_ladder_check_real_check_real(tmp_path, monkeypatch):
     home = _omni_home(tmp_path)
-    args = {'path': str(home / '.omnirc'), 'keys': {'OB2FORCESCSI': 1, 'OB2IMMEDFM': True}}
+    args = {'path': str(home / '.omnirc'), 'keys': {'OB2FORCESCSI': 'WFM', 'OB2IMMEDFM': True}}
     with open(TMPL) as handle:
         template = handle.read()
 
@@ -73,9 +75,9 @@ def test_dp_omnirc_ladder_check_real_check_real(tmp_path, monkeypatch):
     failed, result = run_module(dp_omnirc.main, args, monkeypatch, check_mode=True, diff=True)
     assert not failed, result
     assert (result['changed'], result['created']) == (True, True)
-    assert result['changes'] == [{'key': 'OB2FORCESCSI', 'before': None, 'after': '1'},
+    assert result['changes'] == [{'key': 'OB2FORCESCSI', 'before': None, 'after': 'WFM'},
                                  {'key': 'OB2IMMEDFM', 'before': None, 'after': '1'}]
-    assert result['keys'] == {'OB2FORCESCSI': '1', 'OB2IMMEDFM': '1'}
+    assert result['keys'] == {'OB2FORCESCSI': 'WFM', 'OB2IMMEDFM': '1'}
     assert result['diff']['before'] == ''
     assert result['diff']['after_header'] == '%s (from %s)' % (home / '.omnirc', home / '.omnirc.TMPL')
     assert sorted(os.listdir(str(home))) == ['.omnirc.TMPL']
@@ -84,8 +86,9 @@ def test_dp_omnirc_ladder_check_real_check_real(tmp_path, monkeypatch):
     failed, result = run_module(dp_omnirc.main, args, monkeypatch)
     assert not failed and result['changed'] is True and result['created'] is True
     lines = (home / '.omnirc').read_text().splitlines()
-    assert [line for line in lines if line not in ('OB2FORCESCSI=1', 'OB2IMMEDFM=1')] == template.splitlines()
+    assert [line for line in lines if line not in ('OB2FORCESCSI=WFM', 'OB2IMMEDFM=1')] == template.splitlines()
     assert lines[lines.index('#OB2IMMEDFM=0') + 1] == 'OB2IMMEDFM=1'
+    assert lines[lines.index('#OB2FORCESCSI=WFM') + 1] == 'OB2FORCESCSI=WFM'
     assert 'backup_file' not in result  # nothing existed to back up
 
     # check mode and real run again: nothing to change, no backup made
@@ -94,6 +97,41 @@ def test_dp_omnirc_ladder_check_real_check_real(tmp_path, monkeypatch):
         assert not failed
         assert (result['changed'], result['created'], result['changes']) == (False, False, [])
     assert sorted(os.listdir(str(home))) == ['.omnirc', '.omnirc.TMPL']
+
+
+def test_dp_omnirc_corrects_forcescsi_1_to_wfm_ladder(tmp_path, monkeypatch):
+    home = _omni_home(tmp_path)
+    path = home / '.omnirc'
+    shutil.copy(FORCESCSI_1, str(path))
+    with open(FORCESCSI_1) as handle:
+        before = handle.read()
+    args = {'path': str(path), 'keys': {'OB2FORCESCSI': 'WFM', 'OB2IMMEDFM': 1}}
+
+    # check mode: the one line it would correct, in the diff; the file stays as it was, no backup
+    failed, result = run_module(dp_omnirc.main, args, monkeypatch, check_mode=True, diff=True)
+    assert not failed, result
+    assert (result['changed'], result['created']) == (True, False)
+    assert result['changes'] == [{'key': 'OB2FORCESCSI', 'before': '1', 'after': 'WFM'}]
+    assert result['diff']['before'] == before
+    assert result['diff']['after'] == before.replace('\nOB2FORCESCSI=1\n', '\nOB2FORCESCSI=WFM\n')
+    assert path.read_text() == before
+    assert sorted(os.listdir(str(home))) == ['.omnirc', '.omnirc.TMPL']
+
+    # real run: corrected in place, the previous file kept as a backup
+    failed, result = run_module(dp_omnirc.main, args, monkeypatch)
+    assert not failed and result['changed'] is True, result
+    assert path.read_text() == before.replace('\nOB2FORCESCSI=1\n', '\nOB2FORCESCSI=WFM\n')
+    assert result['keys'] == {'OB2FORCESCSI': 'WFM', 'OB2IMMEDFM': '1', 'OB2DEVSLEEP': '2000'}
+    with open(result['backup_file']) as handle:
+        assert handle.read() == before
+
+    # check mode and real run again: nothing to change, no second backup
+    for check_mode in (True, False):
+        failed, result = run_module(dp_omnirc.main, args, monkeypatch, check_mode=check_mode)
+        assert not failed
+        assert (result['changed'], result['changes']) == (False, [])
+        assert 'backup_file' not in result
+    assert len(os.listdir(str(home))) == 3
 
 
 def test_dp_omnirc_change_keeps_a_backup_and_removes_a_key(tmp_path, monkeypatch):

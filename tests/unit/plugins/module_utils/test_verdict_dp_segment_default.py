@@ -1,0 +1,146 @@
+# Copyright (c) tapeops.qualify contributors
+# GNU General Public License v3.0+ (see COPYING or https://www.gnu.org/licenses/gpl-3.0.txt)
+# SPDX-License-Identifier: GPL-3.0-or-later
+"""A Data Protector host whose inventory gives no segment size: the verdict models DP's 2000 MB default.
+
+Seed 001 (issue 22/23): an HP LTO-4 FH SAS drive with Data Protector A.09.07 on
+CentOS 6.8 wrote one 16 GB file of 1.6:1 data in 256 KiB blocks at
+
+- 108.84 MB/s with the default omnirc and the default segment (2000 MB);
+- 183.91 MB/s with the default omnirc and 20000 MB segments;
+- 188.24 MB/s with OB2IMMEDFM (OB2FORCESCSI=WFM, OB2IMMEDFM=1) and 2000 MB segments;
+- 190.48 MB/s with OB2IMMEDFM and 20000 MB segments.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from ansible_collections.tapeops.qualify.plugins.module_utils._judge import _drive_model as dm
+from ansible_collections.tapeops.qualify.plugins.module_utils._judge import _verdict as v
+from ansible_collections.tapeops.qualify.plugins.module_utils._reporting import _fleet, _report, _words
+
+from report_cases import drive, source as report_source, write_result
+
+LTO4_HP = dm.lookup(4, 'FH', 'HP', interface='SAS')
+LTO9 = dm.lookup(9, 'FH', 'IBM')
+MTWEOFI = {'mtweofi_supported': True}   # CentOS 6.8's st driver has MTWEOFI (RHEL 6.5 and later)
+
+DEFAULT_SENTENCE = ('No segment size was given (tapeops_backup.segment_size_mb), so the forecast models the Data '
+                    'Protector default: a file mark every 2000 MB, synchronous unless immediate file marks are on; '
+                    'set segment_size_mb to the device\'s segment size where it differs.')
+
+
+def source(rate, seconds=60):
+    series = [float(rate)] * seconds
+    return {'streams': [{'path': '/src', 'mean_mb_s': rate}],
+            'aggregate': {'mean_mb_s': rate, 'series_mb_s': series, 'streams': 1, 'samples': seconds,
+                          'duration_s': float(seconds)}}
+
+
+def judge(spec, config, rate=500.0, drive_info=None, **options):
+    options.setdefault('tape_ratio', 1.0)
+    return _words.verdict(v.evaluate(spec, source(rate), None, drive_info, config, options=options))
+
+
+def test_a_data_protector_host_without_a_segment_size_gets_marks_every_2000_mb():
+    verdict = judge(LTO9, {'software': 'data_protector'}, drive_info=MTWEOFI)
+    now = verdict['forecast']['now']
+    assert verdict['numbers']['segment_size_mb'] == 2000.0
+    assert verdict['numbers']['segment_size_basis'] == 'default'
+    assert now['inputs']['segment_size_mb'] == 2000.0 and now['inputs']['filemark_mode'] == 'sync'
+    # one synchronous mark per 2000 MB the backup wrote in the replayed window
+    written_mb = now['effective_mb_s'] * now['simulated_seconds']
+    assert now['filemarks'] == pytest.approx(written_mb / 2000.0, abs=1.0)
+    # each synchronous mark costs a back-hitch (the last one of the window may not have been paid yet)
+    assert now['filemarks'] > 0 and now['filemarks'] - 1 <= now['backhitches_filemark'] <= now['filemarks']
+    # the same forecast as an inventory that says 2000 MB; only the basis differs
+    given = judge(LTO9, {'software': 'data_protector', 'segment_size_mb': 2000}, drive_info=MTWEOFI)
+    assert given['forecast']['now'] == now
+    assert given['numbers']['segment_size_basis'] == 'inventory'
+    # the words say it is the default, in the reasons and in the fix built on it
+    assert DEFAULT_SENTENCE in verdict['reasons']
+    assert DEFAULT_SENTENCE not in given['reasons']
+    fix = next(f for f in verdict['fixes'] if f['id'] == 'immediate_filemarks')
+    assert fix['why'].startswith('Every 2000 MB segment (the Data Protector default) ends with a synchronous file mark')
+    given_fix = next(f for f in given['fixes'] if f['id'] == 'immediate_filemarks')
+    assert given_fix['why'].startswith('Every 2000 MB segment ends with a synchronous file mark')
+
+
+def test_without_mtweofi_the_default_segment_gets_a_segment_size_fix_that_says_so():
+    verdict = judge(LTO9, {'software': 'data_protector'}, drive_info={'mtweofi_supported': False})
+    fix = next(f for f in verdict['fixes'] if f['id'] == 'segment_size')
+    assert fix['value'] > 2000
+    assert fix['why'].startswith('A synchronous file mark every 2000 MB (the Data Protector default): ')
+    assert fix['setting'] == 'Data Protector device > Advanced > Sizes: Segment size (MB) = %d' % fix['value']
+
+
+def test_a_given_segment_size_and_other_software_are_left_as_they_are():
+    given = judge(LTO9, {'software': 'data_protector', 'segment_size_mb': 10000})
+    assert (given['numbers']['segment_size_mb'], given['numbers']['segment_size_basis']) == (10000.0, 'inventory')
+    # no default is modelled where the collection knows none (no software named)
+    unknown = judge(LTO9, {})
+    assert unknown['numbers']['segment_size_mb'] is None and 'segment_size_basis' not in unknown['numbers']
+    assert unknown['forecast']['now']['filemarks'] == 0
+    assert not [r for r in unknown['reasons'] if r.startswith('No segment size was given')]
+
+
+def test_seed_001_figures_against_the_forecast_with_the_default_segment():
+    """What the forecast gives for seed 001's drive and data, from the drive model's defaults (no mark measured).
+
+    The sources are not the limit (400 MB/s against the 192 MB/s the drive takes of 1.6:1 data). The
+    forecast now gives:
+
+    - default omnirc, no segment size given (DP's 2000 MB default modelled): 148.28 MB/s, SHOE-SHINING,
+      against the seed's 108.84 MB/s (+36 %): the model's unmeasured synchronous mark costs about 3.1 s a
+      segment where the seed lost about 7.9 s. That default mark cost is issue 22's calibration item,
+      not changed here;
+    - 20000 MB segments: 186.68 MB/s against 183.91 MB/s (+1.5 %);
+    - immediate file marks (OB2FORCESCSI=WFM, OB2IMMEDFM=1), 2000 MB: 192.02 MB/s against 188.24 MB/s (+2.0 %),
+      which is also what the immediate_filemarks fix of the first case forecasts.
+    """
+    dp = {'software': 'data_protector', 'block_size_bytes': 262144}
+    options = {'tape_ratio': 1.6, 'data_gb': 16}
+    default = judge(LTO4_HP, dp, 400.0, MTWEOFI, **options)
+    segments_20000 = judge(LTO4_HP, dict(dp, segment_size_mb=20000), 400.0, MTWEOFI, **options)
+    immediate = judge(LTO4_HP, dict(dp, immediate_filemarks=True), 400.0, MTWEOFI, **options)
+
+    assert default['numbers']['segment_size_mb'] == 2000.0 and default['numbers']['segment_size_basis'] == 'default'
+    assert default['forecast']['now']['effective_mb_s'] == pytest.approx(148.28, abs=0.05)
+    assert default['class_at_current_settings'] == v.SHOE_SHINING and default['class'] == v.MISCONFIGURED
+    assert default['forecast']['now']['effective_mb_s'] / 108.84 - 1 == pytest.approx(0.36, abs=0.01)
+    assert segments_20000['forecast']['now']['effective_mb_s'] == pytest.approx(186.68, abs=0.05)
+    assert immediate['forecast']['now']['effective_mb_s'] == pytest.approx(192.02, abs=0.05)
+    assert immediate['numbers']['segment_size_basis'] == 'default'
+    assert immediate['class'] == v.STREAMING
+    first = default['fixes'][0]
+    assert first['id'] == 'immediate_filemarks'
+    assert first['setting'] == ('omnirc on the Media Agent: OB2FORCESCSI=WFM and OB2IMMEDFM=1 '
+                                '(tapeops.qualify.dp_omnirc)')
+    assert first['feed_after_mb_s'] == pytest.approx(192.0, abs=0.05)
+    # the forecast puts the immediate case within 10 % of the seed, the default case not (see the docstring)
+    assert abs(immediate['forecast']['now']['effective_mb_s'] / 188.24 - 1) < 0.10
+    assert default['forecast']['now']['effective_mb_s'] / 108.84 - 1 > 0.10
+
+
+def _dp_host(host, backup):
+    return _report.assemble(host, [drive('/dev/nst0', 'HP', 'Ultrium 6-SCSI', 'HU1000001')],
+                            report_source(mean=300.0, p5=280.0), [write_result('/dev/nst0')],
+                            [{'nst': '/dev/nst0', 'speed_floor_mb_s': 10.0}], backup, memory_total_mb=8192,
+                            run={'id': 'r'})
+
+
+def test_the_fleet_settings_table_shows_the_default_as_a_default():
+    default = _dp_host('ma-default', {'software': 'data_protector', 'block_size_bytes': 262144})
+    given = _dp_host('ma-given', {'software': 'data_protector', 'block_size_bytes': 262144,
+                                  'segment_size_mb': 2000})
+    rows = dict((row['host'], row) for row in _fleet.settings_rows([default, given]))
+    segment = _fleet.HEADER.index('Segment / Max File Size')
+    assert _fleet.cells(rows['ma-default'])[segment] == '2000 MB (Data Protector default)'
+    assert _fleet.cells(rows['ma-given'])[segment] == '2000 MB'
+    markdown = '\n'.join(_fleet.settings_markdown(list(rows.values())))
+    assert '| 2000 MB (Data Protector default) |' in markdown
+    # the host document keeps the basis beside the number, and the reason in words
+    verdict = default['verdicts'][0]
+    assert verdict['numbers']['segment_size_basis'] == 'default'
+    assert DEFAULT_SENTENCE in verdict['reasons']
