@@ -352,8 +352,8 @@ def host_problems(per_host):
 # variable: (low, high, unit, example, nullable)
 ROLE_NUMBERS = {
     'qualify_tool_timeout': (1, 3600, 'seconds', 'qualify_tool_timeout: 60', False),
-    'qualify_write_timeout': (60, 172800, 'seconds', 'qualify_write_timeout: 3600', True),
-    'qualify_mechanics_timeout': (60, 172800, 'seconds', 'qualify_mechanics_timeout: 3600', False),
+    'qualify_write_timeout': (1, 172800, 'seconds', 'qualify_write_timeout: 3600', True),
+    'qualify_mechanics_timeout': (1, 172800, 'seconds', 'qualify_mechanics_timeout: 3600', False),
     'qualify_target_drives': (1, 64, 'drives', 'qualify_target_drives: 2', False),
     'qualify_media_drives_kept': (1, 64, 'drives', 'qualify_media_drives_kept: 1', False),
 }

@@ -189,9 +189,9 @@ def test_the_sweeps_block_sizes_read_suffixes_as_tape_write_benchmark_does():
 @pytest.mark.parametrize('settings, problem', [
     ({'qualify_tool_timeout': 0}, 'qualify_tool_timeout is 0: write a whole number of seconds from 1 to 3600, '
                                   'for example qualify_tool_timeout: 60.'),
-    ({'qualify_write_timeout': 'abc'}, 'qualify_write_timeout is "abc": write a whole number of seconds from 60 to '
+    ({'qualify_write_timeout': 'abc'}, 'qualify_write_timeout is "abc": write a whole number of seconds from 1 to '
                                        '172800, or null for none, for example qualify_write_timeout: 3600.'),
-    ({'qualify_mechanics_timeout': -1}, 'qualify_mechanics_timeout is -1: write a whole number of seconds from 60 '
+    ({'qualify_mechanics_timeout': -1}, 'qualify_mechanics_timeout is -1: write a whole number of seconds from 1 '
                                         'to 172800, for example qualify_mechanics_timeout: 3600.'),
     ({'qualify_target_drives': 0}, 'qualify_target_drives is 0: write a whole number of drives from 1 to 64, for '
                                    'example qualify_target_drives: 2.'),
@@ -200,6 +200,11 @@ def test_the_sweeps_block_sizes_read_suffixes_as_tape_write_benchmark_does():
 ])
 def test_the_roles_numbers_are_range_checked(settings, problem):
     assert _inputs.role_problems(settings) == [problem]
+
+
+def test_the_bounds_the_lab_tests_use_pass():
+    # tests/integration/test_faults.py HANG_BOUNDS: a hang found within seconds, not an hour
+    assert _inputs.role_problems({'qualify_tool_timeout': 8, 'qualify_write_timeout': 40}) == []
 
 
 def test_the_roles_defaults_pass():
