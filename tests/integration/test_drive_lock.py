@@ -10,7 +10,9 @@ its document), write nothing and read no sources (its only drive is BUSY), leave
 run (qualify_fail_on_missing, the default) after its reports are written, with BUSY in summary.md and JUnit.
 A must end with a verdict that is either not contended or marked contended, and its lease released.
 
-Short profile (one block size, small steps, no file marks) on the one guest: about two minutes.
+Short profile (one block size, small steps, no file marks) on the one guest: about two minutes. A second
+test holds the drive's node open (as a backup does) and asks tape_drive_lock for the lease: BUSY (open),
+naming the holder, found through the guest's real sysfs and /proc (about 20 s).
 """
 
 from __future__ import annotations
@@ -99,3 +101,21 @@ def test_a_second_run_on_the_drive_gets_busy_and_the_first_is_unchanged(lab, tmp
         assert not any(c and c['contended'] for c in contended), contended
     assert contended[1] is not None, 'the write sweep counted no contention (no st statistics on the guest?)'
     assert _leases(lab) == {}
+
+
+def test_a_drive_a_process_holds_open_is_busy_naming_it(lab, tmp_path):
+    """The drive's nodes found through the guest's real sysfs, the holder through its /proc; no lease left."""
+    if HOST not in lab.hosts:
+        pytest.skip('the lab has no %s' % HOST)
+    out = tmp_path / 'lock.json'
+    result = lab.playbook('tests/integration/targets/drive_lock/playbook.yml', limit=HOST, timeout=300,
+                          extra_vars={'lock_out': str(out)})
+    assert result.rc == 0, result.stdout[-3000:]
+    data = json.loads(out.read_text())
+    [lock] = data['result']['locks']
+    assert data['result']['busy'] == ['/dev/nst0'] and data['result']['changed'] is False
+    assert (lock['state'], lock['reason'], lock['holder']) == ('busy', 'open', None)
+    assert [(u['pid'], u['node']) for u in lock['users']] == [(data['holder_pid'], 'nst0')]
+    assert lock['address'] and _leases(lab) == {}
+    # the holder is ended and the drive free again, as the test found it
+    assert lab.run(HOST, 'test -e /run/tapeops-test-holder.pid || kill -0 %d' % data['holder_pid']).returncode != 0

@@ -293,6 +293,7 @@ def lock_drive(device, owner, lease_seconds, store, state='present', break_holde
             # held open by someone else: the lease just taken is given back, the drive is not ours to measure
             if done['state'] == 'taken':
                 store.release(address, owner, check_mode=check_mode)
+                done = dict(done, holder=None)      # no lease holds the drive: the users do
             done = dict(done, state='busy')
             out['reason'] = 'open'
     out.update(state=done['state'], holder=done['holder'], replaced=done['replaced'])

@@ -180,7 +180,7 @@ def test_a_drive_open_by_a_process_is_busy_and_its_new_lease_given_back(tmp_path
     backup = [{'pid': 812, 'command': 'bacula-sd', 'node': 'nst0'}]
     monkeypatch.setattr(_drive_lock, 'users_of', lambda nodes, proc_root: backup if ST_RDEV in nodes else [])
     out = _drive_lock.lock_drive('/dev/nst0', run('run-1'), 600, store, sys_root=sys_root, stat_func=st_stat)
-    assert (out['state'], out['reason'], out['users']) == ('busy', 'open', backup)
+    assert (out['state'], out['reason'], out['users'], out['holder']) == ('busy', 'open', backup, None)
     assert store.read(HCTL) is None
 
 
