@@ -40,6 +40,8 @@ import stat
 import tempfile
 import time
 
+from ansible_collections.tapeops.qualify.plugins.module_utils._tools._st_sysfs import read_attr as _read
+
 LOCK_DIR = '/run/tapeops-qualify'
 SYS_ROOT = '/sys'
 PROC_ROOT = '/proc'
@@ -55,14 +57,6 @@ class DriveLockError(Exception):
 
 def _iso(epoch):
     return datetime.datetime.fromtimestamp(epoch, datetime.timezone.utc).replace(microsecond=0).isoformat()
-
-
-def _read(path):
-    try:
-        with open(path, 'rb') as handle:
-            return handle.read().decode('utf-8', 'replace').strip()
-    except OSError:
-        return None
 
 
 def _rdev(text):

@@ -57,6 +57,7 @@ import stat
 from ansible_collections.tapeops.qualify.plugins.module_utils._errors import TapeopsError
 from ansible_collections.tapeops.qualify.plugins.module_utils._measure import _tape_discovery
 from ansible_collections.tapeops.qualify.plugins.module_utils._measure import _tape_writer as W
+from ansible_collections.tapeops.qualify.plugins.module_utils._tools._st_sysfs import read_attr as _read
 
 SYS_ROOT = '/sys'
 ST_MAJOR = 9
@@ -105,14 +106,6 @@ class TapeIdentity:
 
     def as_dict(self):
         return dict((key, getattr(self, key)) for key in self.__slots__)
-
-
-def _read(path):
-    try:
-        with open(path, 'rb') as handle:
-            return handle.read().decode('utf-8', 'replace').strip()
-    except OSError:
-        return None
 
 
 def _char_name(sys_root, major, minor):
