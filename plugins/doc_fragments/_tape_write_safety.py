@@ -27,7 +27,8 @@ options:
         case). The loaded cartridge's barcode is the one its changer reports; a O(barcode) given by the task is
         used only where no changer reports one, and one that differs from the changer's is refused.
       - When this list is what would admit a cartridge holding data, the changer is asked again right before
-        writing; if its status then fails, nothing is written (C(barcode_unconfirmed)).
+        writing. A barcode no changer can vouch for (the changer failed, or a changer on the host could not say
+        which drives it holds) admits nothing (C(barcode_unconfirmed)).
     type: list
     elements: str
     default: []

@@ -408,13 +408,8 @@ class WriteGate:
             return self.barcode
         self.barcode = given
         self.barcode_unconfirmed = None
-        link = drive.get('changer') or {}
-        if link.get('sg') and barcode_tag(given):
-            # A changer holds this drive but its status failed: it could not say what is loaded. (One that
-            # answered without a barcode holds an unlabelled cartridge: the given barcode stands.)
-            error = next((c.get('error') for c in changers if c.get('sg') == link['sg'] and c.get('error')), None)
-            if error:
-                self.barcode_unconfirmed = 'the changer %s did not answer: %s' % (link['sg'], error)
+        if barcode_tag(given):
+            self.barcode_unconfirmed = _unconfirmed(drive.get('changer') or {}, changers)
         return self.barcode
 
     def open(self, flags):
@@ -500,6 +495,29 @@ class WriteGate:
                                       self.device, now.major, now.minor, self.identity.major, self.identity.minor),
                                   'device_changed')
         return now.realpath
+
+
+def _unconfirmed(link, changers):
+    """Why no changer could confirm a given barcode for this drive, or None where the given one stands.
+
+    A changer holding this drive whose status failed could not say what is loaded. A changer not linked to the
+    drive that failed, or listed no elements to match drives with, may hold it all the same: the link comes
+    from its element status, which a changer that is not ready does not give either, and from each drive
+    element's device identifier. One that answered, and holds this drive empty-handed or, by every drive's
+    identifier, not at all, leaves the given barcode standing (an unlabelled cartridge, a standalone drive).
+    """
+    if link.get('sg'):
+        error = next((c.get('error') for c in changers if c.get('sg') == link['sg'] and c.get('error')), None)
+        return 'the changer %s did not answer: %s' % (link['sg'], error) if error else None
+    for changer in changers:
+        elements = changer.get('elements') or []
+        why = (changer.get('error') or ('no element status' if not elements else None) or
+               ('a drive element without a device identifier' if any(not e.get('identifier') for e in elements)
+                else None))
+        if why:
+            return ('the changer %s on this host could not say which drives it holds (%s), so this drive may be '
+                    'one of them' % (changer.get('sg') or changer.get('hctl') or '?', why))
+    return None
 
 
 def worm_from_log_pages(pages):

@@ -417,3 +417,59 @@ def test_without_a_changer_the_given_barcode_stands(tmp_path):
                FakeDrive(*DATA[:2]), fake_sys(tmp_path))
     gate.identify(discover=False)
     assert gate.admit(gate.probe()).startswith('barcode SCR001L4 is in allowed_barcodes')
+
+
+def test_a_changer_not_ready_for_element_status_either_leaves_a_given_barcode_unconfirmed(monkeypatch, tmp_path):
+    # A changer that is not ready fails `mtx status` and READ ELEMENT STATUS alike, so discovery cannot link it to
+    # the drive. The changer as discovery's own discover_changers reads it from a sysfs tree laid out as the
+    # kernel's, `mtx status` answering with the real Not Ready capture and sg_raw failing as it does then.
+    from module_harness import fixture_text
+    sys_root = tmp_path / 'sys'
+    changer_dir = sys_root / 'bus' / 'scsi' / 'devices' / '0:0:1:1'
+    (changer_dir / 'scsi_generic' / 'sg5').mkdir(parents=True)
+    (changer_dir / 'type').write_text('8\n')
+
+    def runner(cmd):
+        if cmd[0] == 'mtx':
+            return _cli.CliResult(cmd, 1, '', fixture_text(NOT_READY))
+        return _cli.CliResult(cmd, 1, '', 'sg_raw: Not ready, cause not reportable')
+    changers = S._tape_discovery.discover_changers(runner, str(sys_root))
+    assert changers[0]['sg'] == '/dev/sg5' and changers[0]['error'] and changers[0]['elements'] == []
+    monkeypatch.setattr(S._tape_discovery, 'discover', lambda **kw: {
+        'drives': [{'nst': '/dev/nst0', 'sg': None, 'changer': None, 'barcode': None, 'block_limits': {}}],
+        'changers': changers})
+    drive = FakeDrive(*DATA[:2])
+    gate = fit(S.WriteGate('/dev/nst0', barcode='SCR001L4', allowed_barcodes=['SCR001L4'], runner=runner),
+               drive, fake_sys(tmp_path / 'st'))
+    gate.identify()
+    assert gate.barcode_unconfirmed.startswith('the changer /dev/sg5 on this host could not say which drives')
+    with pytest.raises(S.TapeSafetyError) as info:
+        gate.admit(gate.probe())
+    assert info.value.reason == 'barcode_unconfirmed' and drive.wrote() == []
+
+
+def test_a_changer_that_answered_without_this_drive_leaves_the_given_barcode_standing(monkeypatch, tmp_path):
+    # a standalone drive beside a library that answered: the library's element status lists its own drives only
+    monkeypatch.setattr(S._tape_discovery, 'discover', lambda **kw: {
+        'drives': [{'nst': '/dev/nst0', 'sg': None, 'changer': None, 'barcode': None, 'block_limits': {}}],
+        'changers': [{'sg': '/dev/sg5', 'error': None,
+                      'elements': [{'address': 500, 'identifier': 'IBM     ULT3580-TD8     OTHER001'}]}]})
+    gate = fit(S.WriteGate('/dev/nst0', barcode='SCR001L4', allowed_barcodes=['SCR001L4'], runner=no_runner),
+               FakeDrive(*DATA[:2]), fake_sys(tmp_path))
+    gate.identify()
+    assert gate.barcode_unconfirmed is None
+    assert gate.admit(gate.probe()).startswith('barcode SCR001L4 is in allowed_barcodes')
+
+
+def test_a_changer_whose_drives_have_no_identifier_leaves_a_given_barcode_unconfirmed(monkeypatch, tmp_path):
+    # without DVCID the changer cannot tell which element this drive is: it may be one of them
+    monkeypatch.setattr(S._tape_discovery, 'discover', lambda **kw: {
+        'drives': [{'nst': '/dev/nst0', 'sg': None, 'changer': None, 'barcode': None, 'block_limits': {}}],
+        'changers': [{'sg': '/dev/sg5', 'error': None, 'elements': [{'address': 500, 'identifier': None}]}]})
+    gate = fit(S.WriteGate('/dev/nst0', barcode='SCR001L4', allowed_barcodes=['SCR001L4'], runner=no_runner),
+               FakeDrive(*DATA[:2]), fake_sys(tmp_path))
+    gate.identify()
+    assert 'a drive element without a device identifier' in gate.barcode_unconfirmed
+    with pytest.raises(S.TapeSafetyError) as info:
+        gate.admit(gate.probe())
+    assert info.value.reason == 'barcode_unconfirmed'
