@@ -261,12 +261,15 @@ def too_little_data(samples=None, bytes_read=None, source_bytes=None, files=None
     was not reported and is not judged):
 
     - ``source_bytes`` (the data of the sources, all of it, not what was read)
-      below the drive's buffer (``buffer_mb``): the whole backup fits in the
-      buffer, so the drive never waits on the sources - there is no streaming
-      to judge;
-    - ``bytes_read`` below ``MIN_BYTES_READ``: less than any LTO drive's
-      buffer was read; per-second rates of so little are opening and first-read
-      latency, not the sources' throughput;
+      below the drive's buffer (``buffer_mb``; ``MIN_BYTES_READ`` where the
+      drive is not known): the whole backup fits in the buffer, so the drive
+      never waits on the sources - there is no streaming to judge;
+    - ``bytes_read`` below ``MIN_BYTES_READ``, only where the sources' size is
+      not known: less than any LTO drive's buffer was read, and nothing says
+      whether more was there; per-second rates of so little are opening and
+      first-read latency, not throughput. Where the sources are known to hold
+      more, a read that stopped short was cut by its time budget: that is a
+      slow source (the hosts that shoe-shine), judged on its samples;
     - ``samples`` below ``min_samples`` one-second samples.
 
     The file count has no minimum of its own (one large file, a database dump,
@@ -277,8 +280,8 @@ def too_little_data(samples=None, bytes_read=None, source_bytes=None, files=None
     """
     measured = {'bytes_read': bytes_read, 'source_bytes': source_bytes, 'files': files, 'samples': samples,
                 'seconds': seconds, 'buffer_mb': buffer_mb}
-    rules = (('source_bytes', source_bytes, None if buffer_mb is None else buffer_mb * 1e6),
-             ('bytes_read', bytes_read, MIN_BYTES_READ),
+    rules = (('source_bytes', source_bytes, MIN_BYTES_READ if buffer_mb is None else buffer_mb * 1e6),
+             ('bytes_read', bytes_read, MIN_BYTES_READ if source_bytes is None else None),
              ('samples', samples, min_samples))
     for measure, value, minimum in rules:
         if value is not None and minimum is not None and value < minimum:

@@ -74,8 +74,8 @@ def test_a_source_of_one_8_byte_file_is_inconclusive_not_shoe_shining(tmp_path):
 @pytest.mark.parametrize('measure, at, below', [
     # the sources' data against the LTO-5's 256 MB buffer
     ('source_bytes', dict(source_bytes=256000000), dict(source_bytes=255999999)),
-    # bytes read against MIN_BYTES_READ (64 MB)
-    ('bytes_read', dict(bytes_read=64000000), dict(bytes_read=63999999)),
+    # bytes read against MIN_BYTES_READ (64 MB), where the sources' size is not known
+    ('bytes_read', dict(bytes_read=64000000, source_bytes=None), dict(bytes_read=63999999, source_bytes=None)),
     # one-second samples against MIN_SAMPLES (10)
     ('samples', dict(samples=10), dict(samples=9)),
 ])
@@ -105,10 +105,17 @@ def test_the_boundaries_through_the_verdict():
     assert below['class'] == v.INCONCLUSIVE
     assert below['inconclusive_reason'].startswith("the sources hold 255999999 bytes in 3 files, less than the "
                                                    "drive's 256000000 bytes buffer")
-    # 64 MB read (a slow source: 1.1 MB/s for 60 s of a big tree): judged; a byte less is not
-    slow = judge(LTO5, source(rate=64 / 60.0, bytes_read=64000000, tree_bytes=10 ** 12))
-    assert slow['class'] == v.SHOE_SHINING
-    less = judge(LTO5, source(rate=64 / 60.0, bytes_read=63999999, tree_bytes=10 ** 12, tree_files=5))
+    # A slow source of a big tree (0.5 MB/s for 60 s: 30 MB of 1 TB read before the time budget ended) is the
+    # host that shoe-shines: judged on its 60 samples, however little it read.
+    slow = judge(LTO5, source(rate=0.5, bytes_read=30000000, tree_bytes=10 ** 12))
+    assert slow['class'] == v.SHOE_SHINING and not slow.get('inconclusive_reason')
+    # Where the streams do not say how much the sources hold, 64 MB read is judged and a byte less is not.
+    unsized = source(rate=64 / 60.0, bytes_read=64000000, tree_files=5)
+    unsized['streams'][0]['tree_bytes'] = None
+    assert judge(LTO5, unsized)['class'] == v.SHOE_SHINING
+    unsized = source(rate=64 / 60.0, bytes_read=63999999, tree_files=5)
+    unsized['streams'][0]['tree_bytes'] = None
+    less = judge(LTO5, unsized)
     assert less['class'] == v.INCONCLUSIVE
     assert less['inconclusive_reason'] == (
         'only 63999999 bytes was read in 5 files in 60 s, less than the minimum of 64000000 bytes (the smallest LTO '
