@@ -317,7 +317,17 @@ class DriveLock(Record):
 
     @classmethod
     def from_results(cls, registered):
-        """{device: DriveLock} of tape_drive_lock's registered result (its ``locks``), a list of locks, or None."""
+        """{device: DriveLock} of tape_drive_lock's registered result (its ``locks``), a list of locks, or None.
+
+        A list of registered results (the first lease, then its renewals) reads them in order: a device's last
+        word wins, so a drive found busy at a renewal is busy.
+        """
+        if isinstance(registered, list) and any(isinstance(r, dict) and ('locks' in r or 'skipped' in r)
+                                                for r in registered):
+            out = {}
+            for result in registered:
+                out.update(cls.from_results(result))
+            return out
         if isinstance(registered, dict):
             registered = registered.get('locks') if not registered.get('skipped') else None
         out = {}

@@ -193,3 +193,19 @@ def test_the_action_plugin_breaks_only_a_lease_of_this_controller_whose_process_
     # another controller's process cannot be seen from here: its lease ends at its expiry
     assert action.controller_gone(lease, 'ctl-b') is False
     assert action.controller_gone(dict(lease, controller_pid=None), 'ctl-a') is False
+
+
+def test_a_drive_found_busy_at_a_renewal_is_busy_for_the_verdict(tmp_path, monkeypatch):
+    # The role hands the verdict the first lease and its renewals, in order; the last word per drive wins.
+    sys_root = fake_sys(tmp_path / 'sys')
+    store = _drive_lock.LeaseStore(str(tmp_path / 'locks'), clock=Clock())
+    first = {'changed': True, 'locks': [_drive_lock.lock_drive('/dev/nst0', run('run-1'), 600, store,
+                                                               sys_root=sys_root, stat_func=st_stat)]}
+    backup = [{'pid': 812, 'command': 'bacula-sd', 'node': 'nst0'}]
+    monkeypatch.setattr(_drive_lock, 'users_of', lambda nodes, proc_root: backup if ST_RDEV in nodes else [])
+    renewed = {'changed': False, 'locks': [_drive_lock.lock_drive('/dev/nst0', run('run-1'), 600, store,
+                                                                  sys_root=sys_root, stat_func=st_stat)]}
+    skipped = {'skipped': True, 'changed': False}
+    assert not _records.DriveLock.from_results([first, skipped, skipped])['/dev/nst0'].busy
+    record = _records.DriveLock.from_results([first, renewed, skipped])['/dev/nst0']
+    assert record.busy and record.reason == 'open' and record.users == backup
