@@ -452,6 +452,10 @@ def _contended(f):
             'alone; re-run when no backup or other run uses the drive or the sources.' % '; '.join(parts))
 
 
+# storage daemons that hold their drives open while idle (Bacula/Bareos Device resource, Always Open)
+STORAGE_DAEMONS = ('bacula-sd', 'bareos-sd')
+
+
 def busy(device, state):
     """The sentence of a BUSY drive (``_verdict.busy_state``): who has it, and what to do."""
     reason = state.get('reason')
@@ -464,7 +468,14 @@ def busy(device, state):
                 'expiry (docs/usage.md, "One run per drive").')
     elif reason == 'open' and state.get('users'):
         who = '%s had it open (a backup or a tool is using it)' % _users(state['users'])
-        then = 'Re-run this host when that has finished.'
+        daemons = sorted(set(u.get('command') for u in state['users'] if u.get('command') in STORAGE_DAEMONS))
+        if daemons:
+            # bacula-sd / bareos-sd keep a drive open while idle (Always Open = yes, their default)
+            then = ('%s keeps the drive open between jobs (Always Open = yes is its default): unmount it there '
+                    'first (bconsole: unmount storage=<its Storage>, which closes the device), re-run this host, '
+                    'then mount it again.' % ' and '.join(daemons))
+        else:
+            then = 'Re-run this host when that has finished.'
     else:
         who = 'it could not be opened: another process had it open (st allows one open at a time)'
         then = 'Re-run this host when the backup or tool using it has finished.'

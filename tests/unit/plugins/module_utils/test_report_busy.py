@@ -73,6 +73,10 @@ def test_a_drive_a_backup_has_open_is_busy_naming_the_process(validator):
     validator.validate(written)
     assert written['drives'][0]['busy']['users'] == users
     assert 'bacula-sd (pid 812, nst0) had it open' in written['drives'][0]['error']
+    # the storage daemon keeps its drive open while idle: the sentence says how to let go of it
+    assert written['drives'][0]['error'].endswith(
+        'bacula-sd keeps the drive open between jobs (Always Open = yes is its default): unmount it there first '
+        '(bconsole: unmount storage=<its Storage>, which closes the device), re-run this host, then mount it again.')
 
 
 def test_the_write_gates_ebusy_refusal_is_busy_too(validator):
