@@ -303,7 +303,8 @@ def _drive_entry(info, setting, sweep, missing, preflight, backup, lock=None):
     entry = {'id': nst, 'nst': nst, 'identity': info, 'write_sweep': kept, 'settings': setting,
              'verdict': None, 'error': None, 'label': None, 'write_note': sweep.note if sweep is not None else None}
     hung = info.get('hung') or _write_hung(sweep)
-    busy = None if missing else _verdict.busy_state(
+    # a drive that hung in discovery is reported as hung: its stuck tool (mt, sg_logs) still holds the node
+    busy = None if missing or info.get('hung') else _verdict.busy_state(
         lock.to_dict() if lock is not None else None, sweep.to_dict() if sweep is not None else None, info)
     if busy:
         entry['busy'] = busy

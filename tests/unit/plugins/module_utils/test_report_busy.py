@@ -118,3 +118,15 @@ def test_busy_reaches_summary_html_junit_and_fails_the_host_as_missing(tmp_path)
     assert result['missing'] == ['lab-ma1']
     assert [(b['host'], b['drive']) for b in result['busy']] == [('lab-ma1', '/dev/nst1')]
     assert [(f['drive'], f['class']) for f in result['fleet']] == [('/dev/nst0', 'STREAMING'), ('/dev/nst1', 'BUSY')]
+
+
+def test_a_drive_that_hung_in_discovery_is_reported_hung_not_busy(validator):
+    # the hung tool itself (a stuck mt) holds the node, so the lock finds the drive open: the hang is the news
+    doc = lab_ma1()
+    doc['drives'][0]['identity']['hung'] = 'mt -f /dev/nst0 status did not finish within 60 s'
+    users = [{'pid': 901, 'command': 'mt', 'node': 'nst0'}]
+    written = assemble(doc, locks=[busy_lock(reason='open', users=users)], writes=[])
+    validator.validate(written)
+    [drive] = written['drives']
+    assert 'busy' not in drive and not drive['error'].startswith('BUSY')
+    assert 'did not finish within 60 s' in drive['error']
