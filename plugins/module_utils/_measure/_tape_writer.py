@@ -319,7 +319,12 @@ def filemark_run(fd, views, payload_bytes, segment_bytes, mark, write=os.write, 
             break
         if segment_bytes and segment_bytes < payload_bytes and result['bytes'] >= chunk:
             mark_start = clock()
-            mark(fd)
+            try:
+                mark(fd)
+            except OSError as exc:
+                # the segment before it is on the tape: its bytes stay counted (the st counters hold them too)
+                error = '%s: %s' % (errno.errorcode.get(exc.errno, exc.errno), exc.strerror)
+                break
             mark_seconds += clock() - mark_start
             marks += 1
     seconds = clock() - start

@@ -182,6 +182,20 @@ def test_filemark_run_marks_every_segment_and_times_them():
     assert baseline['marks'] == 0 and len(marks) == 5
 
 
+def test_a_file_mark_the_drive_refuses_keeps_the_segment_written_before_it():
+    # MTWEOFI refused by the kernel (EINVAL) after the first segment: its bytes are on the tape and counted, so
+    # the st write counters (the contention check) and the run agree
+    def write(fd, buf):
+        return len(buf)
+
+    def mark(fd):
+        raise OSError(errno.EINVAL, 'Invalid argument')
+
+    views = [memoryview(bytearray(1000))]
+    result = W.filemark_run(7, views, 10000, 2000, mark, write=write)
+    assert (result['bytes'], result['marks'], result['error']) == (2000, 0, 'EINVAL: Invalid argument')
+
+
 def test_call_with_timeout_bounds_a_hung_operation():
     start = time.monotonic()
     with pytest.raises(W.TapeTimeout, match='did not finish within 0.2 seconds'):
