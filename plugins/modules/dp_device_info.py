@@ -11,9 +11,9 @@ short_description: Recommend Data Protector tape device block and segment sizes 
 version_added: 0.1.0
 description:
   - Computes, for each drive, the block size and segment size to configure in the Data Protector
-    device definition, from the drive model's native cartridge capacity (DP's rule, default segment
-    size = native capacity / 50, and a segment also closes when its catalog reaches 12 MB) and the HBA
-    path's maximum transfer.
+    device definition, from the drive model's native cartridge capacity (a segment size to set of native
+    capacity / 50, the field notes' rule; Data Protector's own default for LTO is 2000 MB, and a segment also
+    closes when its catalog reaches 12 MB) and the HBA path's maximum transfer.
   - Where a qualify run's verdict recommends a segment or block size for a drive (O(drives[].segment_size_mb),
     O(drives[].block_size_kb)), that is the recommendation, so the module never says something else than the
     verdict.

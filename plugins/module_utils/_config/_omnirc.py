@@ -41,8 +41,9 @@ _COMMENTED_RE = re.compile(r'^[ \t]*#+[ \t]*(?P<key>[A-Z][A-Z0-9_]*)[ \t]*=')
 # or forum thread on OB2FORCESCSI or OB2IMMEDFM to cite beside the seed.
 IMMEDIATE_FILEMARK_KEYS = {'OB2FORCESCSI': 'WFM', 'OB2IMMEDFM': '1'}
 
-# DP's rule for the default segment size of a tape device (see docs/roles.md):
-# native capacity / 50; a segment also closes when its catalog reaches 12 MB.
+# The field notes' rule for a segment size to set on a tape device (docs/roles.md):
+# native capacity / 50 (Data Protector's own default for LTO is 2000 MB, seed 001);
+# a segment also closes when its catalog reaches 12 MB.
 SEGMENT_DIVISOR = 50
 CATALOG_SEGMENT_LIMIT_MB = 12
 # Data Protector accepts tape block sizes in KB up to 1024 KB on Linux Media
@@ -192,7 +193,8 @@ def recommend_device(native_capacity_gb, hba_max_transfer_bytes=None, max_block_
     than the verdict; the block size is still checked against the limits.
     Returns a dict:
 
-    - ``segment_size_mb``: the verdict's, else native capacity / 50, in MB (DP's default rule);
+    - ``segment_size_mb``: the verdict's, else native capacity / 50, in MB (the field notes' rule for a
+      size to set; not Data Protector's default, which is 2000 MB for LTO);
     - ``segment_size_basis``: ``verdict`` or ``rule``;
     - ``catalog_segment_limit_mb``: 12 (a segment also closes at 12 MB of catalog);
     - ``block_size_kb``: the verdict's, else the largest power-of-two KB block not
