@@ -29,7 +29,8 @@ attributes:
   check_mode:
     support: full
     details:
-      - In check mode the leases are read and the drives' users listed, and nothing is written.
+      - In check mode the leases are read and the drives' users listed, and nothing is written; C(changed) says
+        whether a real run would take, renew or release a lease.
   diff_mode:
     support: none
   action:
@@ -177,7 +178,8 @@ def main():
                 lock['device'], lock['replaced'].get('stale'), lock['replaced'].get('run_id'),
                 lock['replaced'].get('controller')))
     # each lock is a DriveLock record (module_utils/_records.py)
-    module.exit_json(changed=changed and not module.check_mode,
+    # in check mode: what a real run would change (the lease it would take, renew or release), nothing written
+    module.exit_json(changed=changed,
                      locks=[_records.DriveLock.from_dict(lock).to_dict() for lock in locks],
                      busy=[lock['device'] for lock in locks if lock['state'] == 'busy'])
 

@@ -17,7 +17,7 @@ a whole run. The lock is a lease instead (docs/usage.md, "One run per drive"):
 - every read-modify-write of a lease happens under an exclusive ``flock`` of
   ``LOCK_DIR/.guard``, so two runs asking at once cannot both win;
 - the run that holds a lease renews it (takes it again with its own run id,
-  controller and pid) before each long step, and releases it on every way out
+  controller and pid) before the write sweep and the mechanics, and releases it on every way out
   of the role (its ``always:``);
 - a lease is stale, and taken over, when it expired (a killed controller
   releases nothing: its lease ends by itself), or when the controller that

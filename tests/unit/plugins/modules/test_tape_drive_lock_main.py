@@ -49,7 +49,7 @@ def test_a_second_run_on_the_drive_is_told_it_is_busy_and_the_first_releases(tmp
 
 def test_check_mode_tells_and_writes_nothing(tmp_path, monkeypatch, drive):
     failed, result = run_module(tape_drive_lock.main, args(tmp_path, 'run-1', 100), monkeypatch, check_mode=True)
-    assert not failed and result['changed'] is False and result['locks'][0]['state'] == 'taken'
+    assert not failed and result['changed'] is True and result['locks'][0]['state'] == 'taken'
     assert not os.path.exists(result['locks'][0]['lease_path'])
 
 
