@@ -424,6 +424,20 @@ def _mtx_run(runner, sg):
         return _result_of(exc, cmd), status
 
 
+def changer_drive_barcode(runner, sg, element):
+    """``(barcode, error)`` of the cartridge in drive ``element`` of the changer at ``sg``, from one ``mtx status``.
+
+    What the write gate asks right before a write that rests on the barcode (``_tape_safety.WriteGate.admit``):
+    the changer alone, not the whole discovery again. ``barcode`` is None for an empty drive or an unlabelled
+    cartridge; ``error`` is the changer's failure, or None.
+    """
+    result, status = _mtx_run(runner, sg)
+    status = status or _mtx_status(result)
+    if result.rc != 0 or status.get('error'):
+        return None, status.get('error') or (result.stderr or '').strip() or 'mtx status failed'
+    return _mtx.drive_barcode(status, element), None
+
+
 def discover_changers(runner, sys_root=None):
     """Every SCSI medium changer (type 8) under ``sys_root`` (default SYS_ROOT) with its mtx status and elements."""
     sys_root = SYS_ROOT if sys_root is None else sys_root

@@ -358,6 +358,7 @@ class WriteGate:
         self.probe_io = {}  # mtget / mtop / read for probe_media: tests put a fake st drive here
         self.identity = None
         self.drive = {}
+        self.changers = []   # discovery's changers of the host (what a given barcode is checked against)
         self.probe_result = None
         self.decision = None
 
@@ -381,7 +382,20 @@ class WriteGate:
         found = _tape_discovery.discover(runner=self.runner, sys_root=self.sys_root, log_pages=False,
                                          only=['/dev/%s' % self.identity.name])
         self.drive = found['drives'][0] if found.get('drives') else {}
-        self.reconcile_barcode(self.drive, found.get('changers') or ())
+        self.changers = list(found.get('changers') or ())
+        self.reconcile_barcode(self.drive, self.changers)
+
+    def _ask_changer_again(self):
+        """The drive's changer asked once more what is loaded (one ``mtx status``), then the barcode reconciled."""
+        link = self.drive.get('changer') or {}
+        changers = self.changers
+        if link.get('sg') and link.get('element') is not None:
+            barcode, error = _tape_discovery.changer_drive_barcode(self.runner, link['sg'], link['element'])
+            self.drive = dict(self.drive, barcode=barcode)
+            mine = next((c for c in changers if c.get('sg') == link['sg']), {'sg': link['sg']})
+            changers = [c for c in changers if c is not mine] + [dict(mine, error=error)]
+            self.changers = changers
+        self.reconcile_barcode(self.drive, changers)
 
     def loaded(self, barcode):
         """Name the cartridge a caller has just loaded by its barcode (mechanics' changer move).
@@ -463,7 +477,7 @@ class WriteGate:
         if self.runner is not None and self.identity is not None and rests_on_barcode(
                 probe, self.overwrite, self.allowed_barcodes, self.barcode):
             # the allow-list is all that admits this cartridge: ask the changer again what is loaded now
-            self._discover()
+            self._ask_changer_again()
         self.decision = media_verdict(probe, overwrite=self.overwrite, allowed_barcodes=self.allowed_barcodes,
                                       barcode=self.barcode, barcode_unconfirmed=self.barcode_unconfirmed)
         return self.decision

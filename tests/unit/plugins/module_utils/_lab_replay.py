@@ -292,6 +292,9 @@ class ReplayDrive:
         monkeypatch.setattr(W, 'mtop', self.mtop)
         monkeypatch.setattr(W, 'mtget', self.mtget)
         monkeypatch.setattr(B._tape_discovery, 'discover', lambda **kw: {'drives': [self.discovered()]})
+        # the changer asked again before a write that rests on the barcode: it reports the recorded cartridge
+        monkeypatch.setattr(B._tape_discovery, 'changer_drive_barcode',
+                            lambda runner, sg, element: (self.record['drive'].get('barcode'), None))
         monkeypatch.setattr(B._tape_discovery, 'read_log_pages', self.read_log_pages)
         return self
 

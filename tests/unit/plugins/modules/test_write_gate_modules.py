@@ -305,13 +305,18 @@ def changer_says(monkeypatch, fixture):
         drive = {'nst': '/dev/nst0', 'sg': None, 'changer': {'sg': CHANGER, 'element': 0},
                  'barcode': _mtx.drive_barcode(status, 0), 'block_limits': {'max': None}}
         return {'drives': [drive], 'changers': [{'sg': CHANGER, 'status': status, 'error': status['error']}]}
+
+    def runner(cmd, *args):
+        """The changer's `mtx status` (the gate asks it again before a write that rests on the barcode)."""
+        calls.append(' '.join(cmd))
+        return result if cmd[0] == 'mtx' else no_runner(cmd)
     monkeypatch.setattr(S._tape_discovery, 'discover', discover)
-    return calls
+    return calls, runner
 
 
 def test_the_changer_reports_the_cartridge_the_capture_shows(monkeypatch, tmp_path):
-    changer_says(monkeypatch, LOADED)
-    gate = fit(S.WriteGate('/dev/nst0', runner=no_runner), FakeDrive(['ONLINE', 'BOT']), fake_sys(tmp_path))
+    _calls, runner = changer_says(monkeypatch, LOADED)
+    gate = fit(S.WriteGate('/dev/nst0', runner=runner), FakeDrive(['ONLINE', 'BOT']), fake_sys(tmp_path))
     gate.identify()
     assert gate.barcode == 'NDD311L3' and gate.barcode_unconfirmed is None
 
@@ -319,11 +324,11 @@ def test_the_changer_reports_the_cartridge_the_capture_shows(monkeypatch, tmp_pa
 @pytest.mark.parametrize('overwrite', [False, True], ids=['allow_list', 'overwrite'])
 def test_write_benchmark_refuses_a_barcode_the_changer_contradicts(monkeypatch, tmp_path, overwrite):
     # The incident: the changer reports the data cartridge, the task names a scratch barcode it also allows.
-    changer_says(monkeypatch, LOADED)
+    _calls, runner = changer_says(monkeypatch, LOADED)
     drive = FakeDrive(*DATA[:2])
     bench = B.TapeBenchmark('/dev/nst0', block_sizes=[65536], patterns=['zeros'], step_bytes=W.MB, log_pages=False,
                             barcode='SCR001L4', allowed_barcodes=['SCR001L4'], overwrite=overwrite,
-                            runner=no_runner, sys_root=fake_sys(tmp_path / 'sys'))
+                            runner=runner, sys_root=fake_sys(tmp_path / 'sys'))
     fit(bench.gate, drive, bench.sys_root)
     for check_mode in (True, False):
         with pytest.raises(S.TapeSafetyError) as info:
@@ -360,43 +365,44 @@ def test_btape_refuses_a_barcode_the_changer_contradicts(monkeypatch, tmp_path):
 
 def test_mechanics_file_marks_check_the_loaded_barcode_against_the_changer(monkeypatch, tmp_path):
     # Mechanics moved "SCR001L4" into the drive, yet the changer now reports NDD311L3 there: no file mark.
-    calls = changer_says(monkeypatch, LOADED)
+    calls, runner = changer_says(monkeypatch, LOADED)
     drive = FakeDrive(*DATA[:2])
-    bench = M.MechanicsBenchmark('/dev/nst0', 'SCR001L4', allowed_barcodes=['SCR001L4'], runner=no_runner,
+    bench = M.MechanicsBenchmark('/dev/nst0', 'SCR001L4', allowed_barcodes=['SCR001L4'], runner=runner,
                                  sys_root=fake_sys(tmp_path / 'sys'))
-    bench.gate = fit(S.WriteGate('/dev/nst0', allowed_barcodes=['SCR001L4'], runner=no_runner), drive,
-                     bench.sys_root)
-    bench.gate.check_device()
+    # the gate as identify() sets it up: no barcode (mechanics names the cartridge it moves, not the loaded one)
+    bench.gate = fit(S.WriteGate('/dev/nst0', allowed_barcodes=['SCR001L4'], runner=runner), drive, bench.sys_root)
+    bench.gate.identify()
     bench.result = {'warnings': []}
     record = bench._write_marks()
     assert record['refused'] is True and record['reason'] == 'barcode_mismatch', record
-    assert calls == [['/dev/nst0']]   # asked the changer right before the decision
+    # discovery, then the changer asked again right before the decision
+    assert calls == [['/dev/nst0'], 'mtx -f /dev/sg5 status']
     assert drive.opens == [os.O_RDONLY] and drive.wrote() == []
 
 
 def test_a_matching_barcode_is_asked_again_before_it_admits_data(monkeypatch, tmp_path):
-    calls = changer_says(monkeypatch, LOADED)
+    calls, runner = changer_says(monkeypatch, LOADED)
     drive = FakeDrive(*DATA[:2])
-    gate = fit(S.WriteGate('/dev/nst0', barcode='ndd311l3', allowed_barcodes=['NDD311L3'], runner=no_runner),
+    gate = fit(S.WriteGate('/dev/nst0', barcode='ndd311l3', allowed_barcodes=['NDD311L3'], runner=runner),
                drive, fake_sys(tmp_path))
     gate.identify()
     assert gate.barcode == 'NDD311L3'   # the changer's spelling
     assert gate.admit(gate.probe()) == 'barcode NDD311L3 is in allowed_barcodes (read a 65536-byte block at BOT)'
-    assert len(calls) == 2
+    assert calls == [['/dev/nst0'], 'mtx -f /dev/sg5 status']
 
 
 def test_blank_media_needs_no_second_look_at_the_changer(monkeypatch, tmp_path):
-    calls = changer_says(monkeypatch, LOADED)
-    gate = fit(S.WriteGate('/dev/nst0', allowed_barcodes=['NDD311L3'], runner=no_runner),
+    calls, runner = changer_says(monkeypatch, LOADED)
+    gate = fit(S.WriteGate('/dev/nst0', allowed_barcodes=['NDD311L3'], runner=runner),
                FakeDrive(['ONLINE', 'BOT', 'EOD']), fake_sys(tmp_path))
     gate.identify()
-    assert gate.admit(gate.probe()) == 'blank media' and len(calls) == 1
+    assert gate.admit(gate.probe()) == 'blank media' and calls == [['/dev/nst0']]
 
 
 def test_a_changer_that_fails_leaves_a_given_barcode_unconfirmed(monkeypatch, tmp_path):
-    changer_says(monkeypatch, NOT_READY)
+    _calls, runner = changer_says(monkeypatch, NOT_READY)
     drive = FakeDrive(*DATA[:2])
-    gate = fit(S.WriteGate('/dev/nst0', barcode='SCR001L4', allowed_barcodes=['SCR001L4'], runner=no_runner),
+    gate = fit(S.WriteGate('/dev/nst0', barcode='SCR001L4', allowed_barcodes=['SCR001L4'], runner=runner),
                drive, fake_sys(tmp_path))
     gate.identify()
     assert gate.barcode == 'SCR001L4' and gate.barcode_unconfirmed.startswith('the changer /dev/sg5 did not answer')
