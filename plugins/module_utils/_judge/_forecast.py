@@ -261,9 +261,11 @@ def too_little_data(samples=None, bytes_read=None, source_bytes=None, files=None
     was not reported and is not judged):
 
     - ``source_bytes`` (the data of the sources, all of it, not what was read)
-      below the drive's buffer (``buffer_mb``; ``MIN_BYTES_READ`` where the
-      drive is not known): the whole backup fits in the buffer, so the drive
-      never waits on the sources - there is no streaming to judge;
+      below ``MIN_BYTES_READ``, the smallest LTO drive buffer: a backup that
+      small fits in any drive's buffer, so the drive never waits on the
+      sources - there is no streaming to judge. (Not the drive's own buffer:
+      several are estimates, and a what-if's source is often a sample of the
+      backup, smaller than an LTO-9's buffer but telling of its rates);
     - ``bytes_read`` below ``MIN_BYTES_READ``, only where the sources' size is
       not known: less than any LTO drive's buffer was read, and nothing says
       whether more was there; per-second rates of so little are opening and
@@ -280,7 +282,7 @@ def too_little_data(samples=None, bytes_read=None, source_bytes=None, files=None
     """
     measured = {'bytes_read': bytes_read, 'source_bytes': source_bytes, 'files': files, 'samples': samples,
                 'seconds': seconds, 'buffer_mb': buffer_mb}
-    rules = (('source_bytes', source_bytes, MIN_BYTES_READ if buffer_mb is None else buffer_mb * 1e6),
+    rules = (('source_bytes', source_bytes, MIN_BYTES_READ),
              ('bytes_read', bytes_read, MIN_BYTES_READ if source_bytes is None else None),
              ('samples', samples, min_samples))
     for measure, value, minimum in rules:

@@ -178,10 +178,10 @@ def too_little_data(short):
     files = short.get('files')
     files_text = '' if files is None else ' in %d file%s' % (files, _plural(files))
     if short['measure'] == 'source_bytes':
-        return ('the sources hold %s%s, less than the drive\'s %s buffer (the minimum): the whole backup fits in '
-                'the buffer, so the drive never waits on the sources and there is no streaming to judge; qualify '
-                'with the backup\'s real sources' % (_sizes_apart(short['measured'], short['minimum'])[0],
-                                                     files_text, _sizes_apart(short['measured'], short['minimum'])[1]))
+        measured, minimum = _sizes_apart(short['measured'], short['minimum'])
+        return ('the sources hold %s%s, less than the minimum of %s (the smallest LTO drive buffer): a backup that '
+                'small fits in the drive\'s buffer, so the drive never waits on the sources and there is no '
+                'streaming to judge; qualify with the backup\'s real sources' % (measured, files_text, minimum))
     if short['measure'] == 'bytes_read':
         seconds = short.get('seconds')
         measured, minimum = _sizes_apart(short['measured'], short['minimum'])

@@ -61,19 +61,18 @@ def test_a_source_of_one_8_byte_file_is_inconclusive_not_shoe_shining(tmp_path):
     verdict = judge(LTO9, result)
     # the rates alone say the drive would shoe-shine: far below its floor ...
     assert verdict['forecast']['now']['class'] == v.SHOE_SHINING
-    # ... but 8 bytes of sources fit in the drive's buffer: there is nothing to judge
+    # ... but 8 bytes of sources fit in any drive's buffer: there is nothing to judge
     assert verdict['class'] == v.INCONCLUSIVE and verdict['fixes'] == []
-    buffer_mb = LTO9.buffer_mb
     assert verdict['inconclusive_reason'] == (
-        "the sources hold 8 bytes in 1 file, less than the drive's %s buffer (the minimum): the whole backup fits "
-        "in the buffer, so the drive never waits on the sources and there is no streaming to judge; qualify with "
-        "the backup's real sources" % _words._data_size(buffer_mb * 1e6))
+        "the sources hold 8 bytes in 1 file, less than the minimum of 64 MB (the smallest LTO drive buffer): a "
+        "backup that small fits in the drive's buffer, so the drive never waits on the sources and there is no "
+        "streaming to judge; qualify with the backup's real sources")
     assert verdict['summary'].startswith('Not enough data to judge LTO-9 FH: the sources hold 8 bytes in 1 file')
 
 
 @pytest.mark.parametrize('measure, at, below', [
-    # the sources' data against the LTO-5's 256 MB buffer
-    ('source_bytes', dict(source_bytes=256000000), dict(source_bytes=255999999)),
+    # the sources' data against MIN_BYTES_READ (64 MB), whatever the drive's buffer
+    ('source_bytes', dict(source_bytes=64000000), dict(source_bytes=63999999)),
     # bytes read against MIN_BYTES_READ (64 MB), where the sources' size is not known
     ('bytes_read', dict(bytes_read=64000000, source_bytes=None), dict(bytes_read=63999999, source_bytes=None)),
     # one-second samples against MIN_SAMPLES (10)
@@ -86,7 +85,7 @@ def test_each_minimum_is_met_at_its_value_and_missed_just_below(measure, at, bel
     short = fc.too_little_data(**dict(enough, **below))
     assert short['measure'] == measure
     assert short['measured'] == list(below.values())[0]
-    assert short['minimum'] == {'source_bytes': 256e6, 'bytes_read': 64e6, 'samples': 10}[measure]
+    assert short['minimum'] == {'source_bytes': 64e6, 'bytes_read': 64e6, 'samples': 10}[measure]
 
 
 def test_a_measure_not_reported_is_not_judged_and_the_first_shortfall_is_named():
@@ -98,13 +97,14 @@ def test_a_measure_not_reported_is_not_judged_and_the_first_shortfall_is_named()
 
 
 def test_the_boundaries_through_the_verdict():
-    # the data of an LTO-5's buffer exactly: judged on its rates (500 MB/s streams an LTO-5)
-    buffer_bytes = int(LTO5.buffer_mb * 1e6)
-    assert judge(LTO5, source(tree_bytes=buffer_bytes))['class'] == v.STREAMING
-    below = judge(LTO5, source(tree_bytes=buffer_bytes - 1, tree_files=3))
+    # 64 MB of sources exactly: judged on its rates (500 MB/s streams an LTO-5); a byte less is not
+    assert judge(LTO5, source(tree_bytes=64000000))['class'] == v.STREAMING
+    below = judge(LTO5, source(tree_bytes=63999999, tree_files=3))
     assert below['class'] == v.INCONCLUSIVE
-    assert below['inconclusive_reason'].startswith("the sources hold 255999999 bytes in 3 files, less than the "
-                                                   "drive's 256000000 bytes buffer")
+    assert below['inconclusive_reason'].startswith("the sources hold 63999999 bytes in 3 files, less than the "
+                                                   "minimum of 64000000 bytes")
+    # a what-if's sample of the sources, smaller than an LTO-9's (estimated) 731 MB buffer, is judged
+    assert judge(LTO9, source(tree_bytes=400 * 10 ** 6))['class'] != v.INCONCLUSIVE
     # A slow source of a big tree (0.5 MB/s for 60 s: 30 MB of 1 TB read before the time budget ended) is the
     # host that shoe-shines: judged on its 60 samples, however little it read.
     slow = judge(LTO5, source(rate=0.5, bytes_read=30000000, tree_bytes=10 ** 12))
