@@ -146,11 +146,26 @@ def tapelab(*args, timeout=600, show=False):
     return proc
 
 
+# Wall time per test file (setup, call and teardown of its tests), in the terminal summary of every run:
+# where the test command's time goes (docs/development.md, "Test budget").
+FILE_SECONDS = {}
+
+
+def pytest_runtest_logreport(report):
+    path = report.nodeid.split('::', 1)[0]
+    FILE_SECONDS[path] = FILE_SECONDS.get(path, 0.0) + report.duration
+
+
 def pytest_terminal_summary(terminalreporter):
     if LAB_MESSAGES:
         terminalreporter.section('lab')
         for line in LAB_MESSAGES:
             terminalreporter.write_line(line)
+    if FILE_SECONDS:
+        terminalreporter.section('time by file')
+        for path, seconds in sorted(FILE_SECONDS.items(), key=lambda item: -item[1]):
+            terminalreporter.write_line('%7.1f s  %s' % (seconds, path))
+        terminalreporter.write_line('%7.1f s  in all' % sum(FILE_SECONDS.values()))
 
 
 @pytest.fixture(scope='session')
