@@ -441,10 +441,18 @@ def _yaml_lines(value, indent):
 
 
 def model_overrides(profile):
-    """The scaled drive as ``tapeops_drives[].model`` overrides (_drive_model.OVERRIDABLE fields)."""
+    """The scaled drive as ``tapeops_drives[].model`` overrides (_drive_model.OVERRIDABLE fields).
+
+    ``sync_mark_s``: the emulated drive's synchronous file mark costs its buffer drain and then one
+    reposition of ``backhitch_s`` (lab/tapedrive/physics.py, rule 6), not the drive model's estimate
+    for a real drive and its application.
+    """
     keys = ('native_mb_s', 'speed_steps_mb_s', 'speed_floor_mb_s', 'buffer_mb', 'backhitch_s', 'load_s',
             'unload_s', 'rewind_s', 'locate_s', 'compression_ratio')
-    return {k: profile[k] for k in keys if k in profile}
+    overrides = {k: profile[k] for k in keys if k in profile}
+    if 'backhitch_s' in profile:
+        overrides['sync_mark_s'] = profile['backhitch_s']
+    return overrides
 
 
 def host_vars(spec, ready, run_dir, profile=None):

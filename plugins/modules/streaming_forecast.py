@@ -36,7 +36,8 @@ options:
       - The drive. V(generation) is required (V(LTO-9), V(LTO-8 HH), V(7)); V(vendor) (the mechanism's
         maker, V(IBM) or V(HPE); others use IBM's published tables, marked as estimates), V(form_factor)
         (V(FH) or V(HH)) and V(interface) (V(SAS), V(FC), V(SCSI)) refine it.
-      - Any drive model field overrides the model, for example V(buffer_mb), V(backhitch_s),
+      - Any drive model field overrides the model, for example V(buffer_mb), V(backhitch_s), V(sync_mark_s)
+        (what a synchronous file mark costs beyond its buffer drain; 7 s estimated when not given),
         V(speed_steps_mb_s), V(speed_floor_mb_s), V(native_mb_s), V(compressed_max_mb_s).
     type: dict
     required: true
@@ -68,7 +69,8 @@ options:
     choices: [sync, immediate]
     default: immediate
   filemark_seconds:
-    description: A measured reposition cost per synchronous file mark, replacing the model's back-hitch time for marks.
+    description: A measured reposition cost per synchronous file mark (beyond its buffer drain), replacing the drive
+      model's O(drive) V(sync_mark_s) for marks.
     type: float
   data_gb:
     description: The backup's size in GB, for RV(window_hours).

@@ -36,8 +36,10 @@ check the forecast against what a drive reports (docs/drive-model.md,
    for the whole interval counts as faster than any step.
 5. The first start after load is like a restart without back-hitch.
 6. A synchronous file mark blocks the host until the buffer is empty; the
-   drive then stops and the next data costs a reposition (a back-hitch). An
-   immediate file mark costs nothing.
+   drive then stops and the next data costs a reposition (a back-hitch) of
+   ``sync_mark_s``: the cost the write test measured, or the drive model's
+   estimate (7 s, derived from a published measurement: _drive_model,
+   DEFAULT_SYNC_MARK_S). An immediate file mark costs nothing.
 
 The host side replays the per-second source series by data position, not by
 wall clock: the series says how fast the sources read their n-th second of
@@ -84,7 +86,7 @@ TRACE_POINTS = 600
 
 FILEMARK_MODES = ('sync', 'immediate')
 
-DRIVE_FIELDS = ('native_mb_s', 'speed_steps_mb_s', 'buffer_mb', 'backhitch_s', 'compressed_max_mb_s',
+DRIVE_FIELDS = ('native_mb_s', 'speed_steps_mb_s', 'buffer_mb', 'backhitch_s', 'sync_mark_s', 'compressed_max_mb_s',
                 'compression_ratio', 'label', 'load_s', 'rewind_s', 'unload_s', 'estimated')
 
 
@@ -131,6 +133,9 @@ def drive_parameters(drive):
         'steps': steps,                       # slowest first
         'buffer_mb': _number(_field(drive, 'buffer_mb'), 'drive buffer_mb'),
         'backhitch_s': _number(_field(drive, 'backhitch_s'), 'drive backhitch_s', allow_zero=True),
+        # a mapping without it (a drive described field by field): a synchronous mark costs a back-hitch
+        'sync_mark_s': _number(_field(drive, 'sync_mark_s', _field(drive, 'backhitch_s')), 'drive sync_mark_s',
+                               allow_zero=True),
         'compressed_max_mb_s': _number(_field(drive, 'compressed_max_mb_s') or native * (ratio or 1.0),
                                        'drive compressed_max_mb_s'),
         'nominal_ratio': _number(ratio, 'drive compression_ratio') if ratio is not None else 1.0,
@@ -187,8 +192,8 @@ def forecast(drive, feed_mb_s=None, feed_series_mb_s=None, tape_ratio=None, path
     (the write sweep's rate), when measured.
     segment_size_mb + filemark_mode: a file mark after every segment;
     ``sync`` marks flush the buffer and cost a reposition, ``immediate`` ones
-    nothing. filemark_seconds: a measured cost per sync mark, used as its
-    reposition time instead of the model's backhitch_s.
+    nothing. filemark_seconds: a measured cost per sync mark (beyond the
+    flush), used as its reposition time instead of the model's sync_mark_s.
     data_gb: backup size for the window. block_size_bytes, streams: recorded.
     """
     params = drive_parameters(drive)
@@ -237,6 +242,7 @@ def forecast(drive, feed_mb_s=None, feed_series_mb_s=None, tape_ratio=None, path
         'drive': {
             'native_mb_s': params['native_mb_s'], 'speed_steps_mb_s': list(reversed(params['steps'])),
             'buffer_mb': params['buffer_mb'], 'backhitch_s': params['backhitch_s'],
+            'sync_mark_s': params['sync_mark_s'],
             'compressed_max_mb_s': params['compressed_max_mb_s'], 'estimated': sorted(params['estimated']),
         },
         'trace': sim['trace'],
@@ -358,7 +364,7 @@ def _simulate(params, series, measured, ratio, path, segment, filemark_mode, mar
     top_index = len(steps) - 1
     buffer_mb = params['buffer_mb']
     backhitch_s = params['backhitch_s']
-    mark_reposition = backhitch_s if mark_cost is None else mark_cost
+    mark_reposition = params['sync_mark_s'] if mark_cost is None else mark_cost
     host_cap = params['compressed_max_mb_s']
     if path is not None:
         host_cap = min(host_cap, path)

@@ -705,7 +705,7 @@ class _Judgement:
         if self.mode_fixed == 'sync' and self.segment_mb:
             mark_cost = costs.get('sync')
             if mark_cost is None:
-                mark_cost = self.case.flush_s + (_num(_get(self.spec, 'backhitch_s')) or 0.0)
+                mark_cost = self.case.flush_s + (_num(_get(self.spec, 'sync_mark_s')) or 0.0)
             recommended = segment_for_loss(self.need_full, mark_cost, self.opts['filemark_loss_target'])
             if recommended and self.segment_mb < recommended:
                 self.seg_recommended = self.seg_fixed = float(int(math.ceil(recommended / 100.0)) * 100)
@@ -816,7 +816,9 @@ class _Judgement:
             if self.misconfigured and not self.hard_error:
                 self.fact('forecast_fixed', forecast=_brief(self.fixed), need_floor_mb_s=self.need_floor,
                           need_full_mb_s=self.need_full)
-        for name in ('buffer_mb', 'backhitch_s'):
+        # the mark cost only where the forecast pays it: synchronous marks the write test did not measure
+        unmeasured_marks = self.mode_now == 'sync' and bool(self.segment_mb) and self.mark_now is None
+        for name in ('buffer_mb', 'backhitch_s') + (('sync_mark_s',) if unmeasured_marks else ()):
             if name in self.estimated:
                 self.finding('estimated_%s' % name, 'info', value=_num(_get(self.spec, name)) or 0,
                              basis=self.estimated[name])

@@ -503,6 +503,9 @@ FINDINGS = {
     'estimated_buffer_mb': lambda f: 'The drive model\'s buffer %.0f MB is an estimate: %s.' % (f['value'], f['basis']),
     'estimated_backhitch_s': lambda f: 'The drive model\'s back-hitch %.1f s is an estimate: %s.' % (
         f['value'], f['basis']),
+    'estimated_sync_mark_s': lambda f: 'The write test measured no synchronous file mark, so each costs the drive '
+                                       'model\'s %.1f s beyond the buffer drain, an estimate: %s.' % (
+                                           f['value'], f['basis']),
     'memory_at_concurrency': lambda f: 'Running %d %s drives at once needs %d MB by the memory rule (%s); the host has '
                                        '%d MB.' % (f['drives'], f['label'], f['memory']['needed_mb'],
                                                    memory_rule(f['memory']), f['memory']['total_mb']),

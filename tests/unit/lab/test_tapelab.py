@@ -209,6 +209,21 @@ def test_drive_profile_from_the_collections_drive_model():
         assert prof['speed_floor_mb_s'] == pytest.approx(min(got['speed_steps_mb_s']) * spec['scale'])
 
 
+def test_the_inventory_model_gives_the_emulated_mark_cost_and_the_collection_takes_it():
+    # the emulated drive's synchronous mark costs the drain and one back-hitch (physics.py rule 6): the
+    # inventory says so, in place of the drive model's 7 s estimate for a real drive and its application
+    model = tapelab.load_drive_model()
+    spec = tapelab.guest_spec(1, 3, '/r')
+    prof = tapelab.drive_profile(spec['drive'], spec['scale'], tapelab.MECH_DIVISOR,
+                                 tapelab.model_dict(spec['drive'], model))
+    overrides = tapelab.model_overrides(prof)
+    assert overrides['sync_mark_s'] == overrides['backhitch_s'] == prof['backhitch_s'] == 3.0
+    assert set(overrides) <= set(model.OVERRIDABLE)
+    taken = model.lookup(spec['drive']['generation'], None, spec['drive']['maker'], overrides=overrides)
+    assert taken.sync_mark_s == 3.0 and 'sync_mark_s' not in dict(taken.estimated)
+    assert model.lookup(spec['drive']['generation'], None, spec['drive']['maker']).sync_mark_s == 7.0
+
+
 def test_the_spread_puts_each_source_where_its_class_says():
     model = tapelab.load_drive_model()
     for index in (1, 2, 3):
@@ -243,7 +258,8 @@ def test_tapedrive_config_and_host_vars_of_an_emulated_guest(tmp_path):
     assert drive['generation'] == 'LTO-6' and drive['vendor'] == 'HPE'
     assert drive['model']['buffer_mb'] == pytest.approx(64.0) and isinstance(drive['model']['buffer_mb'], float)
     assert set(drive['model']) <= {'native_mb_s', 'speed_steps_mb_s', 'speed_floor_mb_s', 'buffer_mb',
-                                   'backhitch_s', 'load_s', 'unload_s', 'rewind_s', 'locate_s', 'compression_ratio'}
+                                   'backhitch_s', 'sync_mark_s', 'load_s', 'unload_s', 'rewind_s', 'locate_s',
+                                   'compression_ratio'}
     tgt = dict(spec, drive_mode='tgt')
     assert 'tapeops_drives' not in tapelab.host_vars(tgt, ready, '/r', prof)
 

@@ -178,10 +178,13 @@ def test_the_mt_stand_in_gives_the_status_lab_ma1_recorded():
 
 
 @pytest.mark.parametrize('check_mode', [False, True], ids=['run', 'check_mode'])
-def test_a_lab_host_is_discovered_as_the_recorded_run_found_it(tmp_path, monkeypatch, host, check_mode, said):
-    recorded = recorded_drive()
+def test_a_lab_host_is_discovered_as_the_recorded_run_found_it(tmp_path, monkeypatch, host, check_mode, said,
+                                                               recorded_lab_run):
+    recorded = recorded_lab_run.strip(recorded_drive())
     lab_ma1_tools(tmp_path, monkeypatch)
-    failed, result = run_module(tape_drive_info.main, {'drive_settings': [lab_setting(recorded)]}, monkeypatch,
+    # the drive settings as today's lab inventory gives them (their sync_mark_s: tests/unit/conftest.py)
+    setting = recorded_lab_run.settings(lab_setting(recorded))
+    failed, result = run_module(tape_drive_info.main, {'drive_settings': [setting]}, monkeypatch,
                                 check_mode=check_mode)
     assert not failed, result
     assert result['changed'] is False
@@ -192,7 +195,8 @@ def test_a_lab_host_is_discovered_as_the_recorded_run_found_it(tmp_path, monkeyp
             'block_size', 'density_code', 'media_loaded', 'write_protected', 'busy', 'mt_status', 'mt_error',
             'st_options', 'stats', 'mtweofi_supported', 'mtweofi_basis', 'hung', 'link', 'generation', 'drive_model',
             'warnings')
-    assert {k: drive[k] for k in same} == {k: recorded[k] for k in same}
+    assert recorded_lab_run.strip({k: drive[k] for k in same}) == {k: recorded[k] for k in same}
+    assert drive['drive_model']['sync_mark_s'] == 3.0 and 'sync_mark_s' not in drive['drive_model']['estimated']
     # the drive's identity as the one resolver gave it: LTO-5 FH from the inventory, the cartridge as the medium
     assert drive['generation']['generation'] == 5 and drive['generation']['source'] == 'inventory'
     assert drive['generation']['medium']['code'] == '0x58'
