@@ -161,8 +161,8 @@ def test_the_unmeasured_mark_cost_is_an_estimate_that_names_seed_001_and_gives_w
     assert measured['effective_mb_s'] == pytest.approx(148.28, abs=0.05)
     assert measured['effective_mb_s'] > modelled['effective_mb_s']
     # a drive described field by field without sync_mark_s: a synchronous mark costs its back-hitch
-    fields = dict((k, getattr(LTO4_HP, k)) for k in ('native_mb_s', 'speed_steps_mb_s', 'buffer_mb', 'backhitch_s',
-                                                    'compressed_max_mb_s', 'compression_ratio'))
+    names = ('native_mb_s', 'speed_steps_mb_s', 'buffer_mb', 'backhitch_s', 'compressed_max_mb_s', 'compression_ratio')
+    fields = dict((k, getattr(LTO4_HP, k)) for k in names)
     by_fields = _forecast.forecast(fields, feed_mb_s=400.0, tape_ratio=1.6, segment_size_mb=2000,
                                    filemark_mode='sync', min_samples=0)
     assert by_fields['drive']['sync_mark_s'] == 3.0
