@@ -112,9 +112,15 @@ SOFTWARE_NAMES = {
 }
 
 # The segment size a backup software writes a synchronous file mark after when the inventory gives none
-# (tapeops_backup / tapeops_drives segment_size_mb): Data Protector's default for LTO devices, 2000 MB
-# (seed 001: HP LTO-4 FH SAS, Data Protector A.09.07). The verdict models it and says it is the default.
-DEFAULT_SEGMENT_MB = {'data_protector': 2000.0}
+# (tapeops_backup / tapeops_drives segment_size_mb). The verdict models it and says it is the default.
+# - Data Protector: 2000 MB for LTO devices (seed 001: HP LTO-4 FH SAS, Data Protector A.09.07).
+# - Bacula and Bareos: Maximum File Size, 1000000000 bytes (1000 MB) when the Device resource does not set
+#   it: Bacula src/stored/stored_conf.c, dev_items {"maximumfilesize", store_size64,
+#   ITEM(res_dev.max_file_size), 0, ITEM_DEFAULT, 1000000000}; Bareos core/src/stored/stored_conf.cc,
+#   {"MaximumFileSize", CFG_TYPE_SIZE64, ITEM(res_dev.max_file_size), 0, CFG_ITEM_DEFAULT, "1000000000"}.
+#   The storage daemon ends each such file with a synchronous mark (the st driver's MTWEOF: neither has
+#   immediate marks), so the default is a mark every 1000 MB.
+DEFAULT_SEGMENT_MB = {'data_protector': 2000.0, 'bacula': 1000.0, 'bareos': 1000.0}
 
 
 class VerdictInputError(TapeopsError, ValueError):

@@ -375,6 +375,17 @@ def _passed_over(f):
             'source.passed_over).' % ', '.join(parts))
 
 
+def _segment_default(f):
+    if f['software'] in ('bacula', 'bareos'):
+        return ('No Maximum File Size was given (tapeops_backup.segment_size_mb), so the forecast models the %s: '
+                'a synchronous file mark every %.0f MB (Maximum File Size = 1000000000 bytes); set segment_size_mb '
+                'to the Device resource\'s Maximum File Size where it differs.' % (
+                    segment_default_words(f['software']), f['segment_mb']))
+    return ('No segment size was given (tapeops_backup.segment_size_mb), so the forecast models the %s: a file mark '
+            'every %.0f MB, synchronous unless immediate file marks are on; set segment_size_mb to the device\'s '
+            'segment size where it differs.' % (segment_default_words(f['software']), f['segment_mb']))
+
+
 FACTS = {
     'sources': _sources,
     'passed_over': _passed_over,
@@ -404,10 +415,7 @@ FACTS = {
     'block_size_unknown': lambda f: 'The block size in use is not known (set tapeops_backup.block_size_bytes or the '
                                     'drive\'s block_size_bytes to judge it); the sweep recommends %s.' % fmt_bytes(
                                         f['recommended']),
-    'segment_default': lambda f: 'No segment size was given (tapeops_backup.segment_size_mb), so the forecast models '
-                                 'the %s: a file mark every %.0f MB, synchronous unless immediate file marks are on; '
-                                 'set segment_size_mb to the device\'s segment size where it differs.' % (
-                                     segment_default_words(f['software']), f['segment_mb']),
+    'segment_default': _segment_default,
     'inconclusive': lambda f: 'Not enough to judge: %s.' % inconclusive_words(f['reason']),
     'forecast_now': lambda f: 'The forecast at the current settings (%s limiting): %s.' % (
         _limiter(f), class_words(f['forecast'], f['need_floor_mb_s'], f['need_full_mb_s'])),
@@ -552,7 +560,8 @@ def _immediate_filemarks(fix, d, now):
           'reposition (%s); the forecast: %s.' % (
               d['segment_mb'], _segment_basis(d),
               '%.2f s measured per mark' % d['mark_s'] if d['mark_s'] is not None else
-              'not measured: the model\'s flush and back-hitch', compare_words(now, fix['forecast']))
+              'not measured: the model\'s flush and its estimated cost of a synchronous mark',
+              compare_words(now, fix['forecast']))
     return ('Write file marks without waiting (immediate file marks)',
             setting(d['software'], 'immediate_filemarks', True), why)
 

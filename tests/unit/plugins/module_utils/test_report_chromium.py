@@ -38,7 +38,8 @@ def report(tmp_path_factory):
     for host, vendor, product, mean, p5 in cases:
         doc = _report.assemble(host, [drive('/dev/nst0', vendor, product, host)], source(mean, p5),
                                [write_result('/dev/nst0')], [{'nst': '/dev/nst0', 'speed_floor_mb_s': 10.0}],
-                               {'software': 'bacula', 'block_size_bytes': 262144})
+                               # a tuned Bacula host (Maximum File Size 50 GB, not the 1000 MB default)
+                               {'software': 'bacula', 'block_size_bytes': 262144, 'segment_size_mb': 50000})
         _report.write_host(run_dir, doc)
     return _render.write_fleet(run_dir, ['lab-ma1', 'lab-ma2'])['paths']['html']
 

@@ -76,6 +76,28 @@ def test_without_mtweofi_the_default_segment_gets_a_segment_size_fix_that_says_s
     assert fix['setting'] == 'Data Protector device > Advanced > Sizes: Segment size (MB) = %d' % fix['value']
 
 
+@pytest.mark.parametrize('software, name', [('bacula', 'Bacula'), ('bareos', 'Bareos')])
+def test_a_bacula_or_bareos_host_without_maximum_file_size_gets_a_synchronous_mark_every_1000_mb(software, name):
+    # both storage daemons default Maximum File Size to 1000000000 bytes (stored_conf.c / stored_conf.cc, cited
+    # at _verdict.DEFAULT_SEGMENT_MB) and end each file with a synchronous mark: there is no immediate mark to fix
+    verdict = judge(LTO9, {'software': software}, drive_info=MTWEOFI)
+    now = verdict['forecast']['now']
+    assert verdict['numbers']['segment_size_mb'] == 1000.0 and verdict['numbers']['segment_size_basis'] == 'default'
+    assert now['inputs']['segment_size_mb'] == 1000.0 and now['inputs']['filemark_mode'] == 'sync'
+    assert now['filemarks'] > 0
+    sentence = ('No Maximum File Size was given (tapeops_backup.segment_size_mb), so the forecast models the %s '
+                'default: a synchronous file mark every 1000 MB (Maximum File Size = 1000000000 bytes); set '
+                'segment_size_mb to the Device resource\'s Maximum File Size where it differs.' % name)
+    assert sentence in verdict['reasons']
+    assert not [f for f in verdict['fixes'] if f['id'] == 'immediate_filemarks']
+    fix = next(f for f in verdict['fixes'] if f['id'] == 'segment_size')
+    assert fix['value'] > 1000
+    assert fix['why'].startswith('A synchronous file mark every 1000 MB (the %s default): ' % name)
+    # a Maximum File Size the inventory gives is taken as it is
+    given = judge(LTO9, {'software': software, 'segment_size_mb': 50000}, drive_info=MTWEOFI)
+    assert given['numbers']['segment_size_basis'] == 'inventory' and sentence not in given['reasons']
+
+
 def test_a_given_segment_size_and_other_software_are_left_as_they_are():
     given = judge(LTO9, {'software': 'data_protector', 'segment_size_mb': 10000})
     assert (given['numbers']['segment_size_mb'], given['numbers']['segment_size_basis']) == (10000.0, 'inventory')
