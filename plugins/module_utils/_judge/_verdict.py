@@ -711,7 +711,9 @@ class _Judgement:
         if self.mode_fixed == 'sync' and self.segment_mb:
             mark_cost = costs.get('sync')
             if mark_cost is None:
-                mark_cost = self.case.flush_s + (_num(_get(self.spec, 'sync_mark_s')) or 0.0)
+                # a drive described without sync_mark_s: a mark costs a back-hitch, as in the forecast
+                mark_cost = self.case.flush_s + (_num(_get(self.spec, 'sync_mark_s', _get(self.spec, 'backhitch_s')))
+                                                 or 0.0)
             recommended = segment_for_loss(self.need_full, mark_cost, self.opts['filemark_loss_target'])
             if recommended and self.segment_mb < recommended:
                 self.seg_recommended = self.seg_fixed = float(int(math.ceil(recommended / 100.0)) * 100)
