@@ -402,7 +402,9 @@ def test_short_tree_is_read_again_until_the_time_budget(tmp_path):
     assert result['seconds'] == pytest.approx(3.0, abs=0.2)
     assert result['passes'] > 2 and stream['passes'] == result['passes']
     assert stream['bytes'] == pytest.approx(result['passes'] * total, abs=0.001 * total + 65536)
-    assert stream['files'] >= int(result['passes']) * 8 and stream['complete'] is True
+    # (whole passes by bytes: ``passes`` is rounded to 3 decimals, so 715.9996 passes show as 716.0 while the
+    # last file of the 716th is still short of its end: 5727 files, seen once)
+    assert stream['files'] >= int(stream['bytes'] // total) * 8 and stream['complete'] is True
     # 3 one-second windows (fio logs the third or not, as the run ends on its boundary), the last of three left
     # out of the floor: 2 samples, below the default minimum of 10.
     assert result['samples'] == 2 and len(result['aggregate']['series_mb_s']) in (2, 3)
