@@ -93,8 +93,8 @@ INTERFACES = ('SAS', 'FC', 'SCSI')
 MAX_NOMINAL_RATIO = 2.5
 
 # Fields the inventory may override per drive (tapeops_drives[].model: {field: value}).
-OVERRIDABLE = ('native_mb_s', 'speed_steps_mb_s', 'speed_floor_mb_s', 'buffer_mb', 'backhitch_s', 'sync_mark_s', 'load_s',
-               'unload_s', 'rewind_s', 'locate_s', 'compressed_max_mb_s', 'interface_mb_s',
+OVERRIDABLE = ('native_mb_s', 'speed_steps_mb_s', 'speed_floor_mb_s', 'buffer_mb', 'backhitch_s', 'sync_mark_s',
+               'load_s', 'unload_s', 'rewind_s', 'locate_s', 'compressed_max_mb_s', 'interface_mb_s',
                'compression_ratio', 'native_capacity_gb')
 
 
@@ -754,9 +754,8 @@ BACKHITCH_RULE = ('no vendor publishes the time of one back-hitch; 3 s estimated
 # ['enstore-guide']: 9940B, LTO-3, IBM LTO-4, the whole per-file overhead, drain included), is lower:
 # published costs span about 3 to 8 s a mark. The model takes seed 001's, measured on one drive with
 # the application a verdict is about, so that an unmeasured mark errs towards shoe-shining, as the
-# buffer estimate does. With it the forecast
-# reproduces all four of seed 001's figures within 10 % (test_verdict_dp_segment_default.py in
-# tests/unit/plugins/module_utils). No other generation or vendor has a published figure: 7 s is used for
+# buffer estimate does. With it the forecast reproduces all four of seed 001's figures within 10 %
+# (test_verdict_dp_segment_default.py in tests/unit/plugins/module_utils). No other generation or vendor has a published figure: 7 s is used for
 # every drive, stated as an estimate; a cost the write test measured replaces it, and the inventory can
 # set sync_mark_s per drive. (generation, form_factor, vendor) -> (seconds, source, rule).
 DEFAULT_SYNC_MARK_S = 7.0
