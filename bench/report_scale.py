@@ -31,13 +31,14 @@ from _collection import ROOT, import_collection
 FIXTURE = os.path.join(ROOT, 'tests', 'unit', 'fixtures', 'lab_runs', '20261123-quick')
 
 import_collection()
-from ansible_collections.tapeops.qualify.plugins.module_utils._reporting import _render, _report  # noqa: E402
+from ansible_collections.tapeops.qualify.plugins.module_utils import _run  # noqa: E402
+from ansible_collections.tapeops.qualify.plugins.module_utils._reporting import _render  # noqa: E402
 
 
 def recorded():
     docs = []
     for path in sorted(glob.glob(os.path.join(FIXTURE, '*.json'))):
-        docs.append(_report.load_host(path))
+        docs.append(_run.load(path))
     if not docs:
         raise SystemExit('no host documents in %s' % FIXTURE)
     return docs
@@ -49,7 +50,7 @@ def make_run(run_dir, count, templates):
     for index in range(count):
         doc = copy.deepcopy(templates[index % len(templates)])
         doc['host'] = 'ma%04d.%s' % (index + 1, doc['host'])
-        _report.write_host(run_dir, doc)
+        _run.save(run_dir, doc)
         hosts.append(doc['host'])
     return hosts
 
@@ -74,9 +75,9 @@ def measure(count, templates, keep=None):
         pages = glob.glob(os.path.join(run_dir, 'hosts', '*.html'))
         return {
             'hosts': count, 'seconds': seconds,
-            'index_mb': size_mb(os.path.join(run_dir, _report.REPORT_HTML)),
+            'index_mb': size_mb(os.path.join(run_dir, _run.REPORT_HTML)),
             'largest_host_page_mb': max(size_mb(p) for p in pages) if pages else None,
-            'summary_mb': size_mb(os.path.join(run_dir, _report.SUMMARY_MD)),
+            'summary_mb': size_mb(os.path.join(run_dir, _run.SUMMARY_MD)),
         }
     finally:
         if not keep:

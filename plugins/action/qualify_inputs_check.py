@@ -8,8 +8,7 @@ from __future__ import annotations
 
 import os
 
-from ansible_collections.tapeops.qualify.plugins.module_utils import _inputs
-from ansible_collections.tapeops.qualify.plugins.module_utils._reporting import _report
+from ansible_collections.tapeops.qualify.plugins.module_utils import _inputs, _run
 from ansible_collections.tapeops.qualify.plugins.plugin_utils._action import QualifyAction
 
 ARGUMENT_SPEC = {
@@ -33,8 +32,8 @@ class ActionModule(QualifyAction):
         found.extend(directory_problems(args))
         if args['compare_to'] and not any(p.startswith('qualify_compare_to') for p in found):
             try:
-                _report.load_earlier(args['compare_to'])
-            except _report.ReportError as exc:
+                _run.load_earlier(args['compare_to'])
+            except _run.RunError as exc:
                 found.append(str(exc))
         _inputs.refuse(found)
         checked = ['qualify_profile_overrides', 'tapeops_backup', 'tapeops_drives'] + sorted(args['settings'])
@@ -64,7 +63,7 @@ def directory_problems(args):
         if not run_dir:
             return ['qualify_report_only is true but qualify_run_dir is not set: name the run to rebuild, for '
                     'example -e qualify_run_dir=reports/20261123T101500Z.']
-        if not os.path.isdir(os.path.join(run_dir, _report.HOSTS_DIR)):
+        if not _run.has_hosts(run_dir):
             return ['qualify_run_dir=%s holds no host results (hosts/*.json) to rebuild the reports from: name the '
                     'directory of an earlier run, for example reports/20261123T101500Z.' % run_dir]
     found = []

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import os
 
+from ansible_collections.tapeops.qualify.plugins.module_utils import _run
 from ansible_collections.tapeops.qualify.plugins.module_utils._reporting import _render, _report
 from ansible_collections.tapeops.qualify.plugins.plugin_utils._action import QualifyAction, unwritable
 
@@ -54,16 +55,16 @@ def fleet_result(out):
     rows = _report.rows(out['docs'])
     return {
         'fleet': [{'host': r['host'], 'drive': r['drive'], 'label': r['label'],
-                   'class': (r['verdict'] or {}).get('class') or ('BUSY' if r['status'] == _report.STATUS_BUSY else None),
+                   'class': (r['verdict'] or {}).get('class') or ('BUSY' if r['status'] == _run.STATUS_BUSY else None),
                    'status': r['status'],
                    'summary': (r['verdict'] or {}).get('summary') or r['error']} for r in rows],
         'failing': [{'host': r['host'], 'drive': r['drive'], 'class': (r['verdict'] or {}).get('class'),
                      'summary': (r['verdict'] or {}).get('summary')} for r in out['failing']],
         # a host with a BUSY drive misses that drive's verdict (qualify_fail_on_missing fails it too)
-        'missing': [d['host'] for d in out['docs'] if d['status'] != _report.STATUS_OK or any(
-            r['host'] == d['host'] and r['status'] == _report.STATUS_BUSY for r in rows)],
+        'missing': [d['host'] for d in out['docs'] if d['status'] != _run.STATUS_OK or any(
+            r['host'] == d['host'] and r['status'] == _run.STATUS_BUSY for r in rows)],
         'busy': [{'host': r['host'], 'drive': r['drive'], 'reason': r['error']} for r in rows
-                 if r['status'] == _report.STATUS_BUSY],
+                 if r['status'] == _run.STATUS_BUSY],
         'regressions': [{'host': c['host'], 'drive': c['drive'], 'reasons': c['reasons']}
                         for c in (out.get('comparison') or {}).get('changes', []) if c['status'] == 'regressed'],
     }
@@ -117,6 +118,6 @@ def earlier_runs(parent, exclude=(), most=5):
         names = sorted(os.listdir(parent), reverse=True)
     except OSError:
         return []
-    found = [n for n in names if os.path.isdir(os.path.join(parent, n, _report.HOSTS_DIR))
+    found = [n for n in names if _run.has_hosts(os.path.join(parent, n))
              and os.path.realpath(os.path.join(parent, n)) not in skip]
     return found[:most]

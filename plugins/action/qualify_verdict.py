@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from ansible.errors import AnsibleActionFail
 
-from ansible_collections.tapeops.qualify.plugins.module_utils import _records
+from ansible_collections.tapeops.qualify.plugins.module_utils import _records, _run
 from ansible_collections.tapeops.qualify.plugins.module_utils._reporting import _report
 from ansible_collections.tapeops.qualify.plugins.plugin_utils._action import QualifyAction, host_of, unwritable
 
@@ -40,7 +40,7 @@ class ActionModule(QualifyAction):
 
     def act(self, args, task_vars):
         host = host_of(task_vars)
-        path = _report.host_json_path(args['report_dir'], host)
+        path = _run.host_json_path(args['report_dir'], host)
         try:
             measured = records_of(args)
         except _records.RecordError as exc:
@@ -58,7 +58,7 @@ class ActionModule(QualifyAction):
             result['msg'] = 'Check mode: would write %s.' % path
             return result
         try:
-            _report.write_host(args['report_dir'], doc)
+            _run.save(args['report_dir'], doc)
         except OSError as exc:
             raise unwritable(path, exc)
         result['changed'] = True
@@ -71,7 +71,7 @@ class ActionModule(QualifyAction):
         """The host document (version 2) from the records."""
         if args['status'] == 'failed':
             return _report.host_document(
-                host, _report.STATUS_FAILED, source=measured['source'], run=args['run'], host_facts=args['host_facts'],
+                host, _run.STATUS_FAILED, source=measured['source'], run=args['run'], host_facts=args['host_facts'],
                 preflight=measured['preflight'], error=args['error'] or 'The host failed before its verdict.',
                 media=measured['media'], mechanics=measured['mechanics'])
         return _report.assemble(

@@ -43,6 +43,7 @@ def _collections_path():
 
 def judged_run(run_dir, recorded_host, backup, mtweofi=True, host='localhost'):
     """Write <run_dir>/hosts/<host>.json: ``recorded_host``'s recorded measurements judged for ``backup``."""
+    from ansible_collections.tapeops.qualify.plugins.module_utils import _run
     from ansible_collections.tapeops.qualify.plugins.module_utils._reporting import _report
 
     with open(os.path.join(RECORDED, '%s.json' % recorded_host), encoding='utf-8') as handle:
@@ -55,7 +56,7 @@ def judged_run(run_dir, recorded_host, backup, mtweofi=True, host='localhost'):
                            [dict(d['settings'], nst=d['nst']) for d in drives], backup,
                            memory_total_mb=facts.get('memory_total_mb'), preflight=preflight, host_facts=facts,
                            run=doc['run'])
-    _report.write_host(run_dir, out)
+    _run.save(run_dir, out)
     return out
 
 

@@ -25,8 +25,7 @@ import copy
 import json
 import os
 
-from ansible_collections.tapeops.qualify.plugins.module_utils import _records
-from ansible_collections.tapeops.qualify.plugins.module_utils._reporting import _report
+from ansible_collections.tapeops.qualify.plugins.module_utils import _records, _run
 
 DATA_PROTECTOR = ('data_protector',)
 BACULA = ('bacula', 'bareos')
@@ -141,21 +140,21 @@ def software_of(doc):
 def load_host(run_dir, host):
     """(document, None) of ``host`` in ``run_dir``, or (None, why it cannot be used).
 
-    The file is read by the reports' reader (``_report.read_host``): version 2
+    The file is read by the reports' reader (``_run.read``): version 2
     as written, version 1 converted, anything else refused with its version named.
     """
     if not os.path.isdir(run_dir):
         raise FixesError('The run directory %s does not exist: give a directory the qualify playbook wrote, '
                          'e.g. -e qualify_run_dir=reports/20261123T195725Z (it holds hosts/<host>.json).' % run_dir)
-    path = _report.host_json_path(run_dir, host)
+    path = _run.host_json_path(run_dir, host)
     if not os.path.exists(path):
         return None, ('%s has no document for %s (%s): the host was not in that run or did not get that far; '
                       'qualify it first (-l %s).' % (run_dir, host, path, host))
     try:
-        doc = _report.read_host(path)
-    except _report.ReportError as exc:
+        doc = _run.read(path)
+    except _run.RunError as exc:
         return None, str(exc)
-    if doc.get('status') != _report.STATUS_OK:
+    if doc.get('status') != _run.STATUS_OK:
         return None, ('The run has no verdict for %s (status %s: %s): nothing to apply; fix that and re-run qualify '
                       '(-l %s).' % (host, doc.get('status'), doc.get('error') or 'no reason recorded', host))
     return doc, None

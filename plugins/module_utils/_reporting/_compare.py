@@ -140,7 +140,7 @@ def _change(host, before, after, after_hosts, tolerance):
 def refused(compare_to, reason):
     """The comparison's place in the reports when it cannot be made: the earlier directory and why not.
 
-    ``reason`` is the ReportError's message (``_report.load_earlier``); the
+    ``reason`` is the RunError's message (``_run.load_earlier``); the
     templates show it instead of the table.
     """
     return {'earlier': {'dir': compare_to}, 'tolerance': DEFAULT_TOLERANCE, 'changes': [], 'regressions': 0,

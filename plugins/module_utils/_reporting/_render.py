@@ -19,6 +19,7 @@ import os
 import xml.etree.ElementTree as ET
 
 from ansible_collections.tapeops.qualify.plugins.module_utils._judge import _verdict
+from ansible_collections.tapeops.qualify.plugins.module_utils import _run
 from ansible_collections.tapeops.qualify.plugins.module_utils._reporting import (
     _charts, _compare, _fleet, _report, _report_index, _report_mechanics, _templates, _words)
 
@@ -73,7 +74,7 @@ def fleet_markdown(docs, run=None):
     """summary.md (templates/fleet.md.j2 with the media, mechanics sections)."""
     all_rows = _page_rows(docs)
     text = _templates.render(
-        'fleet.md.j2', docs=docs, run=run or {}, generated=_report.utc_now(), rows=all_rows,
+        'fleet.md.j2', docs=docs, run=run or {}, generated=_run.utc_now(), rows=all_rows,
         counts=_counts(all_rows), verdicts=sum(1 for r in all_rows if r['verdict']),
         media='\n'.join(media_markdown(docs)), mechanics='\n'.join(_report_mechanics.markdown(docs)))
     return text.rstrip('\n') + '\n'
@@ -129,7 +130,7 @@ def junit_xml(docs, fail_on=_report.DEFAULT_FAIL_ON, run=None, comparison=None, 
     run = run or {}
     suite_name = 'tapeops.qualify.%s' % (run.get('mode') or 'qualify')
     suites = ET.Element('testsuites', name='tapeops.qualify')
-    suite = ET.SubElement(suites, 'testsuite', name=suite_name, timestamp=_report.utc_now())
+    suite = ET.SubElement(suites, 'testsuite', name=suite_name, timestamp=_run.utc_now())
     tests = failures = errors = 0
     for row in _report.rows(docs):
         tests += 1
@@ -168,7 +169,7 @@ def junit_xml(docs, fail_on=_report.DEFAULT_FAIL_ON, run=None, comparison=None, 
 
 def _junit_comparison(suites, comparison, fail_on_regression):
     """A test suite 'compare': one case per host x drive, a failure per regression when asked."""
-    suite = ET.SubElement(suites, 'testsuite', name='tapeops.qualify.compare', timestamp=_report.utc_now())
+    suite = ET.SubElement(suites, 'testsuite', name='tapeops.qualify.compare', timestamp=_run.utc_now())
     failures = errors = 0
     if comparison.get('refused'):
         # no comparison could be made: with fail_on_regression that is an error (the run is not shown sound)
@@ -237,8 +238,8 @@ def fleet_html(docs, run=None, charts=None, host=None, host_pages=None, sections
         charts = None
     extra = [_templates.safe(p) for p in media_html(docs, charts) + _report_mechanics.html(docs) + list(sections)]
     return _templates.render(
-        'fleet.html.j2', run=run or {}, generated=_report.utc_now(), rows=_page_rows(docs, charts),
-        charts_error=charts_error, host=host, fleet_link=_report.REPORT_HTML,
+        'fleet.html.j2', run=run or {}, generated=_run.utc_now(), rows=_page_rows(docs, charts),
+        charts_error=charts_error, host=host, fleet_link=_run.REPORT_HTML,
         host_pages=sorted((host_pages or {}).items()), sections=extra)
 
 
@@ -248,7 +249,7 @@ def fleet_html(docs, run=None, charts=None, host=None, host_pages=None, sections
 
 def host_page_link(host):
     """A host page's path relative to the run directory (and so to report.html)."""
-    return '%s/%s.html' % (_report.HOSTS_DIR, _report.safe_name(host))
+    return _run.host_page(host)
 
 
 def write_host_pages(run_dir, docs, run, charts):
@@ -258,20 +259,20 @@ def write_host_pages(run_dir, docs, run, charts):
     """
     links = {}
     for doc in docs:
-        if doc.get('status') == _report.STATUS_MISSING:
+        if doc.get('status') == _run.STATUS_MISSING:
             continue
         link = host_page_link(doc['host'])
-        _report.atomic_write(os.path.join(run_dir, link), fleet_html([doc], run, charts, host=str(doc['host'])))
+        _run.atomic_write(os.path.join(run_dir, link), fleet_html([doc], run, charts, host=str(doc['host'])))
         links[doc['host']] = link
     return links
 
 
 def read_run(run_dir, expected_hosts=None):
-    """The host documents of ``run_dir`` (``_report.load_run``); a ReportError when the directory does not exist."""
+    """The host documents of ``run_dir`` (``_run.load_run``); a RunError when the directory does not exist."""
     if not os.path.isdir(run_dir):
-        raise _report.ReportError('Run directory %s does not exist: run the qualify playbook first, or point '
-                                  'qualify_run_dir at an existing run.' % run_dir)
-    return _report.load_run(run_dir, expected_hosts)
+        raise _run.RunError('Run directory %s does not exist: run the qualify playbook first, or point '
+                            'qualify_run_dir at an existing run.' % run_dir)
+    return _run.load_run(run_dir, expected_hosts)
 
 
 def write_fleet(run_dir, expected_hosts=None, run=None, fail_on=_report.DEFAULT_FAIL_ON, compare_to=None,
@@ -288,7 +289,7 @@ def write_fleet(run_dir, expected_hosts=None, run=None, fail_on=_report.DEFAULT_
 
     A comparison that cannot be made (``compare_to`` missing, this run's own
     directory, or any of its documents unreadable or of another schema:
-    ``_report.load_earlier``) is not made: the reports say why, JUnit counts
+    ``_run.load_earlier``) is not made: the reports say why, JUnit counts
     it as an error with ``fail_on_regression``, and ``comparison_error``
     holds the reason; everything else is written as without ``compare_to``.
 
@@ -314,10 +315,10 @@ def write_fleet(run_dir, expected_hosts=None, run=None, fail_on=_report.DEFAULT_
         # qualify_report): the reports of this run are written all the same
         try:
             if os.path.realpath(compare_to) == os.path.realpath(run_dir):
-                raise _report.ReportError('qualify_compare_to is this run\'s own directory (%s): give an earlier run.'
-                                          % run_dir, reason='compare_refused')
+                raise _run.RunError('qualify_compare_to is this run\'s own directory (%s): give an earlier run.'
+                                    % run_dir, reason='compare_refused')
             comparison = _report.load_comparison(compare_to, docs)
-        except _report.ReportError as exc:
+        except _run.RunError as exc:
             comparison_error = str(exc)
         shown = comparison or _compare.refused(compare_to, comparison_error)
         markdown = markdown.rstrip('\n') + '\n\n' + '\n'.join(_compare.markdown(shown)).rstrip('\n') + '\n'
@@ -327,14 +328,14 @@ def write_fleet(run_dir, expected_hosts=None, run=None, fail_on=_report.DEFAULT_
         page = fleet_html(docs, run, charts, host_pages=host_pages, sections=sections)
     else:
         page = _report_index.index_html(docs, _report.rows(docs), run, lambda host: host_pages.get(host) or '#',
-                                        _report.utc_now(), sections)
+                                        _run.utc_now(), sections)
     paths = {
-        'json': [_report.host_json_path(run_dir, d['host']) for d in docs if d['status'] != _report.STATUS_MISSING],
-        'markdown': _report.atomic_write(os.path.join(run_dir, _report.SUMMARY_MD), markdown),
-        'junit': _report.atomic_write(os.path.join(run_dir, _report.JUNIT_XML), junit_xml(
+        'json': [_run.host_json_path(run_dir, d['host']) for d in docs if d['status'] != _run.STATUS_MISSING],
+        'markdown': _run.atomic_write(os.path.join(run_dir, _run.SUMMARY_MD), markdown),
+        'junit': _run.atomic_write(os.path.join(run_dir, _run.JUNIT_XML), junit_xml(
             docs, fail_on, run, comparison or (_compare.refused(compare_to, comparison_error) if comparison_error
                                                else None), fail_on_regression)),
-        'html': _report.atomic_write(os.path.join(run_dir, _report.REPORT_HTML), page),
+        'html': _run.atomic_write(os.path.join(run_dir, _run.REPORT_HTML), page),
         'host_pages': [os.path.join(run_dir, link) for link in host_pages.values()],
     }
     return {'docs': docs, 'paths': paths, 'failing': _report.failing(docs, fail_on), 'comparison': comparison,

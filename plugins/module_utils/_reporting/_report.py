@@ -8,87 +8,34 @@ Private to this collection: may change without notice. Used by the
 ``qualify_verdict`` and ``qualify_report`` actions on the controller (never
 shipped to managed hosts, no module imports it).
 
-One run directory holds:
-
-- ``hosts/<host>.json``: one document per host, written as soon as the host's
-  verdict exists (schema version 2: _records.HostReport, docs/reports.md and
-  docs/host-report.schema.json; version 1 files are converted on load);
-  this module assembles, writes and loads them;
-- ``summary.md``, ``report.html``, ``junit.xml`` and ``hosts/<host>.html``:
-  the fleet reports, rendered from the documents by ``_render`` (templates
-  under ``templates/``).
+It assembles a host's document (``hosts/<host>.json``, _records.HostReport)
+from the modules' records and the verdict, and builds the fleet's rows from
+the documents. The run directory's files are read and written by ``_run``;
+``_render`` renders the reports (templates under ``templates/``).
 """
 
 from __future__ import annotations
 
-import datetime
-import json
-import os
-import re
-import tempfile
-
 from ansible_collections.tapeops.qualify.plugins.module_utils._errors import TapeopsError
-from ansible_collections.tapeops.qualify.plugins.module_utils import _records
+from ansible_collections.tapeops.qualify.plugins.module_utils import _records, _run
 from ansible_collections.tapeops.qualify.plugins.module_utils._judge import _verdict
 
 from ansible_collections.tapeops.qualify.plugins.module_utils._reporting import _compare, _report_mechanics, _words
 from ansible_collections.tapeops.qualify.plugins.module_utils._tools import _hba_link
 
-SCHEMA_VERSION = _records.SCHEMA_VERSION
-HOSTS_DIR = 'hosts'
-SUMMARY_MD = 'summary.md'
-REPORT_HTML = 'report.html'
-JUNIT_XML = 'junit.xml'
-
-STATUS_OK = 'ok'
-STATUS_FAILED = 'failed'
-STATUS_MISSING = 'missing'
-# a drive's row (never a host's status): another run or process had the drive (DriveEntry.busy)
-STATUS_BUSY = 'busy'
 
 DEFAULT_FAIL_ON = (_verdict.SHOE_SHINING, _verdict.MISCONFIGURED)
-
-_SAFE_NAME = re.compile(r'[^A-Za-z0-9._-]+')
 
 
 class ReportError(TapeopsError):
     """A report cannot be written; the message says what to do."""
 
 
-def utc_now():
-    return datetime.datetime.now(datetime.timezone.utc).replace(microsecond=0).isoformat()
-
-
-def safe_name(host):
-    """File name for a host (inventory names may hold ':' or '/')."""
-    name = _SAFE_NAME.sub('_', str(host)).strip('._')
-    if not name:
-        raise ReportError('Host name %r gives no usable file name.' % (host,))
-    return name
-
-
-def atomic_write(path, text):
-    """Write ``text`` to ``path`` through a temporary file and a rename."""
-    directory = os.path.dirname(os.path.abspath(path))
-    os.makedirs(directory, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix='.%s.' % os.path.basename(path), dir=directory)
-    try:
-        with os.fdopen(fd, 'w', encoding='utf-8') as handle:
-            handle.write(text)
-        os.chmod(tmp, 0o644)
-        os.replace(tmp, path)
-    except BaseException:
-        if os.path.exists(tmp):
-            os.unlink(tmp)
-        raise
-    return path
-
-
 # ---------------------------------------------------------------------------
-# per-host JSON
+# the host document
 
 
-def host_document(host, status=STATUS_OK, drives=None, source=None, host_facts=None, run=None, error=None,
+def host_document(host, status=_run.STATUS_OK, drives=None, source=None, host_facts=None, run=None, error=None,
                   preflight=None, media=None, mechanics=None):
     """The per-host document, schema version 2 (docs/reports.md, docs/host-report.schema.json).
 
@@ -106,73 +53,13 @@ def host_document(host, status=STATUS_OK, drives=None, source=None, host_facts=N
         if verdict:
             verdicts.append(dict(verdict, drive=drive.get('id')))
     report = _records.HostReport(
-        host=str(host), status=status, error=error, generated_at=utc_now(), run=dict(run or {}),
+        host=str(host), status=status, error=error, generated_at=_run.utc_now(), run=dict(run or {}),
         facts=dict(host_facts or {}), preflight=_records.Preflight.from_dict(preflight),
         source=_records.SourceRead.from_dict(source), drives=entries, verdicts=verdicts,
         media=_records.Media.from_dict(media) if isinstance(media, dict) else media,
         mechanics=[_records.Mechanics.from_dict(m) for m in mechanics] if mechanics else None,
         worst_class=_verdict.worst([v['class'] for v in verdicts if v.get('class')]))
     return report.to_dict()
-
-
-def host_json_path(run_dir, host):
-    return os.path.join(run_dir, HOSTS_DIR, safe_name(host) + '.json')
-
-
-def write_host(run_dir, document):
-    """Write one host's JSON now (before any other host finishes)."""
-    return atomic_write(host_json_path(run_dir, document['host']),
-                        json.dumps(document, indent=2, sort_keys=True, default=str) + '\n')
-
-
-def read_host(path):
-    """One host document from its file as a dict: version 2 as written, version 1 converted.
-
-    Raises ReportError saying why the file cannot be used (unreadable, not
-    JSON, or a schema version this collection does not read). The one reader
-    of ``hosts/<host>.json``: the reports and ``_judge._fixes`` both use it.
-    """
-    try:
-        with open(path, encoding='utf-8') as handle:
-            data = json.load(handle)
-    except (OSError, ValueError) as exc:
-        raise ReportError('Cannot read %s (%s): delete it and re-run this host.' % (path, exc), reason='unreadable')
-    try:
-        return _records.HostReport.load(data).to_dict()
-    except (_records.RecordError, TypeError) as exc:
-        error = ReportError('%s has %s' % (path, exc), reason='schema')
-        error.host = data.get('host') if isinstance(data, dict) and data.get('host') else None
-        raise error
-
-
-def load_host(path):
-    """One host document from its file (``read_host``); a failed entry saying why when it cannot be read."""
-    try:
-        return read_host(path)
-    except ReportError as exc:
-        return host_document(getattr(exc, 'host', None) or os.path.basename(path)[:-5], STATUS_FAILED,
-                             error=str(exc))
-
-
-def load_run(run_dir, expected_hosts=None):
-    """All host documents of a run directory, plus a 'missing' entry for each expected host without one."""
-    hosts_dir = os.path.join(run_dir, HOSTS_DIR)
-    docs = []
-    seen = set()
-    if os.path.isdir(hosts_dir):
-        for name in sorted(os.listdir(hosts_dir)):
-            if not name.endswith('.json') or name.startswith('.'):
-                continue
-            doc = load_host(os.path.join(hosts_dir, name))
-            docs.append(doc)
-            seen.add(doc['host'])
-    for host in expected_hosts or ():
-        if str(host) not in seen:
-            docs.append(host_document(host, STATUS_MISSING,
-                                      error='No result: the host was unreachable or failed before its verdict '
-                                            '(see the play output); re-run with -l %s.' % host))
-    docs.sort(key=lambda d: d['host'])
-    return docs
 
 
 # ---------------------------------------------------------------------------
@@ -261,14 +148,14 @@ def assemble(host, drives_info=None, source=None, write_results=None, drive_sett
     if target_generation:
         entries.append(_what_if_entry(target_generation, options, backup, drives_info, preflight))
     error = _judge_entries(entries, source, memory_total_mb, options)
-    status = STATUS_OK if any(e['verdict'] for e in entries) else STATUS_FAILED
-    if status == STATUS_FAILED and error is None:
+    status = _run.STATUS_OK if any(e['verdict'] for e in entries) else _run.STATUS_FAILED
+    if status == _run.STATUS_FAILED and error is None:
         error = next((e['error'] for e in entries if e['error']), None) or \
             'No tape drive found on this host (tape_drive_info found none and tapeops_drives lists none).'
     mech = _report_mechanics.mechanics_section(mechanics)
     _report_mechanics.attach_findings(entries, mech)
     return host_document(host, status, entries, source, _facts(host_facts, memory_total_mb, backup), run,
-                         error if status != STATUS_OK else None, preflight, media=media_section(media),
+                         error if status != _run.STATUS_OK else None, preflight, media=media_section(media),
                          mechanics=mech)
 
 
@@ -448,9 +335,9 @@ def rows(docs):
     out = []
     for doc in docs:
         drives = doc.get('drives') or []
-        if (doc.get('status') != STATUS_OK and not any(d.get('busy') for d in drives)) or not drives:
+        if (doc.get('status') != _run.STATUS_OK and not any(d.get('busy') for d in drives)) or not drives:
             error = doc.get('error') or 'No tape drive found on this host.'
-            if doc.get('status') != STATUS_OK and _words.measured_before(doc):
+            if doc.get('status') != _run.STATUS_OK and _words.measured_before(doc):
                 error = '%s %s' % (error, _words.measured_before(doc))
             out.append({'host': doc['host'], 'drive': None, 'label': None, 'verdict': None,
                         'status': doc.get('status'), 'error': error, 'doc': doc, 'item': None})
@@ -458,7 +345,7 @@ def rows(docs):
         for item, verdict in _records.drives_with_verdicts(doc):
             out.append({'host': doc['host'], 'drive': item.get('id') or item.get('nst'),
                         'label': (verdict or {}).get('drive_label') or item.get('label'),
-                        'verdict': verdict, 'status': STATUS_BUSY if item.get('busy') else doc.get('status'),
+                        'verdict': verdict, 'status': _run.STATUS_BUSY if item.get('busy') else doc.get('status'),
                         'error': item.get('error'), 'doc': doc, 'item': item})
     return out
 
@@ -473,53 +360,9 @@ def failing(docs, fail_on=DEFAULT_FAIL_ON):
     return bad
 
 
-def load_earlier(compare_to, name='qualify_compare_to'):
-    """The host documents of the earlier run in directory ``compare_to``, every one of them readable.
-
-    Raises ReportError (reason ``compare_refused``) saying why the directory
-    cannot be compared with: it is not a directory, it holds no
-    ``hosts/*.json``, or any of its documents cannot be read (truncated, not
-    JSON, another schema version). A comparison that skipped such a document
-    would list that host's drives as new and hide a regression, so one bad
-    document refuses the whole comparison. ``name`` is the variable the
-    directory was given as, named in the message.
-    """
-    example = 'the directory of an earlier run (it holds hosts/<host>.json), e.g. reports/20261123T101500Z'
-    if not compare_to or not os.path.isdir(compare_to):
-        raise ReportError('%s=%s is not a run directory: give %s.' % (name, compare_to, example),
-                          reason='compare_refused')
-    hosts_dir = os.path.join(compare_to, HOSTS_DIR)
-    try:
-        names = sorted(n for n in os.listdir(hosts_dir) if n.endswith('.json') and not n.startswith('.'))
-    except OSError:
-        names = []
-    if not names:
-        raise ReportError('%s=%s holds no host results (hosts/*.json): give %s.' % (name, compare_to, example),
-                          reason='compare_refused')
-    docs, bad = [], []
-    for file_name in names:
-        path = os.path.join(hosts_dir, file_name)
-        try:
-            doc = read_host(path)
-        except ReportError as exc:
-            if exc.reason == 'unreadable':
-                bad.append('%s cannot be read as JSON (truncated or damaged)' % path)
-            else:
-                bad.append(str(exc).rstrip('.'))
-            continue
-        if doc.get('status') != STATUS_MISSING:
-            docs.append(doc)
-    if bad:
-        raise ReportError(
-            '%s=%s is refused as a comparison: %d of its %d host document(s) cannot be read, so the drives on them '
-            'could not be compared (%s). Give an earlier run whose documents are whole, or leave %s unset.' % (
-                name, compare_to, len(bad), len(names), '; '.join(bad), name), reason='compare_refused')
-    return docs
-
-
 def load_comparison(compare_to, docs, tolerance=_compare.DEFAULT_TOLERANCE):
     """Compare ``docs`` with the run in directory ``compare_to`` (its host JSONs; ``load_earlier``)."""
-    earlier = load_earlier(compare_to)
+    earlier = _run.load_earlier(compare_to)
     earlier_run = dict(next((d.get('run') for d in earlier if d.get('run')), {}) or {})
     earlier_run['dir'] = compare_to
     return _compare.compare(earlier, docs, tolerance, earlier_run)

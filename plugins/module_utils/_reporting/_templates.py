@@ -51,9 +51,25 @@ DEFAULT_COLOR = '#57606a'
 _ENV = []
 
 
+# CommonMark lets any ASCII punctuation be escaped with a backslash: these would otherwise open raw HTML or an
+# autolink ('<'; a '>' alone opens nothing mid-line, and the collection's own '->' stays as written), an entity, a
+# code span or a link, or (with '\\' first) undo the escape that follows
+_MD_SPECIAL = frozenset('\\`<&[]')
+
+
+def mdtext(text):
+    """Text from outside the collection (host names, drive paths, vendor strings, messages) in Markdown prose.
+
+    Every character that could start raw HTML, an entity, a code span or a
+    link is backslash-escaped, so ``<img src=x onerror=...>`` as a host name
+    shows as itself in any Markdown viewer.
+    """
+    return ''.join('\\' + c if c in _MD_SPECIAL else c for c in str(text))
+
+
 def md(text):
-    """A Markdown table cell: '|' escaped, one line."""
-    return str(text).replace('|', '\\|').replace('\n', ' ')
+    """A Markdown table cell: as ``mdtext``, with '|' escaped and on one line."""
+    return ' '.join(mdtext(text).replace('|', '\\|').splitlines())
 
 
 def rate(value):
@@ -79,7 +95,7 @@ def environment():
                                                 default_for_string=False, default=False),
             trim_blocks=True, lstrip_blocks=True, keep_trailing_newline=True,
             undefined=jinja2.StrictUndefined)
-        env.filters.update({'md': md, 'rate': rate, 'badge': badge, 'fmt_rate': _verdict.fmt_rate})
+        env.filters.update({'md': md, 'mdtext': mdtext, 'rate': rate, 'badge': badge, 'fmt_rate': _verdict.fmt_rate})
         _ENV.append(env)
     return _ENV[0]
 

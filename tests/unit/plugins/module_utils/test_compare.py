@@ -18,7 +18,8 @@ import xml.etree.ElementTree as ET
 
 import pytest
 
-from ansible_collections.tapeops.qualify.plugins.module_utils._reporting import _compare, _fleet, _render, _report
+from ansible_collections.tapeops.qualify.plugins.module_utils import _run
+from ansible_collections.tapeops.qualify.plugins.module_utils._reporting import _compare, _fleet, _render, _templates
 
 FIXTURE = os.path.join(os.path.dirname(__file__), '..', '..', 'fixtures', 'lab_runs', '20261123-quick')
 HOSTS = ('lab-ma1', 'lab-ma2', 'lab-ma3')
@@ -27,7 +28,7 @@ HOSTS = ('lab-ma1', 'lab-ma2', 'lab-ma3')
 def recorded():
     docs = []
     for host in HOSTS:
-        docs.append(_report.load_host(os.path.join(FIXTURE, host + '.json')))     # version 1, converted
+        docs.append(_run.load(os.path.join(FIXTURE, host + '.json')))     # version 1, converted
     return docs
 
 
@@ -105,7 +106,7 @@ def test_bad_tolerance_is_a_clear_error():
 def write_run(path, docs):
     os.makedirs(os.path.join(path, 'hosts'))
     for doc in docs:
-        _report.write_host(str(path), doc)
+        _run.save(str(path), doc)
 
 
 def test_reports_carry_the_comparison_and_junit_fails_a_regression_when_asked(tmp_path):
@@ -142,7 +143,7 @@ def test_compare_to_that_is_not_a_run_is_said_and_the_reports_are_written(tmp_pa
         out = _render.write_fleet(str(now), list(HOSTS), compare_to=str(earlier))
         assert out['comparison'] is None and says in out['comparison_error']
         summary = (now / 'summary.md').read_text()
-        assert '**Not compared:** ' + out['comparison_error'] in summary
+        assert '**Not compared:** ' + _templates.md(out['comparison_error']) in summary
         assert '| lab-ma3 |' in summary     # the fleet table is there all the same
         os.remove(str(now / 'summary.md'))
 
@@ -204,8 +205,8 @@ def test_an_earlier_document_of_another_schema_refuses_the_comparison(tmp_path):
     assert out['comparison'] is None
     assert ('%s has schema version 3, but this collection reads schema_version 2 (and converts '
             'tapeops.qualify/host-report/v1): it was written by a newer tapeops.qualify' % path) in out['comparison_error']
-    with pytest.raises(_report.ReportError) as raised:
-        _report.load_earlier(str(earlier))
+    with pytest.raises(_run.RunError) as raised:
+        _run.load_earlier(str(earlier))
     assert raised.value.reason == 'compare_refused'
 
 

@@ -19,7 +19,7 @@ import shutil
 import pytest
 import yaml
 
-from ansible_collections.tapeops.qualify.plugins.module_utils import _records
+from ansible_collections.tapeops.qualify.plugins.module_utils import _records, _run
 from ansible_collections.tapeops.qualify.plugins.module_utils._config import _omnirc
 from ansible_collections.tapeops.qualify.plugins.module_utils._judge import _fixes, _verdict
 from ansible_collections.tapeops.qualify.plugins.module_utils._reporting import _report
@@ -364,7 +364,7 @@ def test_every_table_row_names_a_role_variable_its_argument_spec_has():
 
 
 def test_documents_of_other_versions_are_skipped_with_the_readers_words(run_dir):
-    """_fixes reads a run through the reports' reader (_report.read_host): its refusal, naming the version, is the reason."""
+    """_fixes reads a run through the reports' reader (_run.read): its refusal, naming the version, is the reason."""
     newer = recorded('lab-ma1')
     newer.pop('schema')
     newer.update(host='lab-ma7', schema_version=3)
@@ -381,4 +381,4 @@ def test_documents_of_other_versions_are_skipped_with_the_readers_words(run_dir)
         'schema_version 2 (and converts tapeops.qualify/host-report/v1): write it again with this collection '
         '(re-run the host).' % run_dir)
     # the reports read the same files with the same words
-    assert _report.load_host(path)['error'] == _fixes.plan(run_dir, 'lab-ma7')['reason']
+    assert _run.load(path)['error'] == _fixes.plan(run_dir, 'lab-ma7')['reason']

@@ -23,7 +23,7 @@ import jsonschema
 import pytest
 
 from ansible_collections.tapeops.qualify.plugins.action import qualify_verdict
-from ansible_collections.tapeops.qualify.plugins.module_utils import _records
+from ansible_collections.tapeops.qualify.plugins.module_utils import _records, _run
 from ansible_collections.tapeops.qualify.plugins.module_utils._reporting import _charts, _render, _report
 
 from _tape_fixtures import FIXTURES
@@ -123,7 +123,7 @@ def test_a_refused_write_keeps_why_and_no_measurement():
 def test_the_version_1_run_loads_converted_with_its_verdicts(host, validator):
     old = raw(LAB_RUN_V1, host)
     assert old['schema'] == _records.SCHEMA_V1
-    doc = _report.load_host(os.path.join(LAB_RUN_V1, host + '.json'))
+    doc = _run.load(os.path.join(LAB_RUN_V1, host + '.json'))
     validator.validate(doc)
     assert_clean(doc)
     assert doc['schema_version'] == 2 and doc['status'] == 'ok' and doc['host'] == host
@@ -154,7 +154,7 @@ def test_the_version_2_lab_run_validates_and_holds_no_transport(host, validator)
     assert identity['hung'] is None and identity['drive_model']['label'] == verdict['drive_label'] == drive['label']
     assert identity['generation']['medium']['generation'] == identity['generation']['generation']
     # loading a version 2 document gives it back as written
-    assert _report.load_host(os.path.join(LAB_RUN_V2, host + '.json')) == doc
+    assert _run.load(os.path.join(LAB_RUN_V2, host + '.json')) == doc
 
 
 def test_the_assembly_of_recorded_results_matches_the_recorded_verdicts(validator):
@@ -178,7 +178,7 @@ def test_the_assembly_of_recorded_results_matches_the_recorded_verdicts(validato
 
 def test_failed_and_what_if_documents_validate(validator):
     old = raw(LAB_RUN_V1, 'lab-ma2')
-    lost = _report.host_document('lab-ma2', _report.STATUS_FAILED, source=old['source'],
+    lost = _report.host_document('lab-ma2', _run.STATUS_FAILED, source=old['source'],
                                  error='The run stopped after the source read test.', run=old['run'])
     validator.validate(lost)
     assert lost['drives'] == [] and lost['verdicts'] == [] and lost['worst_class'] is None
@@ -195,7 +195,7 @@ def test_a_source_read_too_short_to_judge_validates_with_its_reason(validator):
     reason = ('Only 9 one-second samples (at least 10 needed): the time budget of 10 s is too short; give at '
               'least 11 s.')
     source = dict(old['source'], inconclusive={'reason': reason})
-    lost = _report.host_document('lab-ma1', _report.STATUS_FAILED, source=source,
+    lost = _report.host_document('lab-ma1', _run.STATUS_FAILED, source=source,
                                  error='The run stopped after the source read test.', run=old['run'])
     validator.validate(lost)
     assert lost['source']['inconclusive'] == {'reason': reason}
@@ -204,7 +204,7 @@ def test_a_source_read_too_short_to_judge_validates_with_its_reason(validator):
 
 
 def test_the_schema_refuses_transport_debris(validator):
-    doc = _report.load_host(os.path.join(LAB_RUN_V1, 'lab-ma1.json'))
+    doc = _run.load(os.path.join(LAB_RUN_V1, 'lab-ma1.json'))
     dirty = copy.deepcopy(doc)
     dirty['drives'][0]['write_sweep']['ansible_job_id'] = 'j1'
     with pytest.raises(jsonschema.ValidationError, match='ansible_job_id'):
@@ -225,7 +225,7 @@ def test_the_schema_refuses_transport_debris(validator):
 def test_another_version_fails_naming_the_one_found_and_the_one_expected(tmp_path, data, words):
     (tmp_path / 'hosts').mkdir()
     (tmp_path / 'hosts' / 'h.json').write_text(json.dumps(data))
-    [doc] = _report.load_run(str(tmp_path))
+    [doc] = _run.load_run(str(tmp_path))
     assert doc['status'] == 'failed' and doc['host'] == 'h'
     assert words in doc['error'] and str(tmp_path / 'hosts' / 'h.json') in doc['error']
 

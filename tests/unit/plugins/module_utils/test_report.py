@@ -11,6 +11,7 @@ import xml.etree.ElementTree as ET
 
 import pytest
 
+from ansible_collections.tapeops.qualify.plugins.module_utils import _run
 from ansible_collections.tapeops.qualify.plugins.module_utils._reporting import _render, _report
 from ansible_collections.tapeops.qualify.plugins.module_utils._judge import _verdict
 
@@ -40,8 +41,8 @@ def ma2(src):
 @pytest.fixture
 def run_dir(tmp_path):
     d = tmp_path / 'run'
-    _report.write_host(str(d), ma1(source(mean=60.0, p5=55.0)))     # unthrottled
-    _report.write_host(str(d), ma2(source(mean=6.0, p5=4.0)))       # throttled
+    _run.save(str(d), ma1(source(mean=60.0, p5=55.0)))     # unthrottled
+    _run.save(str(d), ma2(source(mean=6.0, p5=4.0)))       # throttled
     return str(d)
 
 
@@ -124,24 +125,17 @@ def test_what_if_needs_no_drive_and_no_tape():
 
 
 def test_host_json_written_at_once_and_atomically(tmp_path):
-    path = _report.write_host(str(tmp_path), ma1(source(60.0, 55.0)))
+    path = _run.save(str(tmp_path), ma1(source(60.0, 55.0)))
     assert path == str(tmp_path / 'hosts' / 'lab-ma1.json')
     data = json.loads(open(path).read())
     assert data['host'] == 'lab-ma1' and data['verdicts'][0]['class']
     assert os.listdir(tmp_path / 'hosts') == ['lab-ma1.json']
 
 
-def test_safe_host_file_names():
-    assert _report.safe_name('db1.example.com') == 'db1.example.com'
-    assert _report.safe_name('[::1]:2222') == '1_2222'
-    with pytest.raises(_report.ReportError):
-        _report.safe_name('..')
-
-
 def test_load_run_marks_missing_and_corrupt(run_dir):
     with open(os.path.join(run_dir, 'hosts', 'broken.json'), 'w') as handle:
         handle.write('{not json')
-    docs = _report.load_run(run_dir, expected_hosts=['lab-ma1', 'lab-ma2', 'lab-ma3'])
+    docs = _run.load_run(run_dir, expected_hosts=['lab-ma1', 'lab-ma2', 'lab-ma3'])
     by_host = dict((d['host'], d) for d in docs)
     assert by_host['lab-ma3']['status'] == 'missing'
     assert 'unreachable' in by_host['lab-ma3']['error']
@@ -185,12 +179,12 @@ def test_fail_on_speed_matched_too(run_dir):
 
 
 def test_missing_run_dir_is_a_clear_error(tmp_path):
-    with pytest.raises(_report.ReportError, match='run the qualify playbook first'):
+    with pytest.raises(_run.RunError, match='run the qualify playbook first'):
         _render.write_fleet(str(tmp_path / 'nope'))
 
 
 def test_html_without_matplotlib_still_has_tables(run_dir):
-    docs = _report.load_run(run_dir)
+    docs = _run.load_run(run_dir)
     page = _render.fleet_html(docs, charts=_report.ReportError('matplotlib is not installed'))
     assert '<table id="fleet">' in page and '<svg' not in page
     assert 'No charts: matplotlib is not installed' in page
@@ -222,8 +216,8 @@ def test_refused_write_is_a_note_and_the_verdict_rests_on_sources(tmp_path):
     assert 'MA1009L5 holds data' in entry['write_note']
     assert doc['verdicts'][0]['numbers']['drive_path_mb_s'] is None
     assert 'not measured' in ' '.join(doc['verdicts'][0]['reasons'])
-    _report.write_host(str(tmp_path), doc)
-    md = _render.fleet_markdown(_report.load_run(str(tmp_path)))
+    _run.save(str(tmp_path), doc)
+    md = _render.fleet_markdown(_run.load_run(str(tmp_path)))
     assert '- No write sweep: The loaded cartridge MA1009L5 holds data' in md
 
 

@@ -18,6 +18,7 @@ import jsonschema
 import pytest
 
 from ansible_collections.tapeops.qualify.plugins.action import qualify_report
+from ansible_collections.tapeops.qualify.plugins.module_utils import _run
 from ansible_collections.tapeops.qualify.plugins.module_utils._reporting import _render, _report
 
 from _tape_fixtures import FIXTURES
@@ -102,7 +103,7 @@ def test_a_free_drive_beside_a_busy_one_keeps_its_verdict():
 def test_busy_reaches_summary_html_junit_and_fails_the_host_as_missing(tmp_path):
     run_dir = str(tmp_path)
     doc = lab_ma1()
-    _report.write_host(run_dir, assemble(doc, locks=[busy_lock('/dev/nst1')], extra_drives=['/dev/nst1']))
+    _run.save(run_dir, assemble(doc, locks=[busy_lock('/dev/nst1')], extra_drives=['/dev/nst1']))
     out = _render.write_fleet(run_dir, ['lab-ma1'], doc['run'])
     with open(out['paths']['markdown'], encoding='utf-8') as handle:
         summary = handle.read()

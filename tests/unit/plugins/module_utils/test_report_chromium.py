@@ -12,6 +12,7 @@ import subprocess
 
 import pytest
 
+from ansible_collections.tapeops.qualify.plugins.module_utils import _run
 from ansible_collections.tapeops.qualify.plugins.module_utils._reporting import _render, _report
 
 from report_cases import drive, source, write_result
@@ -40,7 +41,7 @@ def report(tmp_path_factory):
                                [write_result('/dev/nst0')], [{'nst': '/dev/nst0', 'speed_floor_mb_s': 10.0}],
                                # a tuned Bacula host (Maximum File Size 50 GB, not the 1000 MB default)
                                {'software': 'bacula', 'block_size_bytes': 262144, 'segment_size_mb': 50000})
-        _report.write_host(run_dir, doc)
+        _run.save(run_dir, doc)
     return _render.write_fleet(run_dir, ['lab-ma1', 'lab-ma2'])['paths']['html']
 
 

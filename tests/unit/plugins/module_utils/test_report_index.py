@@ -17,6 +17,7 @@ import re
 
 import pytest
 
+from ansible_collections.tapeops.qualify.plugins.module_utils import _run
 from ansible_collections.tapeops.qualify.plugins.module_utils._reporting import _render, _report, _report_index
 
 from test_report_chromium import chromium
@@ -27,7 +28,7 @@ FIXTURE = os.path.join(os.path.dirname(__file__), '..', '..', 'fixtures', 'lab_r
 def fleet(count):
     templates = []
     for host in ('lab-ma1', 'lab-ma2', 'lab-ma3'):
-        templates.append(_report.load_host(os.path.join(FIXTURE, host + '.json')))     # version 1, converted
+        templates.append(_run.load(os.path.join(FIXTURE, host + '.json')))     # version 1, converted
     docs = []
     for index in range(count):
         doc = copy.deepcopy(templates[index % 3])
@@ -44,7 +45,7 @@ def big_run(tmp_path_factory):
     for index, doc in enumerate(docs):
         # the inventory groups the qualify role records (group_names): two sites, one common group
         doc.setdefault('facts', {})['groups'] = ['media_agents', 'site-paris' if index % 2 == 0 else 'site-lyon']
-        _report.write_host(str(run_dir), doc)
+        _run.save(str(run_dir), doc)
     saved = _report_index.INLINE_MAX_HOSTS
     _report_index.INLINE_MAX_HOSTS = 5
     try:
@@ -127,7 +128,7 @@ def test_the_index_stays_small_per_row(big_run):
 def test_a_small_fleet_keeps_one_page_and_links_the_host_pages(tmp_path):
     docs = fleet(3)
     for doc in docs:
-        _report.write_host(str(tmp_path), doc)
+        _run.save(str(tmp_path), doc)
     _render.write_fleet(str(tmp_path), [d['host'] for d in docs])
     page = (tmp_path / 'report.html').read_text()
     assert page.count('<section class="drive"') == 3
@@ -158,10 +159,10 @@ def test_a_host_lost_after_its_source_read_keeps_it_in_the_reports(tmp_path):
     """The qualify play writes the source read as soon as it is done (status failed, 'the run stopped
     after the source read test'); a host lost later in its run shows it, not a bare failure."""
     recorded = fleet(2)
-    lost = _report.host_document(recorded[1]['host'], _report.STATUS_FAILED, source=recorded[1]['source'],
+    lost = _report.host_document(recorded[1]['host'], _run.STATUS_FAILED, source=recorded[1]['source'],
                                  error='The run stopped after the source read test: the host was lost.')
-    _report.write_host(str(tmp_path), recorded[0])
-    _report.write_host(str(tmp_path), lost)
+    _run.save(str(tmp_path), recorded[0])
+    _run.save(str(tmp_path), lost)
     out = _render.write_fleet(str(tmp_path), [d['host'] for d in recorded])
     row = [r for r in _report.rows(out['docs']) if r['host'] == lost['host']][0]
     assert row['status'] == 'failed'
@@ -169,5 +170,5 @@ def test_a_host_lost_after_its_source_read_keeps_it_in_the_reports(tmp_path):
     assert 'Measured before: the sources delivered %.1f MB/s on average' % aggregate['mean_mb_s'] in row['error']
     assert 'Measured before' in (tmp_path / 'summary.md').read_text()
     # a failure with nothing measured says only what failed
-    bare = _report.host_document('ma9', _report.STATUS_FAILED, error='boom')
+    bare = _report.host_document('ma9', _run.STATUS_FAILED, error='boom')
     assert _report.rows([bare])[0]['error'] == 'boom'

@@ -16,6 +16,7 @@ import pytest
 
 from ansible_collections.tapeops.qualify.plugins.module_utils._judge import _drive_model as dm
 from ansible_collections.tapeops.qualify.plugins.module_utils._measure import _mechanics as mech
+from ansible_collections.tapeops.qualify.plugins.module_utils import _run
 from ansible_collections.tapeops.qualify.plugins.module_utils._reporting import (
     _render, _report, _report_mechanics, _words)
 
@@ -67,7 +68,7 @@ def test_section_lands_in_the_host_json_and_warns_in_the_verdict(tmp_path):
     found = [f for f in verdict['findings'] if f['id'] == 'object_size_below_90']
     assert len(found) == 1 and found[0]['severity'] == 'warning'
     assert 'segment size' in found[0]['text'] and '74 %' in found[0]['text'] and '32 MB' in found[0]['text']
-    back = json.load(open(_report.write_host(str(tmp_path), doc)))
+    back = json.load(open(_run.save(str(tmp_path), doc)))
     assert back['mechanics'][0]['forecast']['target']['label'] == 'LTO-9 FH'
 
 

@@ -13,6 +13,7 @@ import json
 
 from ansible_collections.tapeops.qualify.plugins.module_utils._judge import _drive_model, _media
 
+from ansible_collections.tapeops.qualify.plugins.module_utils import _run
 from ansible_collections.tapeops.qualify.plugins.module_utils._reporting import _render, _report
 
 from ansible_collections.tapeops.qualify.plugins.module_utils._tools import _mtx
@@ -44,7 +45,7 @@ def test_media_summary_lands_in_the_host_document_and_its_json(tmp_path):
     assert media['status'] == 'ok' and media['target']['label'] == 'LTO-9 FH'
     assert media['totals']['counts']['stranded'] == 7
     assert media['libraries'][0]['cartridges'] == 7          # a count: the cartridge list stays in the module result
-    path = _report.write_host(str(tmp_path), doc)
+    path = _run.save(str(tmp_path), doc)
     back = json.load(open(path))
     assert back['media']['migration']['hours'] == media['migration']['hours'] > 0
     assert back['media']['keep_old_drive_libraries'] == ['/dev/sg5']
@@ -60,18 +61,18 @@ def test_failed_or_skipped_inventory_is_recorded_not_dropped():
     assert _report.media_section({'failed': False, 'failed_when_result': False, 'msg': 'target: Cannot read'}) == {
         'status': 'failed', 'error': 'target: Cannot read'}
     assert _report.media_section({'changed': False, 'libraries': [], 'summary': None})['status'] == 'failed'
-    doc = _report.host_document('h', _report.STATUS_FAILED, error='source read failed',
+    doc = _report.host_document('h', _run.STATUS_FAILED, error='source read failed',
                                 media=_report.media_section({'failed': True, 'msg': 'boom'}))
     assert doc['media']['error'] == 'boom'
 
 
 def test_markdown_and_html_show_counts_stranded_slots_migration_and_cleaning_flags(tmp_path):
     run_dir = str(tmp_path)
-    _report.write_host(run_dir, _doc('ma-tandberg', _inventory_result(
+    _run.save(run_dir, _doc('ma-tandberg', _inventory_result(
         'mtx_status__TANDBERG-StorageLoader-1drive-7slot-LTO5__1.txt', drives_kept=2)))
-    _report.write_host(run_dir, _doc('ma-lto9', _inventory_result('mtx_status__pyarchive-1drive-24slot-LTO9-HH9__2.txt',
-                                                                  sg='/dev/sch0')))
-    _report.write_host(run_dir, _doc('ma-nomedia', None))
+    _run.save(run_dir, _doc('ma-lto9', _inventory_result('mtx_status__pyarchive-1drive-24slot-LTO9-HH9__2.txt',
+                                                         sg='/dev/sch0')))
+    _run.save(run_dir, _doc('ma-nomedia', None))
     out = _render.write_fleet(run_dir, ['ma-tandberg', 'ma-lto9', 'ma-nomedia'], RUN)
     md = open(out['paths']['markdown']).read()
     assert '## Media against the target drive' in md
@@ -120,7 +121,7 @@ def test_media_chart_orders_media_and_colours_by_class():
 def test_chromium_paints_the_media_chart(tmp_path):
     from test_report_chromium import chromium   # pylint: disable=import-outside-toplevel
     run_dir = str(tmp_path / 'run')
-    _report.write_host(run_dir, _doc('ma-tandberg', _inventory_result(
+    _run.save(run_dir, _doc('ma-tandberg', _inventory_result(
         'mtx_status__TANDBERG-StorageLoader-1drive-7slot-LTO5__1.txt')))
     page = _render.write_fleet(run_dir, ['ma-tandberg'], RUN)['paths']['html']
     proc = chromium(tmp_path, '--dump-dom', 'file://%s' % page)

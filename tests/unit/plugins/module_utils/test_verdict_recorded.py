@@ -18,6 +18,7 @@ import os
 
 import pytest
 
+from ansible_collections.tapeops.qualify.plugins.module_utils import _run
 from ansible_collections.tapeops.qualify.plugins.module_utils._reporting import _report
 from ansible_collections.tapeops.qualify.plugins.module_utils._judge import _verdict
 
@@ -29,7 +30,7 @@ HOSTS = ('lab-ma1', 'lab-ma2', 'lab-ma3')
 
 def recorded(host):
     """The host's document as the reports load it (this run is in the version 1 layout: converted on load)."""
-    return _report.load_host(os.path.join(RUN, '%s.json' % host))
+    return _run.load(os.path.join(RUN, '%s.json' % host))
 
 
 def judge(host, **changes):

@@ -20,6 +20,7 @@ from ansible_collections.tapeops.qualify.plugins.module_utils._judge import _dri
 from ansible_collections.tapeops.qualify.plugins.module_utils._judge import _forecast as fc
 from ansible_collections.tapeops.qualify.plugins.module_utils._judge import _verdict as v
 from ansible_collections.tapeops.qualify.plugins.module_utils._measure import _source_scaling
+from ansible_collections.tapeops.qualify.plugins.module_utils import _run
 from ansible_collections.tapeops.qualify.plugins.module_utils._reporting import _report, _words
 
 from _tape_fixtures import FIXTURES
@@ -145,7 +146,7 @@ def test_one_minimum_of_samples_for_the_module_the_forecast_and_the_verdict():
 @pytest.mark.parametrize('run', ['20261123-quick', '20261124-quick-v2'])
 @pytest.mark.parametrize('host', sorted(RECORDED))
 def test_recorded_lab_runs_keep_their_classes(run, host):
-    doc = _report.load_host(os.path.join(LAB_RUNS, run, '%s.json' % host))
+    doc = _run.load(os.path.join(LAB_RUNS, run, '%s.json' % host))
     drives = doc['drives']
     facts = doc['facts']
     out = _report.assemble(host, [d['identity'] for d in drives], doc['source'], [d['write_sweep'] for d in drives],
