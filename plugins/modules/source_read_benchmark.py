@@ -135,7 +135,10 @@ options:
     type: int
     default: 1000000
   compressibility_sample:
-    description: Bytes sampled (spread over the files) for the compressibility estimate; C(0) disables it.
+    description:
+      - Bytes sampled for the compressibility estimate; C(0) disables it.
+      - Taken as 128 KiB windows at evenly spaced points of the stream the walked files make, so each part of
+        the tree weighs the bytes it sends to the drive.
     type: str
     default: 8M
   fio_path:

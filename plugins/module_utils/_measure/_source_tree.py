@@ -15,6 +15,7 @@ st_ino) is a loop and is skipped.
 
 from __future__ import annotations
 
+import bisect
 import errno
 import os
 import stat
@@ -384,31 +385,58 @@ def free_bytes(path):
     return st.f_bavail * st.f_frsize
 
 
-def sample_files(files, max_bytes, chunk=1048576):
-    """Read up to ``max_bytes`` from files spread over the list, read-only.
+# bytes per sampled window: zlib's 32 KiB history (and an LTO drive's, smaller still) sees no further, so many
+# windows across the tree say more about the whole stream than a few long ones
+SAMPLE_WINDOW = 131072
+# at most this many files opened for one window (a window over a directory of tiny files)
+_WINDOW_MAX_FILES = 1024
 
-    Takes ``chunk`` bytes from the start of files picked at an even stride,
-    opened ``O_RDONLY | O_NOATIME`` where allowed (access times unchanged),
-    and drops the pages read from the cache afterwards so a later cold read
-    stays cold. Returns ``(data, files_sampled)``.
+
+def sample_files(files, max_bytes, chunk=SAMPLE_WINDOW):
+    """Read up to ``max_bytes`` of the backup stream the files make, in windows spread evenly over its bytes.
+
+    The tape sees the files one after another, so its compression ratio is
+    a ratio of bytes: a sample that takes the start of every n-th file
+    (what this did before) weighs a 512-byte file like a 64 MB dump and
+    misses what the large files hold. Here the files, in ``files``' order
+    (the walk's: the order a backup reads them), make one stream of
+    ``sum(size)`` bytes; ``max_bytes // chunk`` windows of ``chunk`` bytes
+    start at evenly spaced points of it (systematic sampling by bytes), and a
+    window that reaches the end of a small file goes on into the next ones,
+    as the stream does. Each part of the tree is then sampled in proportion
+    to the bytes it sends to the drive.
+
+    Files are opened ``O_RDONLY | O_NOATIME`` where allowed (access times
+    unchanged) and the pages read are dropped from the cache afterwards, so a
+    later cold read stays cold; a file that cannot be opened, or is no longer
+    a regular file, is passed over. Returns ``(data, files_sampled)``.
     """
+    files = [(path, size) for path, size in files or [] if size and size > 0]
     if not files or max_bytes <= 0:
         return b'', 0
-    count = max(1, min(len(files), int(max_bytes // chunk) or 1))
-    stride = len(files) / float(count)
-    picked = []
-    seen = set()
-    for i in range(count):
-        index = int(i * stride)
-        if index not in seen:
-            seen.add(index)
-            picked.append(files[index][0])
-    parts = []
+    chunk = max(1, min(int(chunk), int(max_bytes)))
+    starts = []
     total = 0
-    sampled = 0
+    for _path, size in files:
+        starts.append(total)
+        total += size
+    windows = max(1, min(int(max_bytes // chunk), -(-total // chunk)))
+    step = total / float(windows)
+    parts = []
+    touched = set()
+    for number in range(windows):
+        position = int(number * step)
+        index = bisect.bisect_right(starts, position) - 1
+        parts.extend(_read_window(files, index, position - starts[index], chunk, touched))
+    return b''.join(parts), len(touched)
+
+
+def _read_window(files, index, offset, length, touched):
+    """The stream's bytes from ``offset`` into file ``index`` on, ``length`` of them at most."""
+    out = []
     noatime = getattr(os, 'O_NOATIME', 0)
-    for path in picked:
-        if total >= max_bytes:
+    for path, size in files[index:index + _WINDOW_MAX_FILES]:
+        if length <= 0:
             break
         try:
             try:
@@ -416,22 +444,26 @@ def sample_files(files, max_bytes, chunk=1048576):
             except PermissionError:
                 fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK)
         except OSError:
+            offset = 0
             continue
         try:
             if not stat.S_ISREG(os.fstat(fd).st_mode):
+                offset = 0
                 continue
-            data = os.read(fd, min(chunk, max_bytes - total))
+            data = os.pread(fd, min(length, max(size - offset, 0)), offset)
             if hasattr(os, 'posix_fadvise'):
-                os.posix_fadvise(fd, 0, len(data), os.POSIX_FADV_DONTNEED)
+                os.posix_fadvise(fd, offset, len(data), os.POSIX_FADV_DONTNEED)
         except OSError:
+            offset = 0
             continue
         finally:
             os.close(fd)
         if data:
-            parts.append(data)
-            total += len(data)
-            sampled += 1
-    return b''.join(parts), sampled
+            out.append(data)
+            touched.add(path)
+            length -= len(data)
+        offset = 0
+    return out
 
 
 def make_aliases(paths, alias_dir):
