@@ -91,10 +91,14 @@ TABLE = (
         'Maximum File Size of the tape Device resources (decimal MB, at least 1 GB)'),
 )
 
-# The variables apply_fixes gives a role it runs, with the values that leave a setting as it is when
-# the host's verdicts have no fix for it (the playbook passes exactly these).
+# What apply_fixes gives a role it runs besides its rows' variables (st_tuning_devices ...), and for
+# each of its rows' variables the value that leaves the setting as it is when the host's verdicts have
+# no fix for it: a role gets these and its rows' variables, and the playbook passes exactly those
+# (tests/unit/roles/test_apply_fixes_contract.py holds the playbook, the roles' argument specs and
+# defaults to this table). st_tuning_block_size has no such value: st_tuning runs only for a
+# block_size fix, which sets it.
 ROLE_VARIABLES = {
-    'st_tuning': {'st_tuning_block_size': None, 'st_tuning_devices': [], 'st_tuning_fail_on_preflight': True},
+    'st_tuning': {'st_tuning_devices': [], 'st_tuning_fail_on_preflight': True},
     'dp_omnirc': {'dp_omnirc_immediate_filemarks': False, 'dp_omnirc_drives': []},
     'bacula_sd': {'bacula_sd_flavor': 'bacula', 'bacula_sd_maximum_block_size': None,
                   'bacula_sd_maximum_file_size': None},

@@ -6,7 +6,8 @@
 On the recorded lab run tests/unit/fixtures/lab_runs/20261123-quick/ (its
 README: one quick qualify run on the 3-guest lab, backup software not named),
 on its measurements judged again by the verdict code for Data Protector and
-Bacula hosts, and on hand-made verdicts for each fix id.
+Bacula hosts, and on hand-made verdicts for each fix id. That the table, the roles'
+specs and defaults, the playbook and docs/roles.md agree: tests/unit/roles/test_apply_fixes_contract.py.
 """
 
 from __future__ import annotations
@@ -17,7 +18,6 @@ import os
 import shutil
 
 import pytest
-import yaml
 
 from ansible_collections.tapeops.qualify.plugins.module_utils import _records, _run
 from ansible_collections.tapeops.qualify.plugins.module_utils._config import _omnirc
@@ -28,7 +28,6 @@ from _tape_fixtures import FIXTURES
 
 RUN = os.path.join(FIXTURES, 'lab_runs', '20261123-quick')
 HOSTS = ('lab-ma1', 'lab-ma2', 'lab-ma3')
-PLAYBOOK = os.path.join(os.path.dirname(FIXTURES), '..', '..', 'playbooks', 'apply_fixes.yml')
 
 
 def recorded(host):
@@ -337,31 +336,7 @@ def test_a_run_judged_for_other_software_is_an_error():
     assert _fixes.plan_host(doc, 'data_protector')['software'] == 'data_protector'
 
 
-# --------------------------------------------------------------- the table, the roles and the playbook agree
-
-def test_the_playbook_passes_exactly_the_tables_variables():
-    with open(PLAYBOOK, encoding='utf-8') as handle:
-        play = yaml.safe_load(handle)[0]
-    passed = {}
-    for task in play['tasks']:
-        include = task.get('ansible.builtin.include_role')
-        if include:
-            passed[include['name'].split('.')[-1]] = sorted(task['vars'])
-            assert task['when'] == "'%s' in __apply_fixes.roles" % include['name'].split('.')[-1]
-    assert passed == dict((role, sorted(variables)) for role, variables in _fixes.ROLE_VARIABLES.items())
-    assert list(passed) == list(_fixes.ROLE_ORDER)
-
-
-def test_every_table_row_names_a_role_variable_its_argument_spec_has():
-    root = os.path.join(os.path.dirname(PLAYBOOK), '..', 'roles')
-    for row in _fixes.TABLE:
-        with open(os.path.join(root, row.role, 'meta', 'argument_specs.yml'), encoding='utf-8') as handle:
-            options = yaml.safe_load(handle)['argument_specs']['main']['options']
-        if row.per_drive:
-            options = options[_fixes.PER_DRIVE_VARIABLE[row.role]]['options']
-        assert row.variable in options, row
-    assert set(r.fix for r in _fixes.TABLE) | {'streams', 'staging', 'drive_path', 'memory'} == set(_verdict.FIX_ORDER)
-
+# --------------------------------------------------------------- documents the run's reader refuses
 
 def test_documents_of_other_versions_are_skipped_with_the_readers_words(run_dir):
     """_fixes reads a run through the reports' reader (_run.read): its refusal, naming the version, is the reason."""
