@@ -165,6 +165,14 @@ class FilemarkCost(Record):
     mark_seconds: t.Optional[float] = None
     seconds_lost_per_mark: t.Optional[float] = None
     error: t.Optional[str] = None
+    # 'measured' (written), 'computed' (a segment the run would close fewer than twice: its rate from the cost per
+    # mark measured at computed_from_segment_mb), None (not run: error says why)
+    basis: t.Optional[str] = None
+    computed_from_segment_mb: t.Optional[float] = None
+
+    def to_dict(self):
+        # runs recorded before basis was kept read back as they were written
+        return _without_none(super().to_dict(), ('basis', 'computed_from_segment_mb'))
 
 
 # What a failed write result keeps of its measurements (WriteSweep.from_result)

@@ -68,6 +68,8 @@ options:
       - Segment sizes in decimal MB for the file-mark cost runs. Empty (the default) skips them. Each segment
         size costs two runs of O(filemark_payload_mb) plus one shared baseline run. They are not run when a
         write error (EIO, ENOSPC, ...) stopped the sweep.
+      - A segment of half O(filemark_payload_mb) or more is not written (a run would close it fewer than twice and
+        measure nothing) - its rate is computed from the cost per mark measured at the largest smaller segment.
     type: list
     elements: int
     default: []
@@ -230,7 +232,11 @@ filemarks:
     (MTWEOFI) - each with C(segment_mb), C(kind), C(marks), C(mb_s), C(seconds), C(mark_seconds) and
     C(seconds_lost_per_mark) (time beyond the baseline rate divided by the marks), and C(error). A run not
     made has C(bytes=0) and says why in C(error) (C(skipped: ...)) - no MTWEOFI in the st driver, or a write
-    error (EIO, ENOSPC, ...) that stopped the sweep, after which nothing more is written.
+    error (EIO, ENOSPC, ...) that stopped the sweep, after which nothing more is written. C(basis) says how
+    each row came about - C(measured) (written), C(computed) or null (not run). A segment of half
+    O(filemark_payload_mb) or more would be closed fewer than twice in a run, so it is not written - its
+    C(mb_s) is computed from the baseline rate and the cost per mark measured at the largest written segment
+    (C(computed_from_segment_mb)), one mark lost per segment.
   returned: when the benchmark wrote
   type: list
   elements: dict

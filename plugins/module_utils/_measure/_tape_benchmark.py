@@ -57,6 +57,9 @@ FILEMARK_SKIPPED = {
     'no_mtweofi': 'skipped: the st driver has no MTWEOFI',
     'write_error': 'skipped: the sweep stopped on a write error (%s); no more writes after a medium or hardware '
                    'error',
+    'no_measured_segment': 'skipped: a %d MB segment closes fewer than two in a %d MB run and no smaller segment was '
+                           'measured to compute it from; give filemark_payload_mb of %d or more, or a smaller segment '
+                           'beside it',
 }
 
 
@@ -149,7 +152,8 @@ class TapeBenchmark:
         run, skipped = plan_block_sizes(self.block_sizes, drive.get('block_limits'),
                                         drive.get('hba_max_transfer_bytes'))
         sweep_bytes = self.step_bytes * len(run) * len(self.patterns)
-        fm_runs = len(self.filemark_segments) * 2 + (1 if self.filemark_segments else 0)
+        # only the segments a run closes twice are written; the larger ones are computed (_filemark_segments)
+        fm_runs = len(self._filemark_segments()[0]) * 2 + (1 if self.filemark_segments else 0)
         return {
             'device': self.device,
             'identity': self.identity.as_dict() if self.identity else None,
@@ -415,7 +419,7 @@ class TapeBenchmark:
     def _skipped_run(self, kind, segment, why):
         return {'bytes': 0, 'seconds': 0, 'marks': 0, 'mb_s': None, 'mark_seconds': 0, 'error': why,
                 'segment_mb': segment // W.MB if segment else None, 'kind': kind, 'seconds_lost_per_mark': None,
-                'block_size': self.filemark_block_size}
+                'block_size': self.filemark_block_size, 'basis': None}
 
     def _filemarks_skipped(self, why):
         """Every planned file-mark run (the baseline, then sync and immediate per segment), not run: ``why``."""
@@ -433,7 +437,7 @@ class TapeBenchmark:
         def marker(op):
             return lambda f: W.mtop(f, op, 1, timeout=timeout)
 
-        budget = self.filemark_payload * (2 * len(self.filemark_segments) + 1)
+        budget = self.filemark_payload * (2 * len(self._filemark_segments()[0]) + 1)
         deadline = budget / (1.0 * W.MB) + timeout  # >= 1 MB/s or we call it hung
 
         def one(segment, op):
@@ -446,8 +450,9 @@ class TapeBenchmark:
         baseline = one(None, W.MTWEOF)
         base_rate = baseline['bytes'] / baseline['seconds'] if baseline['seconds'] else None
         out.append(dict(baseline, segment_mb=None, kind='none', seconds_lost_per_mark=None,
-                        block_size=self.filemark_block_size))
-        for segment in sorted(self.filemark_segments):
+                        block_size=self.filemark_block_size, basis='measured'))
+        measured, computed = self._filemark_segments()
+        for segment in measured:
             for kind, op in (('sync', W.MTWEOF), ('immediate', W.MTWEOFI)):
                 if kind == 'immediate' and mtweofi_supported is False:
                     out.append(self._skipped_run(kind, segment, FILEMARK_SKIPPED['no_mtweofi']))
@@ -461,7 +466,39 @@ class TapeBenchmark:
                 if run['marks'] and base_rate:
                     lost = round((run['seconds'] - run['bytes'] / base_rate) / run['marks'], 4)
                 out.append(dict(run, segment_mb=segment // W.MB, kind=kind, seconds_lost_per_mark=lost,
-                                block_size=self.filemark_block_size))
+                                block_size=self.filemark_block_size, basis='measured'))
                 if run['error']:
                     return out
+        for segment in computed:
+            for kind in ('sync', 'immediate'):
+                if kind == 'immediate' and mtweofi_supported is False:
+                    out.append(self._skipped_run(kind, segment, FILEMARK_SKIPPED['no_mtweofi']))
+                    continue
+                out.append(self._computed_run(kind, segment, base_rate, out))
         return out
+
+    def _filemark_segments(self):
+        """(measured, computed) segment sizes: a run measures a segment only when it writes two marks or more.
+
+        A segment of half the payload or more would close one segment or none in the run: its rate is then
+        computed from the per-mark cost measured at the largest segment that was written.
+        """
+        segments = sorted(self.filemark_segments)
+        measured = [s for s in segments if self.filemark_payload // s >= 2]
+        return measured, [s for s in segments if s not in measured]
+
+    def _computed_run(self, kind, segment, base_rate, runs):
+        """The rate at ``segment`` from the baseline rate and the cost per mark of ``kind`` measured at the largest
+        written segment: a stream of ``segment`` bytes then a mark loses that cost once per segment."""
+        rows = [r for r in runs if r.get('kind') == kind and r.get('basis') == 'measured'
+                and r.get('seconds_lost_per_mark') is not None]
+        if not rows or not base_rate:
+            return self._skipped_run(kind, segment, FILEMARK_SKIPPED['no_measured_segment'] % (
+                segment // W.MB, self.filemark_payload // W.MB, 2 * segment // W.MB))
+        source = max(rows, key=lambda r: r['segment_mb'])
+        lost = max(0.0, source['seconds_lost_per_mark'])
+        seconds_per_segment = segment / base_rate + lost
+        return {'bytes': 0, 'seconds': None, 'marks': 0, 'mark_seconds': None, 'error': None,
+                'mb_s': round(segment / seconds_per_segment / W.MB, 1), 'segment_mb': segment // W.MB, 'kind': kind,
+                'seconds_lost_per_mark': source['seconds_lost_per_mark'], 'block_size': self.filemark_block_size,
+                'basis': 'computed', 'computed_from_segment_mb': source['segment_mb']}

@@ -164,3 +164,53 @@ def test_immediate_runs_are_skipped_when_st_has_no_mtweofi(monkeypatch):
     assert [(m['kind'], m['error']) for m in out] == [
         ('none', None), ('sync', None), ('immediate', 'skipped: the st driver has no MTWEOFI')]
     assert runs == [None, 2 * W.MB]
+
+
+def _drive_of(rate_mb_s, cost_s):
+    """filemark_run on a drive that writes ``rate_mb_s`` and loses ``cost_s`` per mark; the segments it was given."""
+    runs = []
+
+    def filemark_run(fd, views, payload, segment, marker, **seam):  # pylint: disable=unused-argument
+        runs.append(segment)
+        # the writer's rule: a mark after every whole segment, when the segment is smaller than the payload
+        marks = payload // segment if segment and segment < payload else 0
+        seconds = payload / (rate_mb_s * W.MB) + marks * cost_s
+        return {'bytes': payload, 'seconds': seconds, 'marks': marks, 'mb_s': round(payload / seconds / W.MB, 1),
+                'mark_seconds': marks * cost_s, 'error': None}
+    return filemark_run, runs
+
+
+def test_the_full_profiles_larger_segment_is_computed_not_written_without_marks(monkeypatch):
+    # the full profile: 16000 MB runs at segments of 2000 and 20000 MB. A 20000 MB segment closes no mark in a
+    # 16000 MB run: written, it measured nothing. Its rate now comes from the 2000 MB runs' cost per mark.
+    filemark_run, runs = _drive_of(100.0, 5.0)
+    monkeypatch.setattr(B.W, 'filemark_run', filemark_run)
+    bench = B.TapeBenchmark('/dev/nst0', filemark_segments=[20000 * W.MB, 2000 * W.MB],
+                            filemark_payload=16000 * W.MB, filemark_block_size=262144)
+    out = bench._filemarks(3, 'nst0', mtweofi_supported=True)
+    assert runs == [None, 2000 * W.MB, 2000 * W.MB]
+    assert [(r['kind'], r['segment_mb'], r['basis'], r['marks']) for r in out] == [
+        ('none', None, 'measured', 0), ('sync', 2000, 'measured', 8), ('immediate', 2000, 'measured', 8),
+        ('sync', 20000, 'computed', 0), ('immediate', 20000, 'computed', 0)]
+    sync_2000, computed = out[1], out[3]
+    assert sync_2000['seconds_lost_per_mark'] == pytest.approx(5.0)
+    # 20000 MB at 100 MB/s is 200 s, plus one mark of 5 s
+    assert computed['mb_s'] == pytest.approx(20000 / 205.0, abs=0.05)
+    assert (computed['computed_from_segment_mb'], computed['seconds_lost_per_mark'], computed['bytes']) == (
+        2000, sync_2000['seconds_lost_per_mark'], 0)
+    # and the plan promises only what is written: the baseline and the two 2000 MB runs
+    plan = bench.plan({'block_limits': None})
+    assert plan['max_bytes_written'] == bench.step_bytes * len(plan['block_sizes']) * len(bench.patterns) + \
+        3 * 16000 * W.MB
+
+
+def test_a_segment_with_nothing_smaller_measured_says_what_payload_it_needs(monkeypatch):
+    filemark_run, runs = _drive_of(100.0, 5.0)
+    monkeypatch.setattr(B.W, 'filemark_run', filemark_run)
+    bench = B.TapeBenchmark('/dev/nst0', filemark_segments=[20000 * W.MB], filemark_payload=16000 * W.MB)
+    out = bench._filemarks(3, 'nst0', mtweofi_supported=True)
+    assert runs == [None]
+    assert [(r['kind'], r['basis']) for r in out] == [('none', 'measured'), ('sync', None), ('immediate', None)]
+    assert out[1]['error'] == ('skipped: a 20000 MB segment closes fewer than two in a 16000 MB run and no smaller '
+                               'segment was measured to compute it from; give filemark_payload_mb of 40000 or more, '
+                               'or a smaller segment beside it')

@@ -140,6 +140,8 @@ def test_a_run_returns_the_write_record_the_lab_recorded(monkeypatch, lab_drive)
         assert expected.pop(key) is None  # the module drops them from a measurement (module.warn, fail_json)
     # what the replay cannot give back as recorded: the time the pattern pools took to make here, the
     # identity's sysfs paths here, the per-second series within each step (flat in the replay)
+    # the recorded run predates basis: every run it made was written
+    assert [run.pop('basis') for run in result['filemarks']] == ['measured'] * len(expected['filemarks'])
     for out in (result, expected):
         out['pool_seconds'] = None
         out['plan'] = dict(out['plan'], identity=None)
