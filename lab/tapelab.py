@@ -554,6 +554,25 @@ def source_tree_plan(seed=20260101):
     return plan
 
 
+SOURCE_TEXT = b'INSERT INTO backup_catalog VALUES (4711, \'/srv/data/file\', 1024, now());\n' * 1024
+
+
+def write_source_tree(directory, scale=1):
+    """Write the source tree (``source_tree_plan``) under ``directory``, each size divided by ``scale``.
+
+    Random files are incompressible, text files one SQL line repeated.
+    """
+    for rel, size, kind in source_tree_plan():
+        path = os.path.join(directory, rel)
+        os.makedirs(os.path.dirname(path), exist_ok=True)
+        with open(path, 'wb') as f:
+            left = max(1, size // scale)
+            while left > 0:
+                n = min(left, 1024 * 1024)
+                f.write(os.urandom(n) if kind == 'random' else (SOURCE_TEXT * (n // len(SOURCE_TEXT) + 1))[:n])
+                left -= n
+
+
 # ---------------------------------------------------------------------------
 # Machine side
 # ---------------------------------------------------------------------------
@@ -738,16 +757,7 @@ class Lab:
         data = os.path.join(self.run_dir, 'source-data.tmp')
         shutil.rmtree(data, ignore_errors=True)
         start = time.monotonic()
-        text = (b'INSERT INTO backup_catalog VALUES (4711, \'/srv/data/file\', 1024, now());\n' * 1024)
-        for rel, size, kind in source_tree_plan():
-            path = os.path.join(data, rel)
-            os.makedirs(os.path.dirname(path), exist_ok=True)
-            with open(path, 'wb') as f:
-                left = size
-                while left > 0:
-                    n = min(left, 1024 * 1024)
-                    f.write(os.urandom(n) if kind == 'random' else (text * (n // len(text) + 1))[:n])
-                    left -= n
+        write_source_tree(data)
         tmp = img + '.tmp'
         with open(tmp, 'wb') as f:
             f.truncate(SOURCE_IMAGE_MB * 1024 * 1024)

@@ -21,29 +21,15 @@ from ansible_collections.tapeops.qualify.plugins.module_utils._judge import _dri
 from ansible_collections.tapeops.qualify.plugins.module_utils._measure import _source_tree
 
 ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), '..', '..', '..', '..'))
-TEXT = b'INSERT INTO backup_catalog VALUES (4711, \'/srv/data/file\', 1024, now());\n' * 1024
 DRIVE_MEASURED = (1.205, 1.215)   # BACULA.md: the lab drive over Bacula's whole stream
 
 
-def lab_plan():
+def write_tree(directory, scale=4):
+    """The lab's tree as tapelab.source_template writes it (tapelab.write_source_tree), sizes divided by ``scale``."""
     spec = importlib.util.spec_from_file_location('tapelab', os.path.join(ROOT, 'lab', 'tapelab.py'))
     tapelab = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(tapelab)
-    return tapelab.source_tree_plan()
-
-
-def write_tree(directory, scale=4):
-    """The lab's tree (as tapelab.source_template writes it), each size divided by ``scale``."""
-    for rel, size, kind in lab_plan():
-        path = os.path.join(directory, rel)
-        os.makedirs(os.path.dirname(path), exist_ok=True)
-        size = max(1, size // scale)
-        with open(path, 'wb') as handle:
-            left = size
-            while left > 0:
-                n = min(left, 1024 * 1024)
-                handle.write(os.urandom(n) if kind == 'random' else (TEXT * (n // len(TEXT) + 1))[:n])
-                left -= n
+    tapelab.write_source_tree(directory, scale)
 
 
 def whole_stream_ratio(files):
