@@ -7,7 +7,7 @@ from __future__ import annotations
 DOCUMENTATION = r'''
 name: tool_output
 short_description: Parse the output of a tape tool that a host printed or a user pasted
-version_added: 1.0.0
+version_added: 0.1.0
 author:
   - tapeops.qualify contributors (@tapeops)
 description:

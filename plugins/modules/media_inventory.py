@@ -8,7 +8,7 @@ from __future__ import annotations
 DOCUMENTATION = r'''
 module: media_inventory
 short_description: List the cartridges a backup host sees and what a target LTO drive can do with them
-version_added: 0.2.0
+version_added: 0.1.0
 description:
   - Runs C(mtx -f <changer> status) on every SCSI medium changer the host sees (the discovery of
     M(tapeops.qualify.tape_drive_info)) and classifies each cartridge by its barcode (LTO media ID

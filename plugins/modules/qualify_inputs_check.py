@@ -8,7 +8,7 @@ from __future__ import annotations
 DOCUMENTATION = r'''
 module: qualify_inputs_check
 short_description: Check every input of a qualify run on the controller before any host is measured
-version_added: 0.3.0
+version_added: 0.1.0
 description:
   - Runs on the controller (action plugin) and changes nothing. The qualify role's run entry point calls it
     once, first, so that an input that would fail a run later, run it without a limit, or be silently ignored

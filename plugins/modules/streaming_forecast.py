@@ -8,7 +8,7 @@ from __future__ import annotations
 DOCUMENTATION = r'''
 module: streaming_forecast
 short_description: Forecast whether a host feed keeps an LTO drive streaming, speed-matching or shoe-shining
-version_added: 0.2.0
+version_added: 0.1.0
 description:
   - Runs on the controller (action plugin) and changes nothing. Replays a host feed, constant or one
     sample per second as M(tapeops.qualify.source_read_benchmark) records it, through the drive's buffer,
