@@ -28,7 +28,8 @@ class ActionModule(QualifyAction):
 
     def act(self, args, task_vars):
         hosts = host_settings(args['hosts'], task_vars)
-        found = _inputs.problems(args['profile_overrides'], hosts, args['settings'])
+        found = _inputs.renamed_problems(renamed_names(args['hosts'], task_vars))
+        found.extend(_inputs.problems(args['profile_overrides'], hosts, args['settings']))
         found.extend(directory_problems(args))
         if args['compare_to'] and not any(p.startswith('qualify_compare_to') for p in found):
             try:
@@ -54,6 +55,13 @@ def host_settings(hosts, task_vars):
         own = hostvars.get(host) or {}
         out[host] = dict((name, own.get(name)) for name in HOST_VARIABLES)
     return out
+
+
+def renamed_names(hosts, task_vars):
+    """The earlier variable names (_inputs.RENAMED) set for this task's host (extra and play vars too) or any host."""
+    hostvars = task_vars.get('hostvars') or {}
+    scopes = [task_vars] + [hostvars.get(host) or {} for host in hosts]
+    return sorted(set(name for scope in scopes for name in _inputs.RENAMED if name in scope))
 
 
 def directory_problems(args):

@@ -29,6 +29,10 @@ The bounds (documented in roles/qualify/README.md, "Checked before the run"):
   created under one; a file is refused. Nothing is created here (check mode
   writes nothing).
 
+A variable of an earlier name (``RENAMED``: ``qualify_fail_on``,
+``target_generation``, ...) is refused, naming the variable to write instead:
+the role reads only the new names, and an old one would be silently ignored.
+
 Pure apart from the directory checks (``os.stat``/``os.access``); importable
 on a managed host's Python 3.9 like every module_utils file.
 """
@@ -412,6 +416,31 @@ def directory_problem(path, name, must_exist=False):
         return ('%s=%s cannot be created: this user cannot write to %s. Choose a writable place, for example '
                 'a directory under your home.' % (name, path, parent))
     return None
+
+
+# ---------------------------------------------------------------------------
+# earlier names of the role's variables
+
+# Earlier names of the qualify role's variables, with what to write instead. The role reads none of them;
+# the action refuses them wherever they are set (extra vars, play vars, the hosts' inventory).
+RENAMED = {
+    'qualify_fail_on_shoe_shining': 'qualify_fail_on_failing_drives',
+    'qualify_fail_on': 'qualify_failing_classes',
+    'target_generation': 'qualify_target_generation',
+    'target_vendor': 'qualify_target_vendor',
+    'target_interface': 'qualify_target_interface',
+    'target_model': 'qualify_target_model',
+    'target_speed_floor_mb_s': 'qualify_target_speed_floor_mb_s',
+    'target_drives': 'qualify_target_drives',
+    'upgrade_mechanics': 'qualify_profile_overrides: {mechanics: true}',
+    'upgrade_mechanics_repeats': 'qualify_profile_overrides: {mechanics_repeats: 5}',
+}
+
+
+def renamed_problems(names):
+    """Problems of the variables ``names`` that are set (the earlier names of ``RENAMED`` among them)."""
+    return ['%s is set, but the qualify role does not read it: write %s instead.' % (name, RENAMED[name])
+            for name in sorted(set(names or ())) if name in RENAMED]
 
 
 def problems(profile_overrides=None, hosts=None, settings=None):

@@ -15,6 +15,9 @@ description:
     fails the run before any host is measured.
   - Fails listing every problem found, each naming the variable as it was written (with the hosts it is set
     on for host variables) and saying what to write instead.
+  - Also fails when one of the role's variables is set under an earlier name (C(qualify_fail_on),
+    C(qualify_fail_on_shoe_shining), C(target_generation) and the other C(target_*), C(upgrade_mechanics),
+    C(upgrade_mechanics_repeats)), for the task's host or any of O(hosts), naming the variable to write instead.
   - The bounds are documented in roles/qualify/README.md ("Checked before the run").
 author:
   - tapeops.qualify contributors (@tapeops)

@@ -44,8 +44,8 @@ def test_upgrade_check_reports_the_lab_link_and_the_host_section_without_writing
     before = lab.run(HOST, counters, check=True).stdout.split()
     run_dir = tmp_path / 'run'
     result = lab.playbook('tapeops.qualify.upgrade_check', limit=HOST, extra_vars={
-        'qualify_run_dir': str(run_dir), 'target_generation': 'LTO-9 FH', 'target_vendor': 'IBM',
-        'target_interface': 'SAS', 'qualify_media': False, 'qualify_fail_on_missing': False,
+        'qualify_run_dir': str(run_dir), 'qualify_target_generation': 'LTO-9 FH', 'qualify_target_vendor': 'IBM',
+        'qualify_target_interface': 'SAS', 'qualify_media': False, 'qualify_fail_on_missing': False,
         'qualify_profile_overrides': {'source_seconds': 12}, 'qualify_verdict_options': {'tape_ratio': 1.0},
         'tapeops_sources': ['/srv/backup-src/large']}, timeout=900)
     assert result, result.stdout[-3000:] + result.stderr[-2000:]

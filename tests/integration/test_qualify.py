@@ -199,8 +199,8 @@ def test_report_only_rerun_fails_on_shoe_shining(qualified):
     lab, run_dir = qualified['lab'], qualified['run_dir']
     before = os.path.getmtime(os.path.join(run_dir, 'summary.md'))
     result = lab.playbook('tapeops.qualify.qualify', extra_vars={
-        'qualify_run_dir': run_dir, 'qualify_report_only': True, 'qualify_fail_on_shoe_shining': True,
-        'qualify_fail_on': ['SHOE-SHINING']}, timeout=300)
+        'qualify_run_dir': run_dir, 'qualify_report_only': True, 'qualify_fail_on_failing_drives': True,
+        'qualify_failing_classes': ['SHOE-SHINING']}, timeout=300)
     assert result.rc == 2, result.stdout[-3000:]
     assert 'lab-ma3 /dev/nst0' in result.stdout and 'SHOE-SHINING' in result.stdout
     assert os.path.getmtime(os.path.join(run_dir, 'summary.md')) >= before
@@ -266,7 +266,7 @@ def test_upgrade_check_what_if_without_tape_writes(lab, tmp_path):
     before = _write_counters(lab)
     run_dir = tmp_path / 'upgrade'
     result = lab.playbook('tapeops.qualify.upgrade_check', extra_vars={
-        'qualify_run_dir': str(run_dir), 'target_generation': 'LTO-9 FH', 'target_vendor': 'IBM',
+        'qualify_run_dir': str(run_dir), 'qualify_target_generation': 'LTO-9 FH', 'qualify_target_vendor': 'IBM',
         'qualify_verdict_options': {'tape_ratio': 1.0}, 'tapeops_sources': ['/srv/backup-src/large']},
         timeout=900)
     assert result.rc == 0, result.stdout[-4000:]

@@ -9,11 +9,11 @@ recorded lab run (tests/unit/fixtures/lab_runs/20261123-quick: lab-ma1 STREAMING
 SPEED-MATCHED, lab-ma3 SHOE-SHINING). The inventory names the three hosts with a local
 connection; a report-only run connects to none of them (its tasks run on the controller).
 
-Pinned here: the renamed options (qualify_fail_on_failing_drives, qualify_failing_classes) fail the
-run on the classes they name; the deprecated names (qualify_fail_on_shoe_shining, qualify_fail_on)
-still do, and the role says they are deprecated; the new name wins when both are set; the upgrade
-check refuses a profile other than what_if before it names a run; the what-if without a target drive
-fails before anything is measured.
+Pinned here: qualify_fail_on_failing_drives and qualify_failing_classes fail the run on the classes
+they name; an earlier name of a variable (qualify_fail_on_shoe_shining, target_generation) fails the
+run before it names a run, naming the variable to write instead; the upgrade check refuses a profile
+other than what_if before it names a run; the what-if without a target drive fails before anything is
+measured.
 """
 
 from __future__ import annotations
@@ -73,12 +73,11 @@ def _failing_junit(run_dir):
     return sorted((c.get('classname'), c.find('failure').get('type')) for c in cases if c.find('failure') is not None)
 
 
-def test_report_only_fails_on_failing_drives_by_the_new_names(play, run_dir):
+def test_report_only_fails_on_failing_drives(play, run_dir):
     rc, out = play('qualify', {'qualify_run_dir': str(run_dir), 'qualify_report_only': True,
                                'qualify_fail_on_failing_drives': True, 'qualify_failing_classes': ['SHOE-SHINING']})
     assert rc == 2, out[-3000:]
     assert 'lab-ma3 /dev/nst0' in out and 'SHOE-SHINING' in out
-    assert 'DEPRECATED' not in out
     assert _failing_junit(run_dir) == [('lab-ma3', 'SHOE-SHINING')]
 
 
@@ -90,25 +89,18 @@ def test_a_failing_class_list_alone_fails_nothing(play, run_dir):
     assert _failing_junit(run_dir) == [('lab-ma2', 'SPEED-MATCHED'), ('lab-ma3', 'SHOE-SHINING')]
 
 
-def test_the_deprecated_names_still_fail_the_run_and_say_so(play, run_dir):
-    rc, out = play('qualify', {'qualify_run_dir': str(run_dir), 'qualify_report_only': True,
-                               'qualify_fail_on_shoe_shining': True, 'qualify_fail_on': ['SPEED-MATCHED']})
-    assert rc == 2, out[-3000:]
-    assert 'lab-ma2 /dev/nst0' in out and 'lab-ma3 /dev/nst0' not in out.split('Where the reports are')[-1]
-    assert 'DEPRECATED: qualify_fail_on is set' in out
-    assert 'use qualify_failing_classes instead' in out
-    assert 'DEPRECATED: qualify_fail_on_shoe_shining is set' in out
-    assert 'use qualify_fail_on_failing_drives instead' in out
-    assert _failing_junit(run_dir) == [('lab-ma2', 'SPEED-MATCHED')]
-
-
-def test_the_new_name_wins_over_the_deprecated_one(play, run_dir):
+def test_an_earlier_name_fails_the_run_before_it_is_named(play, run_dir, tmp_path):
     rc, out = play('qualify', {'qualify_run_dir': str(run_dir), 'qualify_report_only': True,
                                'qualify_fail_on_shoe_shining': True, 'qualify_fail_on_failing_drives': False})
-    assert rc == 0, out[-3000:]
-    assert 'DEPRECATED: qualify_fail_on_shoe_shining is set' in out
-    # the default failing classes
-    assert _failing_junit(run_dir) == [('lab-ma3', 'SHOE-SHINING')]
+    assert rc == 2, out[-3000:]
+    assert ('qualify_fail_on_shoe_shining is set, but the qualify role does not read it: write '
+            'qualify_fail_on_failing_drives instead.') in out.replace('\n', ' ')
+    assert not (run_dir / 'summary.md').exists()
+    rc, out = play('upgrade_check', {'qualify_run_dir': str(tmp_path / 'up'), 'target_generation': 'LTO-9 FH'})
+    assert rc == 2, out[-3000:]
+    assert ('target_generation is set, but the qualify role does not read it: write qualify_target_generation '
+            'instead.') in out.replace('\n', ' ')
+    assert not (tmp_path / 'up').exists()
 
 
 def test_a_bad_class_is_refused_by_the_argument_spec(play, run_dir):
@@ -138,9 +130,8 @@ def test_the_what_if_needs_a_target_drive(play, tmp_path):
 
 def test_upgrade_check_report_only_names_the_run_what_if(play, run_dir):
     rc, out = play('upgrade_check', {'qualify_run_dir': str(run_dir), 'qualify_report_only': True,
-                                     'target_generation': 'LTO-9 FH'})
+                                     'qualify_target_generation': 'LTO-9 FH'})
     assert rc == 0, out[-3000:]
-    assert 'DEPRECATED: target_generation is set' in out and 'use qualify_target_generation instead' in out
     junit = ET.parse(str(run_dir / 'junit.xml')).getroot()
     assert junit.find('./testsuite').get('name') == 'tapeops.qualify.upgrade_check'
 
@@ -149,9 +140,9 @@ def test_upgrade_check_report_only_names_the_run_what_if(play, run_dir):
 def test_what_if_mechanics_on_the_lab_put_the_cartridge_back(lab, tmp_path):
     """The what-if's opt-in mechanics through the role, on lab-ma1's changer and drive (about 2 min).
 
-    qualify_profile_overrides {mechanics: true} (the old upgrade_mechanics) times one cycle on the
-    allowed cartridge loaded in the drive, forecasts the target drive, and leaves the cartridge where
-    it was; the guest's own mtx status is read before and after.
+    qualify_profile_overrides {mechanics: true} times one cycle on the allowed cartridge loaded in the
+    drive, forecasts the target drive, and leaves the cartridge where it was; the guest's own mtx
+    status is read before and after.
     """
     host = 'lab-ma1'
     if host not in lab.hosts:
@@ -166,7 +157,6 @@ def test_what_if_mechanics_on_the_lab_put_the_cartridge_back(lab, tmp_path):
         'qualify_profile_overrides': {'source_seconds': 5, 'mechanics': True, 'mechanics_repeats': 1},
         'tapeops_sources': ['/srv/backup-src/large']}, timeout=900)
     assert result.rc == 0, result.stdout[-4000:] + result.stderr[-2000:]
-    assert 'DEPRECATED' not in result.stdout
     with open(str(run_dir / 'hosts' / (host + '.json')), encoding='utf-8') as handle:
         doc = json.load(handle)
     assert doc['run']['mode'] == 'upgrade_check' and doc['run']['profile'] == 'what_if'

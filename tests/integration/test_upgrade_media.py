@@ -9,7 +9,7 @@ prints it, the drive's ``mt status``, the SSH connections and the reports on
 the controller. Each guest's changer holds its own generation's cartridges
 (docs/lab.md): lab-ma1 L5, lab-ma2 L6, lab-ma3 L8, one of them in the drive.
 
-``upgrade_check -e target_generation='LTO-9 FH'`` must list every LTO-5 and
+``upgrade_check -e qualify_target_generation='LTO-9 FH'`` must list every LTO-5 and
 LTO-6 cartridge as stranded, with the slot or drive it sits in, the migration
 estimate with its assumptions and an old drive to keep, and every LTO-8
 cartridge as one the LTO-9 writes. The cartridges are compared with the
@@ -73,7 +73,7 @@ def upgrade(lab, tmp_path_factory):
     run_dir = tmp_path_factory.mktemp('upgrade-media') / 'run'
     started = time.monotonic()
     result = lab.playbook('tapeops.qualify.upgrade_check', extra_vars={
-        'qualify_run_dir': str(run_dir), 'target_generation': 'LTO-9 FH', 'target_vendor': 'IBM',
+        'qualify_run_dir': str(run_dir), 'qualify_target_generation': 'LTO-9 FH', 'qualify_target_vendor': 'IBM',
         'qualify_profile_overrides': {'source_seconds': 5}, 'qualify_verdict_options': {'tape_ratio': 1.0},
         'tapeops_sources': ['/srv/backup-src/large']}, timeout=900)
     seconds = time.monotonic() - started

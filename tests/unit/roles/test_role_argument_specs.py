@@ -4,8 +4,8 @@
 """Every role's defaults/main.yml and meta/argument_specs.yml agree (as community.sops' CI checks).
 
 A variable in defaults is documented in every entry point's spec; where the spec gives a default, a
-literal default in defaults/main.yml is the same (a templated one, such as the alias of a deprecated
-name, is described in words); a spec option with a default has it in defaults/main.yml.
+literal default in defaults/main.yml is the same (a templated one, such as dp_omnirc's, is described in
+words); a spec option with a default has it in defaults/main.yml.
 """
 
 from __future__ import annotations
@@ -51,16 +51,3 @@ def test_the_qualify_role_has_its_three_entry_points_and_profiles():
     # the what-if reads the scaling curve up to twice the streams and writes no tape: it has no sweep keys
     assert profiles['what_if']['source_scaling_factor'] == 2 and 'block_sizes' not in profiles['what_if']
     assert profiles['full']['mechanics'] is True and profiles['quick']['mechanics'] is False
-
-
-def test_every_deprecated_name_points_at_a_documented_variable():
-    names = _load('qualify', 'vars', 'main.yml')['__qualify_deprecated_names']
-    options = _load('qualify', 'meta', 'argument_specs.yml')['argument_specs']['main']['options']
-    defaults = _load('qualify', 'defaults', 'main.yml')
-    for old, new in names.items():
-        target = new.split(':')[0]
-        assert target in options, (old, new)
-        assert old not in defaults and old not in options, old
-        if target != 'qualify_profile_overrides':
-            # the new name's default reads the old one, so the old name keeps working
-            assert old in defaults[target], (old, defaults[target])

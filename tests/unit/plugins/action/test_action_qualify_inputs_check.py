@@ -62,6 +62,22 @@ def test_every_problem_is_listed_at_once(tmp_path):
         'directory: name a directory (a missing one is created).' % blocker)
 
 
+def test_an_earlier_variable_name_is_refused_wherever_it_is_set(tmp_path):
+    """An extra or play variable (the task's own variables) and one host's inventory variable."""
+    failed, result = run_action(qualify_inputs_check, {
+        'hosts': ['lab-ma1', 'lab-ma2'], 'report_base': str(tmp_path)}, {
+        'inventory_hostname': 'lab-ma1', 'qualify_fail_on': ['SHOE-SHINING'],
+        'hostvars': {'lab-ma1': {'qualify_fail_on': ['SHOE-SHINING']}, 'lab-ma2': {'target_drives': 2}}})
+    assert failed
+    assert result['msg'] == (
+        '2 input(s) to fix before any host is measured: (1) qualify_fail_on is set, but the qualify role does not '
+        'read it: write qualify_failing_classes instead. (2) target_drives is set, but the qualify role does not '
+        'read it: write qualify_target_drives instead.')
+    failed, result = run_action(qualify_inputs_check, {'hosts': ['lab-ma1'], 'report_base': str(tmp_path)},
+                                {'qualify_failing_classes': ['SHOE-SHINING'], 'hostvars': {'lab-ma1': {}}})
+    assert not failed, result
+
+
 def test_a_report_base_that_is_a_file_is_refused_by_its_name(tmp_path):
     blocker = tmp_path / 'reports'
     blocker.write_text('')

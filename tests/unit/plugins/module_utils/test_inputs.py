@@ -211,9 +211,34 @@ def test_the_roles_defaults_pass():
     defaults = _yaml('roles', 'qualify', 'defaults', 'main.yml')
     settings = dict((k, defaults[k]) for k in list(_inputs.ROLE_NUMBERS) + ['qualify_media_fill_fraction']
                     if not str(defaults[k]).startswith('{{'))
-    # templated defaults as ansible-core before 2.19 hands them over: text
+    # as run.yml's templates hand them over before ansible-core 2.19: text
     settings.update(qualify_target_drives='1', qualify_write_timeout='None')
     assert _inputs.role_problems(settings) == []
+
+
+# --------------------------------------------------------------- earlier names
+
+
+def test_an_earlier_name_is_refused_naming_the_variable_to_write():
+    assert _inputs.renamed_problems(['target_generation', 'qualify_profile', 'qualify_fail_on_shoe_shining',
+                                     'target_generation']) == [
+        'qualify_fail_on_shoe_shining is set, but the qualify role does not read it: write '
+        'qualify_fail_on_failing_drives instead.',
+        'target_generation is set, but the qualify role does not read it: write qualify_target_generation instead.']
+    assert _inputs.renamed_problems(['upgrade_mechanics']) == [
+        'upgrade_mechanics is set, but the qualify role does not read it: write qualify_profile_overrides: '
+        '{mechanics: true} instead.']
+    assert _inputs.renamed_problems([]) == _inputs.renamed_problems(None) == []
+
+
+def test_every_earlier_name_points_at_a_variable_of_the_role_and_is_none_itself():
+    options = _yaml('roles', 'qualify', 'meta', 'argument_specs.yml')['argument_specs']['main']['options']
+    defaults = _yaml('roles', 'qualify', 'defaults', 'main.yml')
+    for old, new in _inputs.RENAMED.items():
+        assert new.split(':', maxsplit=1)[0] in options, (old, new)
+        assert old not in options and old not in defaults, old
+    # the profile keys the old what-if switches became
+    assert {'mechanics', 'mechanics_repeats'} <= set(_inputs.PROFILE_KEYS)
 
 
 # --------------------------------------------------------------- directories
