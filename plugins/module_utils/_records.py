@@ -19,8 +19,8 @@ transport (``ansible_job_id``, ``results_file``, ``stdout_lines``,
 that, the verdict and the reports read records only.
 
 ``HostReport`` is the per-host JSON document (schema version 2,
-docs/host-report.schema.json); ``HostReport.load`` also reads the layout
-before it (``tapeops.qualify/host-report/v1``) and converts it.
+docs/host-report.schema.json); ``HostReport.load`` reads it and refuses any
+other schema, naming it.
 
 Importable on Python 3.9 managed hosts: no ``X | Y`` types at runtime, no
 ``match``.
@@ -32,7 +32,6 @@ import dataclasses
 import typing as t
 
 SCHEMA_VERSION = 2
-SCHEMA_V1 = 'tapeops.qualify/host-report/v1'
 
 # Keys Ansible adds to a module's result on its way to the controller, or that
 # only say how the task ran. Records never carry them; ``transport_keys``
@@ -571,7 +570,7 @@ class HostReport(Record):
 
     @classmethod
     def load(cls, data):
-        """The record of a document read from a file: version 2 as it is, version 1 converted.
+        """The record of a document read from a file (schema version 2).
 
         Raises RecordError naming the version found and the one expected for
         anything else.
@@ -581,42 +580,20 @@ class HostReport(Record):
                 type(data).__name__, SCHEMA_VERSION))
         if data.get('schema_version') == SCHEMA_VERSION:
             return cls.from_dict(data)
-        if data.get('schema') == SCHEMA_V1:
-            return cls.from_dict(upgrade_v1(data))
         found = data.get('schema_version', data.get('schema'))
         raise RecordError(
-            'schema %s, but this collection reads schema_version %d (and converts %s): %s' % (
+            'schema %s, but this collection reads schema_version %d: %s' % (
                 'version %r' % (found,) if found is not None else 'not named (no schema_version or schema key)',
-                SCHEMA_VERSION, SCHEMA_V1,
-                'write it again with this collection (re-run the host).' if found is None or (
-                    isinstance(found, int) and found < SCHEMA_VERSION) else
-                'it was written by a newer tapeops.qualify: report it with that version.'))
+                SCHEMA_VERSION,
+                'it was written by a newer tapeops.qualify: report it with that version.'
+                if isinstance(found, int) and found > SCHEMA_VERSION else
+                'write it again with this collection (re-run the host).'))
 
     def verdict_of(self, drive_id):
         for verdict in self.verdicts or []:
             if verdict.get('drive') == drive_id:
                 return verdict
         return None
-
-
-def upgrade_v1(doc):
-    """A ``tapeops.qualify/host-report/v1`` document in the version 2 layout (measurements kept, transport dropped)."""
-    drives, verdicts = [], []
-    for entry in doc.get('drives') or []:
-        if not isinstance(entry, dict):
-            continue
-        drive = dict(entry)
-        verdict = drive.pop('verdict', None)
-        drive['identity'] = drive.pop('info', None)
-        sweep = drive.pop('write_benchmark', None)
-        drive['write_sweep'] = WriteSweep.from_dict(sweep) if isinstance(sweep, dict) else None
-        drive['what_if'] = bool(drive.get('what_if'))
-        drives.append(drive)
-        if isinstance(verdict, dict):
-            verdicts.append(dict(verdict, drive=drive.get('id')))
-    out = dict((k, v) for k, v in doc.items() if k not in ('schema', 'host_facts', 'drives'))
-    out.update(schema_version=SCHEMA_VERSION, facts=doc.get('host_facts') or {}, drives=drives, verdicts=verdicts)
-    return out
 
 
 def drives_with_verdicts(doc):

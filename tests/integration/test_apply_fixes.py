@@ -49,10 +49,10 @@ def judged_run(run_dir, recorded_host, backup, mtweofi=True, host='localhost'):
     with open(os.path.join(RECORDED, '%s.json' % recorded_host), encoding='utf-8') as handle:
         doc = json.load(handle)
     drives = doc['drives']
-    tapes = [dict(d['write_benchmark'], mtweofi_supported=mtweofi) for d in drives]
+    tapes = [dict(d['write_sweep'], mtweofi_supported=mtweofi) for d in drives]
     preflight = dict(doc['preflight'], mtweofi_supported=mtweofi)
-    facts = doc['host_facts']
-    out = _report.assemble(host, [d['info'] for d in drives], doc['source'], tapes,
+    facts = doc['facts']
+    out = _report.assemble(host, [d['identity'] for d in drives], doc['source'], tapes,
                            [dict(d['settings'], nst=d['nst']) for d in drives], backup,
                            memory_total_mb=facts.get('memory_total_mb'), preflight=preflight, host_facts=facts,
                            run=doc['run'])

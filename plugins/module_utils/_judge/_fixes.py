@@ -120,8 +120,7 @@ def rows_for(fix_id, software):
 def document(data):
     """A host document (a dict as read from JSON) in the version 2 layout: ``_records.HostReport.load``.
 
-    Version 1 (a verdict in each drive entry, ``host_facts``) is converted;
-    any other version is a FixesError naming it.
+    Any other version is a FixesError naming it.
     """
     try:
         return _records.HostReport.load(data).to_dict()
@@ -144,8 +143,8 @@ def software_of(doc):
 def load_host(run_dir, host):
     """(document, None) of ``host`` in ``run_dir``, or (None, why it cannot be used).
 
-    The file is read by the reports' reader (``_run.read``): version 2
-    as written, version 1 converted, anything else refused with its version named.
+    The file is read by the run directory's reader (``_run.read``): version 2
+    as written, anything else refused with its version named.
     """
     if not os.path.isdir(run_dir):
         raise FixesError('The run directory %s does not exist: give a directory the qualify playbook wrote, '

@@ -23,7 +23,9 @@ from ansible.errors import AnsibleActionFail
 from ansible.playbook.task import Task
 
 FIXTURES = os.path.join(os.path.dirname(__file__), '..', '..', 'fixtures')
-LAB_RUN_V1 = os.path.join(FIXTURES, 'lab_runs', '20261123-quick')
+LAB_RUN_1123 = os.path.join(FIXTURES, 'lab_runs', '20261123-quick')
+# what LAB_RUN_1123 handed the qualify_verdict action, per host (README.md there)
+VERDICT_ARGS = os.path.join(FIXTURES, 'verdict_args', '20261123-quick')
 LAB_RUN_V2 = os.path.join(FIXTURES, 'lab_runs', '20261124-quick-v2')
 
 

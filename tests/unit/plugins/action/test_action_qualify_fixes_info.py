@@ -15,7 +15,7 @@ import shutil
 
 from ansible_collections.tapeops.qualify.plugins.action import qualify_fixes_info
 
-from action_harness import LAB_RUN_V1, LAB_RUN_V2, run_action
+from action_harness import LAB_RUN_1123, LAB_RUN_V2, run_action
 
 
 def lay_out(run, target, hosts=('lab-ma1', 'lab-ma2', 'lab-ma3')):
@@ -25,9 +25,9 @@ def lay_out(run, target, hosts=('lab-ma1', 'lab-ma2', 'lab-ma3')):
     return target
 
 
-def test_the_v1_runs_block_size_goes_to_st_tuning(tmp_path):
+def test_the_first_runs_block_size_goes_to_st_tuning(tmp_path):
     """lab-ma1 of 20261123-quick: 64 KiB blocks (its first fix there), the RAM by hand."""
-    run_dir = lay_out(LAB_RUN_V1, str(tmp_path))
+    run_dir = lay_out(LAB_RUN_1123, str(tmp_path))
     failed, result = run_action(qualify_fixes_info, {'run_dir': run_dir}, {'inventory_hostname': 'lab-ma1'})
     assert not failed and result['changed'] is False and result['skipped'] is False
     assert result['roles'] == {'st_tuning': {'st_tuning_block_size': 65536, 'st_tuning_devices': ['/dev/nst0'],

@@ -114,6 +114,14 @@ def test_an_earlier_run_of_another_schema_is_refused(tmp_path):
     failed, result = run_action(qualify_inputs_check, {'report_base': str(tmp_path), 'compare_to': earlier})
     assert failed and 'qualify_compare_to=%s is refused as a comparison' % earlier in result['msg']
     assert 'lab-ma1.json has schema version 3, but this collection reads schema_version 2' in result['msg']
+    # the layout before version 2 (a verdict in each drive entry, host_facts) is refused as any other schema
+    with open(os.path.join(earlier, 'hosts', 'lab-ma1.json'), 'w', encoding='utf-8') as handle:
+        json.dump({'schema': 'tapeops.qualify/host-report/v1', 'host': 'lab-ma1', 'status': 'ok', 'host_facts': {},
+                   'drives': [{'id': '/dev/nst0', 'nst': '/dev/nst0', 'verdict': {'class': 'STREAMING'}}]}, handle)
+    failed, result = run_action(qualify_inputs_check, {'report_base': str(tmp_path), 'compare_to': earlier})
+    assert failed and 'qualify_compare_to=%s is refused as a comparison' % earlier in result['msg']
+    assert ("lab-ma1.json has schema version 'tapeops.qualify/host-report/v1', but this collection reads "
+            "schema_version 2: write it again with this collection (re-run the host)") in result['msg']
 
 
 def test_a_missing_earlier_run_and_the_runs_own_directory_are_refused(tmp_path):

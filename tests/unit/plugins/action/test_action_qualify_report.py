@@ -4,8 +4,8 @@
 """The qualify_report action's main path: run() on the recorded lab runs' run directories.
 
 A run directory is laid out as the qualify playbook leaves it (<run>/hosts/<host>.json) from the recorded
-lab runs in tests/unit/fixtures/lab_runs/ (README.md there): 20261124-quick-v2 (version 2 documents) and
-20261123-quick (version 1, converted on load). The recorded runs hold the host documents, not the
+lab runs in tests/unit/fixtures/lab_runs/ (README.md there): 20261124-quick-v2 and 20261123-quick, the
+run of the day before. The recorded runs hold the host documents, not the
 rendered reports, so the reports are checked against the documents: each drive's class and numbers in
 summary.md's table and in junit.xml are the recorded verdict's (the READMEs' tables), each summary the
 recorded verdict's words.
@@ -22,7 +22,7 @@ import pytest
 
 from ansible_collections.tapeops.qualify.plugins.action import qualify_report
 
-from action_harness import LAB_RUN_V1, LAB_RUN_V2, recorded, run_action
+from action_harness import LAB_RUN_1123, LAB_RUN_V2, recorded, run_action
 
 HOSTS = ('lab-ma1', 'lab-ma2', 'lab-ma3')
 CLASSES = {'lab-ma1': 'STREAMING', 'lab-ma2': 'SPEED-MATCHED', 'lab-ma3': 'SHOE-SHINING'}
@@ -104,9 +104,9 @@ def test_report_html_holds_every_drives_summary(v2_report):
         assert 'hosts/%s.html' % host in page
 
 
-def test_regressions_since_the_v1_run_fail_the_task_when_asked(tmp_path):
-    """The v2 run compared with the v1 run of the day before: lab-ma2 and lab-ma3 got slower (both READMEs)."""
-    earlier = lay_out(LAB_RUN_V1, str(tmp_path / 'earlier'))
+def test_regressions_since_the_run_of_the_day_before_fail_the_task_when_asked(tmp_path):
+    """The 20261124 run compared with the run of the day before: lab-ma2 and lab-ma3 got slower (both READMEs)."""
+    earlier = lay_out(LAB_RUN_1123, str(tmp_path / 'earlier'))
     run_dir = lay_out(LAB_RUN_V2, str(tmp_path / 'now'))
     failed, result = run_action(qualify_report, {'report_dir': run_dir, 'compare_to': earlier,
                                                  'fail_on_regression': True})
@@ -123,12 +123,12 @@ def test_regressions_since_the_v1_run_fail_the_task_when_asked(tmp_path):
 
 
 def test_fail_when_failing_names_the_shoe_shining_drive(tmp_path):
-    run_dir = lay_out(LAB_RUN_V1, str(tmp_path))
+    run_dir = lay_out(LAB_RUN_1123, str(tmp_path))
     failed, result = run_action(qualify_report, {'report_dir': run_dir, 'fail_when_failing': True})
     assert failed
     assert result['msg'] == (
         '1 drive(s) are SHOE-SHINING or MISCONFIGURED (reports written to %s): lab-ma3 /dev/nst0: %s' % (
-            run_dir, recorded(LAB_RUN_V1, 'lab-ma3')['drives'][0]['verdict']['summary']))
+            run_dir, recorded(LAB_RUN_1123, 'lab-ma3')['verdicts'][0]['summary']))
 
 
 def test_check_mode_counts_the_hosts_and_writes_nothing(tmp_path):
@@ -172,7 +172,7 @@ def test_missing_and_wrong_arguments_fail_with_ansibles_message(tmp_path):
 
 def test_a_missing_earlier_run_leaves_the_reports_written_and_says_how_to_rebuild_them(tmp_path):
     reports = tmp_path / 'reports'
-    lay_out(LAB_RUN_V1, str(reports / '20261123T020000Z'))
+    lay_out(LAB_RUN_1123, str(reports / '20261123T020000Z'))
     run_dir = lay_out(LAB_RUN_V2, str(reports / '20261124T021259Z'))
     typo = str(reports / '20261123T0200Z')
     failed, result = run_action(qualify_report, {'report_dir': run_dir, 'compare_to': typo,
@@ -236,9 +236,8 @@ def test_a_newer_and_a_truncated_document_are_failed_hosts_with_the_reason(tmp_p
     by_host = dict((f['host'], f) for f in result['fleet'])
     assert by_host['lab-ma1']['class'] == 'STREAMING'
     assert by_host['lab-ma2']['status'] == 'failed' and by_host['lab-ma2']['summary'] == (
-        '%s/hosts/lab-ma2.json has schema version 3, but this collection reads schema_version 2 (and converts '
-        'tapeops.qualify/host-report/v1): it was written by a newer tapeops.qualify: report it with that version.'
-        % run_dir)
+        '%s/hosts/lab-ma2.json has schema version 3, but this collection reads schema_version 2: it was written by '
+        'a newer tapeops.qualify: report it with that version.' % run_dir)
     assert by_host['lab-ma3']['status'] == 'failed'
     assert by_host['lab-ma3']['summary'].startswith('Cannot read %s/hosts/lab-ma3.json (' % run_dir)
     assert by_host['lab-ma3']['summary'].endswith('): delete it and re-run this host.')

@@ -4,9 +4,9 @@
 """The qualify_verdict action's main path: run() on the recorded module results of the lab runs.
 
 Inputs are the recorded lab runs in tests/unit/fixtures/lab_runs/ (their README.md: command, lab spread,
-commit): 20261123-quick holds each host's module results as Ansible handed them to the action then
-(async_status output with ``ansible_job_id``, ``results_file``, ``stdout_lines``, loop ``item``), and
-20261124-quick-v2 the records the action keeps of them. The action is run as the qualify role's task
+commit): tests/unit/fixtures/verdict_args/20261123-quick holds each host's module results as Ansible handed
+them to the action in the first (async_status output with ``ansible_job_id``, ``results_file``,
+``stdout_lines``, loop ``item``), and the runs' host documents the records the action keeps of them. The action is run as the qualify role's task
 runs it (its arguments named as in roles/qualify/tasks/), and the verdicts it writes are pinned to the
 ones the recorded run wrote (the READMEs' tables).
 """
@@ -20,20 +20,20 @@ import pytest
 
 from ansible_collections.tapeops.qualify.plugins.action import qualify_verdict
 
-from action_harness import LAB_RUN_V1, LAB_RUN_V2, recorded, run_action
+from action_harness import LAB_RUN_V2, VERDICT_ARGS, recorded, run_action
 
 HOSTS = ('lab-ma1', 'lab-ma2', 'lab-ma3')
 
 
 def task_args(doc, report_dir):
-    """The action's arguments from a recorded host document: what the modules returned for that host."""
-    facts = doc.get('host_facts') or doc.get('facts')
+    """The action's arguments from a recorded host document: the records of what the modules returned."""
+    facts = doc['facts']
     drives = doc['drives']
     return {
         'report_dir': report_dir,
-        'drives': [d.get('info') or d.get('identity') for d in drives],     # tape_drive_info's drives
+        'drives': [d['identity'] for d in drives],                          # tape_drive_info's drives
         'source': doc['source'],                                            # source_read_benchmark via async_status
-        'write_benchmarks': [d.get('write_benchmark') or d.get('write_sweep') for d in drives],
+        'write_benchmarks': [d['write_sweep'] for d in drives],
         'drive_settings': [dict(d['settings'], nst=d['nst']) for d in drives],   # tapeops_drives
         'memory_total_mb': facts['memory_total_mb'],
         'host_facts': facts,
@@ -44,7 +44,7 @@ def task_args(doc, report_dir):
 
 # class and numbers per host of 20261123-quick (its README, "Verdict numbers"): feed now, sustained and mean
 # source, floor / full, drive path, back-hitches an hour
-V1_VERDICTS = {
+VERDICTS_1123 = {
     'lab-ma1': ('STREAMING', 7.1, 13.2, 153.0, 2.0, 7.1, 8.0, 0.0),
     'lab-ma2': ('SPEED-MATCHED', 19.8, 18.7, 19.8, 13.7, 40.6, 34.1, 0.0),
     'lab-ma3': ('SHOE-SHINING', 3.0, 2.8, 3.0, 11.4, 36.5, 30.5, 234.48),
@@ -55,12 +55,12 @@ NUMBERS = ('feed_now_mb_s', 'source_sustained_mb_s', 'source_mean_mb_s', 'need_f
 
 @pytest.mark.parametrize('host', HOSTS)
 def test_ansibles_recorded_async_output_gives_the_recorded_verdict(tmp_path, host):
-    doc = recorded(LAB_RUN_V1, host)
-    assert 'ansible_job_id' in doc['drives'][0]['write_benchmark']     # Ansible's transport, as handed over
-    failed, result = run_action(qualify_verdict, task_args(doc, str(tmp_path)), {'inventory_hostname': host})
+    args = dict(recorded(VERDICT_ARGS, host), report_dir=str(tmp_path))
+    assert 'ansible_job_id' in args['write_benchmarks'][0]     # Ansible's transport, as handed over
+    failed, result = run_action(qualify_verdict, args, {'inventory_hostname': host})
     assert not failed and result['changed'] is True
     [verdict] = result['verdicts']
-    expected = V1_VERDICTS[host]
+    expected = VERDICTS_1123[host]
     assert (verdict['id'], verdict['class']) == ('/dev/nst0', expected[0])
     assert tuple(verdict['numbers'][k] for k in NUMBERS) == expected[1:]
     assert result['worst_class'] == expected[0] and result['status'] == 'ok' and result['drive_errors'] == []
@@ -87,7 +87,7 @@ def test_the_v2_runs_records_give_the_document_the_run_wrote(tmp_path, host, rec
     assert written.pop('generated_at') != doc.pop('generated_at')
     assert recorded_lab_run.strip(written) == recorded_lab_run.strip(doc)
     # the README's table: lab-ma2 SPEED-MATCHED at 15.6 MB/s (floor 13.7), lab-ma3 232.51 back-hitches an hour
-    assert [v['class'] for v in result['verdicts']] == [V1_VERDICTS[host][0]]
+    assert [v['class'] for v in result['verdicts']] == [VERDICTS_1123[host][0]]
 
 
 def test_check_mode_judges_and_writes_nothing(tmp_path):

@@ -28,7 +28,7 @@ HOSTS = ('lab-ma1', 'lab-ma2', 'lab-ma3')
 def recorded():
     docs = []
     for host in HOSTS:
-        docs.append(_run.load(os.path.join(FIXTURE, host + '.json')))     # version 1, converted
+        docs.append(_run.load(os.path.join(FIXTURE, host + '.json')))
     return docs
 
 
@@ -203,8 +203,8 @@ def test_an_earlier_document_of_another_schema_refuses_the_comparison(tmp_path):
     path.write_text(json.dumps(doc))
     out = _render.write_fleet(str(now), list(HOSTS), compare_to=str(earlier), fail_on_regression=True)
     assert out['comparison'] is None
-    assert ('%s has schema version 3, but this collection reads schema_version 2 (and converts '
-            'tapeops.qualify/host-report/v1): it was written by a newer tapeops.qualify' % path) in out['comparison_error']
+    assert ('%s has schema version 3, but this collection reads schema_version 2: it was written by a newer '
+            'tapeops.qualify' % path) in out['comparison_error']
     with pytest.raises(_run.RunError) as raised:
         _run.load_earlier(str(earlier))
     assert raised.value.reason == 'compare_refused'

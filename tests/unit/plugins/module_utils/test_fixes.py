@@ -68,14 +68,14 @@ def rejudge(host, backup, mtweofi=True):
 def _judge(host, backup, mtweofi):
     doc = recorded(host)
     drives = doc['drives']
-    tapes = [dict(d['write_benchmark']) for d in drives]
+    tapes = [dict(d['write_sweep']) for d in drives]
     preflight = dict(doc['preflight'])
     if not mtweofi:
         for tape in tapes:
             tape['mtweofi_supported'] = False
         preflight['mtweofi_supported'] = False
-    facts = doc.get('host_facts') or {}
-    return _report.assemble(host, [d['info'] for d in drives], doc['source'], tapes,
+    facts = doc.get('facts') or {}
+    return _report.assemble(host, [d['identity'] for d in drives], doc['source'], tapes,
                             [dict(d['settings'], nst=d['nst']) for d in drives], backup,
                             memory_total_mb=facts.get('memory_total_mb'), preflight=preflight, host_facts=facts)
 
@@ -83,15 +83,16 @@ def _judge(host, backup, mtweofi):
 def hand_made(fixes, software=None, drives=('/dev/nst0',), label='LTO-6', **verdict):
     """A host document whose drives' verdicts carry ``fixes`` (each drive the same unless a list of lists)."""
     per_drive = fixes if fixes and isinstance(fixes[0], list) else [fixes] * len(drives)
-    entries = []
+    entries, verdicts = [], []
     for drive, mine in zip(drives, per_drive):
-        entries.append({'id': drive, 'nst': drive, 'label': label, 'verdict': dict(
-            {'class': _verdict.MISCONFIGURED, 'drive_label': label, 'what_if': False,
+        entries.append({'id': drive, 'nst': drive, 'label': label})
+        verdicts.append(dict(
+            {'drive': drive, 'class': _verdict.MISCONFIGURED, 'drive_label': label, 'what_if': False,
              'fixes': [dict({'title': 'T %s' % f['id'], 'setting': 'S %s' % f['id'], 'why': 'W %s' % f['id']}, **f)
-                       for f in mine]}, **verdict)})
-    # the version 1 layout (a verdict in each drive entry): _fixes reads it as it reads version 2
-    return {'schema': _records.SCHEMA_V1, 'host': 'ma', 'status': 'ok', 'error': None, 'run': {'id': 'r'},
-            'host_facts': {'backup': {'software': software}} if software else {}, 'drives': entries}
+                       for f in mine]}, **verdict))
+    return {'schema_version': _records.SCHEMA_VERSION, 'host': 'ma', 'status': 'ok', 'error': None,
+            'run': {'id': 'r'}, 'facts': {'backup': {'software': software}} if software else {}, 'drives': entries,
+            'verdicts': verdicts}
 
 
 # --------------------------------------------------------------- the recorded lab run
@@ -116,7 +117,7 @@ def test_recorded_run_gives_st_tuning_and_the_rest_by_hand(run_dir, host, manual
         'each drive\'s HBA path carries it (st_tuning_fail_on_preflight) and keeps the drives in variable-block '
         'mode (its st options))']
     # The verdict's own words go with what is left by hand.
-    verdict = recorded(host)['drives'][0]['verdict']
+    [verdict] = recorded(host)['verdicts']
     why = dict((f['id'], f['why']) for f in verdict['fixes'])
     for entry in plan['manual']:
         assert why[entry['id']].rstrip('.') in entry['text']
@@ -283,22 +284,6 @@ def test_what_if_verdicts_are_not_applied():
     assert plan['ignored'] == [{'drive': '/dev/nst0', 'reason': 'a what-if verdict: the drive is not installed yet'}]
 
 
-def test_both_document_layouts_read_the_same(run_dir):
-    """Verdicts beside the drives (each naming its drive) read as verdicts inside each drive entry."""
-    beside = rejudge('lab-ma2', {'software': 'bacula', 'block_size_bytes': 1048576, 'segment_size_mb': 64})
-    # the version 1 layout of the same document: each drive entry holds its verdict, host_facts
-    inside = copy.deepcopy(beside)
-    verdicts = dict((v['drive'], v) for v in inside.pop('verdicts'))
-    for drive in inside['drives']:
-        drive['verdict'] = verdicts.get(drive['id'])
-    inside['host_facts'] = inside.pop('facts')
-    inside['schema'] = _records.SCHEMA_V1
-    del inside['schema_version']     # a version 1 document names its schema only as 'schema'
-    assert _fixes.plan_host(inside)['roles'] == _fixes.plan_host(beside)['roles']
-    # verdicts_of reads the version 2 layout; _fixes.document converts version 1 as the reports' reader does
-    assert _fixes.verdicts_of(beside)[0][0] == _fixes.verdicts_of(_fixes.document(inside))[0][0] == '/dev/nst0'
-
-
 # --------------------------------------------------------------- what cannot be applied
 
 def test_run_dir_that_does_not_exist_is_an_error(tmp_path):
@@ -322,7 +307,7 @@ def test_hosts_without_a_usable_document_are_skipped(run_dir):
         handle.write('{"schema": ')
     assert _fixes.plan(run_dir, 'lab-ma5')['reason'].startswith('Cannot read %s/hosts/lab-ma5.json (' % run_dir)
     no_verdict = hand_made([])
-    no_verdict.update(host='lab-ma6', drives=[])
+    no_verdict.update(host='lab-ma6', drives=[], verdicts=[])
     write(run_dir, no_verdict)
     assert _fixes.plan(run_dir, 'lab-ma6')['reason'] == (
         'The run has no verdict for lab-ma6 (its document lists no drive with one): nothing to apply.')
@@ -341,19 +326,16 @@ def test_a_run_judged_for_other_software_is_an_error():
 def test_documents_of_other_versions_are_skipped_with_the_readers_words(run_dir):
     """_fixes reads a run through the reports' reader (_run.read): its refusal, naming the version, is the reason."""
     newer = recorded('lab-ma1')
-    newer.pop('schema')
     newer.update(host='lab-ma7', schema_version=3)
     write(run_dir, newer)
     path = '%s/hosts/lab-ma7.json' % run_dir
     assert _fixes.plan(run_dir, 'lab-ma7') == {'host': 'lab-ma7', 'skipped': True, 'reason': (
-        '%s has schema version 3, but this collection reads schema_version 2 (and converts '
-        'tapeops.qualify/host-report/v1): it was written by a newer tapeops.qualify: report it with that version.'
-        % path)}
+        '%s has schema version 3, but this collection reads schema_version 2: it was written by a newer '
+        'tapeops.qualify: report it with that version.' % path)}
     unnamed = {'host': 'lab-ma8', 'status': 'ok', 'drives': []}
     write(run_dir, unnamed)
     assert _fixes.plan(run_dir, 'lab-ma8')['reason'] == (
         '%s/hosts/lab-ma8.json has schema not named (no schema_version or schema key), but this collection reads '
-        'schema_version 2 (and converts tapeops.qualify/host-report/v1): write it again with this collection '
-        '(re-run the host).' % run_dir)
+        'schema_version 2: write it again with this collection (re-run the host).' % run_dir)
     # the reports read the same files with the same words
     assert _run.load(path)['error'] == _fixes.plan(run_dir, 'lab-ma7')['reason']

@@ -3,13 +3,14 @@
 # SPDX-License-Identifier: GPL-3.0-or-later
 """Typed records and the host document's schema, on recorded lab runs.
 
-tests/unit/fixtures/lab_runs/20261123-quick/ is a run in the version 1 layout
-(the write results as Ansible's async_status returned them, with
-ansible_job_id, results_file, stdout_lines, item...): it must still load,
-converted, with the verdicts it recorded. LAB_RUN_V2 is a run written in the
-version 2 layout (README.md there). Every document, and every document the
-assembly writes in the tests here, is validated against
-docs/host-report.schema.json.
+tests/unit/fixtures/lab_runs/ holds two recorded lab runs' host documents
+(README.md in each); tests/unit/fixtures/verdict_args/20261123-quick/ holds what
+the first of them handed the qualify_verdict action (the write results as
+Ansible's async_status returned them, with ansible_job_id, results_file,
+stdout_lines, item...). Every document, and every document the assembly writes
+in the tests here, is validated against docs/host-report.schema.json; a
+document of another schema, the layout before version 2 among them, is
+refused naming it.
 """
 
 from __future__ import annotations
@@ -30,8 +31,10 @@ from _tape_fixtures import FIXTURES
 
 ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), '..', '..', '..', '..'))
 SCHEMA_PATH = os.path.join(ROOT, 'docs', 'host-report.schema.json')
-LAB_RUN_V1 = os.path.join(FIXTURES, 'lab_runs', '20261123-quick')
+LAB_RUN_1123 = os.path.join(FIXTURES, 'lab_runs', '20261123-quick')
 LAB_RUN_V2 = os.path.join(FIXTURES, 'lab_runs', '20261124-quick-v2')
+# what LAB_RUN_1123 handed the qualify_verdict action, Ansible's transport and all
+VERDICT_ARGS = os.path.join(FIXTURES, 'verdict_args', '20261123-quick')
 HOSTS = ('lab-ma1', 'lab-ma2', 'lab-ma3')
 # the classes of the lab's spread (docs/lab.md "The spread"), the same in both runs
 SPREAD = {'lab-ma1': 'STREAMING', 'lab-ma2': 'SPEED-MATCHED', 'lab-ma3': 'SHOE-SHINING'}
@@ -93,7 +96,7 @@ def test_the_schema_names_every_records_fields_and_nothing_else():
 
 
 def test_a_write_result_as_async_status_returned_it_becomes_a_record_without_transport():
-    result = raw(LAB_RUN_V1, 'lab-ma2')['drives'][0]['write_benchmark']
+    result = raw(VERDICT_ARGS, 'lab-ma2')['write_benchmarks'][0]
     assert {'ansible_job_id', 'results_file', 'stdout_lines', 'item', 'started', 'finished'} <= set(result)
     record = _records.WriteSweep.from_result(result)
     out = record.to_dict()
@@ -120,23 +123,24 @@ def test_a_refused_write_keeps_why_and_no_measurement():
 
 
 @pytest.mark.parametrize('host', HOSTS)
-def test_the_version_1_run_loads_converted_with_its_verdicts(host, validator):
-    old = raw(LAB_RUN_V1, host)
-    assert old['schema'] == _records.SCHEMA_V1
-    doc = _run.load(os.path.join(LAB_RUN_V1, host + '.json'))
+def test_the_first_lab_run_validates_and_keeps_the_records_of_what_it_was_handed(host, validator):
+    doc = raw(LAB_RUN_1123, host)
     validator.validate(doc)
     assert_clean(doc)
     assert doc['schema_version'] == 2 and doc['status'] == 'ok' and doc['host'] == host
-    assert doc['facts'] == old['host_facts']
+    args = raw(VERDICT_ARGS, host)
+    assert doc['facts'] == args['host_facts']
     [drive], [verdict] = doc['drives'], doc['verdicts']
-    assert verdict == dict(old['drives'][0]['verdict'], drive='/dev/nst0')
+    assert verdict['drive'] == drive['id'] == '/dev/nst0'
     assert verdict['class'] == SPREAD[host] and doc['worst_class'] == SPREAD[host]
     # recorded before links, the drive model and hung drives were recorded: those fields are null
     fields = [f.name for f in dataclasses.fields(_records.DriveIdentity)]
-    assert drive['identity'] == dict(dict.fromkeys(fields), **old['drives'][0]['info'])
-    assert set(fields) - set(old['drives'][0]['info']) == {'link', 'drive_model', 'hung'}
-    assert drive['write_sweep']['sweep'] == old['drives'][0]['write_benchmark']['sweep']
-    assert doc['source']['aggregate'] == old['source']['aggregate']
+    assert drive['identity'] == dict(dict.fromkeys(fields), **args['drives'][0])
+    assert set(fields) - set(args['drives'][0]) == {'link', 'drive_model', 'hung'}
+    assert drive['write_sweep']['sweep'] == args['write_benchmarks'][0]['sweep']
+    assert doc['source']['aggregate'] == args['source']['aggregate']
+    # loading it gives it back as written
+    assert _run.load(os.path.join(LAB_RUN_1123, host + '.json')) == doc
 
 
 @pytest.mark.parametrize('host', HOSTS)
@@ -159,25 +163,25 @@ def test_the_version_2_lab_run_validates_and_holds_no_transport(host, validator)
 
 def test_the_assembly_of_recorded_results_matches_the_recorded_verdicts(validator):
     """The action's one conversion (records_of) on the run's raw async output, then the assembly."""
-    old = raw(LAB_RUN_V1, 'lab-ma3')
-    args = {'drives': [d['info'] for d in old['drives']], 'source': old['source'],
-            'write_benchmarks': [d['write_benchmark'] for d in old['drives']],
+    old = raw(VERDICT_ARGS, 'lab-ma3')
+    args = {'drives': old['drives'], 'source': old['source'], 'write_benchmarks': old['write_benchmarks'],
             'preflight': old['preflight'], 'media': None, 'mechanics': None}
     measured = qualify_verdict.records_of(args)
     assert measured['source']['aggregate']['p5_mb_s'] == old['source']['aggregate']['p5_mb_s']
     facts = old['host_facts']
     doc = _report.assemble('lab-ma3', measured['drives'], measured['source'], measured['writes'],
-                           [dict(d['settings'], nst=d['nst']) for d in old['drives']], {},
+                           old['drive_settings'], {},
                            memory_total_mb=facts['memory_total_mb'], preflight=measured['preflight'],
                            host_facts=facts, run=old['run'])
     validator.validate(doc)
     assert_clean(doc)
     assert doc['verdicts'][0]['class'] == 'SHOE-SHINING'
-    assert doc['verdicts'][0]['numbers']['feed_now_mb_s'] == old['drives'][0]['verdict']['numbers']['feed_now_mb_s']
+    [recorded] = raw(LAB_RUN_1123, 'lab-ma3')['verdicts']
+    assert doc['verdicts'][0]['numbers']['feed_now_mb_s'] == recorded['numbers']['feed_now_mb_s']
 
 
 def test_failed_and_what_if_documents_validate(validator):
-    old = raw(LAB_RUN_V1, 'lab-ma2')
+    old = raw(VERDICT_ARGS, 'lab-ma2')
     lost = _report.host_document('lab-ma2', _run.STATUS_FAILED, source=old['source'],
                                  error='The run stopped after the source read test.', run=old['run'])
     validator.validate(lost)
@@ -191,7 +195,7 @@ def test_failed_and_what_if_documents_validate(validator):
 def test_a_source_read_too_short_to_judge_validates_with_its_reason(validator):
     # source_read_benchmark marks a read below min_samples as {'reason': ...} (its RETURN, type dict): what a
     # 10 s read on lab-ma1 returned in the fault tests
-    old = raw(LAB_RUN_V1, 'lab-ma1')
+    old = raw(VERDICT_ARGS, 'lab-ma1')
     reason = ('Only 9 one-second samples (at least 10 needed): the time budget of 10 s is too short; give at '
               'least 11 s.')
     source = dict(old['source'], inconclusive={'reason': reason})
@@ -204,7 +208,7 @@ def test_a_source_read_too_short_to_judge_validates_with_its_reason(validator):
 
 
 def test_the_schema_refuses_transport_debris(validator):
-    doc = _run.load(os.path.join(LAB_RUN_V1, 'lab-ma1.json'))
+    doc = _run.load(os.path.join(LAB_RUN_1123, 'lab-ma1.json'))
     dirty = copy.deepcopy(doc)
     dirty['drives'][0]['write_sweep']['ansible_job_id'] = 'j1'
     with pytest.raises(jsonschema.ValidationError, match='ansible_job_id'):
@@ -217,9 +221,12 @@ def test_the_schema_refuses_transport_debris(validator):
 
 @pytest.mark.parametrize('data, words', [
     ({'schema_version': 3, 'host': 'h'}, "schema version 3, but this collection reads schema_version 2"),
-    ({'schema': 'tapeops.qualify/host-report/v0', 'host': 'h'},
-     "schema version 'tapeops.qualify/host-report/v0', but this collection reads schema_version 2 "
-     "(and converts tapeops.qualify/host-report/v1)"),
+    ({'schema_version': 1, 'host': 'h'}, 'schema version 1, but this collection reads schema_version 2: write it '
+                                         'again with this collection (re-run the host).'),
+    # the layout before version 2 (a verdict in each drive entry, host_facts), named by its schema key
+    ({'schema': 'tapeops.qualify/host-report/v1', 'host': 'h', 'status': 'ok', 'host_facts': {}, 'drives': []},
+     "schema version 'tapeops.qualify/host-report/v1', but this collection reads schema_version 2: write it again "
+     "with this collection (re-run the host)."),
     ({'host': 'h'}, 'schema not named (no schema_version or schema key), but this collection reads schema_version 2'),
 ])
 def test_another_version_fails_naming_the_one_found_and_the_one_expected(tmp_path, data, words):
@@ -264,7 +271,7 @@ def test_a_preflight_that_failed_keeps_its_message_and_a_good_one_its_record():
     assert _records.Preflight.from_result(failed).to_dict() == dict(
         dict.fromkeys(f.name for f in dataclasses.fields(_records.Preflight)),
         error='Cannot read /sys/module/st/parameters: Permission denied')
-    registered = dict(raw(LAB_RUN_V1, 'lab-ma2')['preflight'], changed=False, invocation={'module_args': {}})
+    registered = dict(raw(VERDICT_ARGS, 'lab-ma2')['preflight'], changed=False, invocation={'module_args': {}})
     record = _records.Preflight.from_result(registered).to_dict()
     assert _records.transport_keys(record) == [] and record['error'] is None
     assert record['st_driver_version'] == '20160209' and record['hba_max_transfer_bytes'] == 1310720
@@ -278,7 +285,7 @@ def failed_write(old, reason, msg):
     steps measured before the one that stopped, ``sweep_stopped`` and ``rewound``. The steps are the lab run's
     recorded first two (derived: the recorded sweep cut after its second step), the async transport kept.
     """
-    recorded = old['drives'][0]['write_benchmark']
+    recorded = old['write_benchmarks'][0]
     result = dict(recorded, failed=True, reason=reason, msg=msg, sweep=recorded['sweep'][:2],
                   sweep_stopped='Writing 262144-byte blocks did not finish within 2 seconds.', rewound=True)
     for key in ('filemarks', 'best', 'ceiling_block_size'):
@@ -288,19 +295,18 @@ def failed_write(old, reason, msg):
 
 def assemble_lab_ma3(old, write_result):
     facts = old['host_facts']
-    return _report.assemble('lab-ma3', [d['info'] for d in old['drives']], old['source'], [write_result],
-                            [dict(d['settings'], nst=d['nst']) for d in old['drives']], {},
+    return _report.assemble('lab-ma3', old['drives'], old['source'], [write_result], old['drive_settings'], {},
                             memory_total_mb=facts['memory_total_mb'], preflight=old['preflight'],
                             host_facts=facts, run=old['run'])
 
 
 def test_a_write_that_failed_mid_sweep_keeps_its_steps_in_the_document_and_is_not_judged(validator):
-    old = raw(LAB_RUN_V1, 'lab-ma3')
+    old = raw(VERDICT_ARGS, 'lab-ma3')
     msg = ('Writing 262144-byte blocks did not finish within 2 seconds. Check the drive (dmesg, sg_logs) and the '
            'cabling, then retry.')
     result = failed_write(old, 'timeout', msg)
     record = _records.WriteSweep.from_result(result)
-    steps = old['drives'][0]['write_benchmark']['sweep'][:2]
+    steps = old['write_benchmarks'][0]['sweep'][:2]
     assert [(s['block_size'], s['pattern']) for s in steps] == [(65536, 'random'), (65536, '2.5:1')]
     assert (record.device, record.reason, record.msg, record.sweep) == ('/dev/nst0', 'timeout', msg, steps)
     assert record.sweep_stopped == 'Writing 262144-byte blocks did not finish within 2 seconds.'
@@ -320,29 +326,29 @@ def test_a_write_that_failed_mid_sweep_keeps_its_steps_in_the_document_and_is_no
 
 def test_a_failed_write_s_partial_steps_do_not_change_the_verdict(validator):
     # a write error that is not a hang: the drive is judged without a sweep, as when nothing was written
-    old = raw(LAB_RUN_V1, 'lab-ma3')
+    old = raw(VERDICT_ARGS, 'lab-ma3')
     msg = 'Writing 262144-byte blocks failed: [Errno 5] Input/output error. Check the drive (dmesg, sg_logs).'
     partial = assemble_lab_ma3(old, failed_write(old, 'write_error', msg))
     validator.validate(partial)
     nothing = assemble_lab_ma3(old, {'failed': True, 'reason': 'write_error', 'msg': msg,
                                      'item': {'nst': '/dev/nst0'}})
-    assert partial['drives'][0]['write_sweep']['sweep'] == old['drives'][0]['write_benchmark']['sweep'][:2]
+    assert partial['drives'][0]['write_sweep']['sweep'] == old['write_benchmarks'][0]['sweep'][:2]
     assert nothing['drives'][0]['write_sweep'] is None
     assert partial['drives'][0]['write_note'] == nothing['drives'][0]['write_note'] == msg
     (verdict,) = partial['verdicts']
     assert verdict == nothing['verdicts'][0]
     # judged without a sweep: the recorded run's whole sweep made it SHOE-SHINING with a measured drive path
-    whole = assemble_lab_ma3(old, old['drives'][0]['write_benchmark'])
+    whole = assemble_lab_ma3(old, old['write_benchmarks'][0])
     assert whole['verdicts'][0]['class'] == 'SHOE-SHINING' and verdict != whole['verdicts'][0]
 
 
 def test_the_report_charts_no_sweep_for_a_failed_write_and_says_why():
     # the page of the partial write: the drive's verdict with its charts, but the sweep chart is the "no sweep" one
     # (the steps before the error are in the document, not drawn as the drive's sweep); the whole run draws it
-    old = raw(LAB_RUN_V1, 'lab-ma3')
+    old = raw(VERDICT_ARGS, 'lab-ma3')
     msg = 'Writing 262144-byte blocks failed: [Errno 5] Input/output error. Check the drive (dmesg, sg_logs).'
     charts = _charts.Charts()
-    for write, drawn in ((failed_write(old, 'write_error', msg), False), (old['drives'][0]['write_benchmark'], True)):
+    for write, drawn in ((failed_write(old, 'write_error', msg), False), (old['write_benchmarks'][0], True)):
         doc = assemble_lab_ma3(old, write)
         (row,) = _render._page_rows([doc], charts)
         by_name = dict(row['charts'])

@@ -28,7 +28,7 @@ FIXTURE = os.path.join(os.path.dirname(__file__), '..', '..', 'fixtures', 'lab_r
 def fleet(count):
     templates = []
     for host in ('lab-ma1', 'lab-ma2', 'lab-ma3'):
-        templates.append(_run.load(os.path.join(FIXTURE, host + '.json')))     # version 1, converted
+        templates.append(_run.load(os.path.join(FIXTURE, host + '.json')))
     docs = []
     for index in range(count):
         doc = copy.deepcopy(templates[index % 3])

@@ -22,7 +22,7 @@ EVIL = '<img src=x onerror="alert(1)">'
 def _lab_docs():
     docs = []
     for path in sorted(glob.glob(os.path.join(FIXTURE, '*.json'))):
-        docs.append(_run.load(path))     # version 1, converted on load
+        docs.append(_run.load(path))
     return docs
 
 

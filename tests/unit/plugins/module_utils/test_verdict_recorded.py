@@ -29,7 +29,7 @@ HOSTS = ('lab-ma1', 'lab-ma2', 'lab-ma3')
 
 
 def recorded(host):
-    """The host's document as the reports load it (this run is in the version 1 layout: converted on load)."""
+    """The host's document as the reports load it."""
     return _run.load(os.path.join(RUN, '%s.json' % host))
 
 

@@ -23,14 +23,14 @@ def _lab(host, **config_changes):
     with open(os.path.join(FIXTURE, host + '.json'), encoding='utf-8') as handle:
         doc = json.load(handle)
     entry = doc['drives'][0]
-    _identity, spec = _resolve.resolve(dict(entry['info']), entry['settings'] or None)
-    config = dict(doc['host_facts'].get('backup') or {})
+    _identity, spec = _resolve.resolve(dict(entry['identity']), entry['settings'] or None)
+    config = dict(doc['facts'].get('backup') or {})
     config.update(dict((k, v) for k, v in entry['settings'].items() if k in (
         'block_size_bytes', 'segment_size_mb', 'immediate_filemarks', 'concurrency') and v is not None))
     config.update(config_changes)
-    decisions = _verdict.evaluate_host([{'spec': spec, 'drive': entry['info'], 'tape': entry['write_benchmark'],
+    decisions = _verdict.evaluate_host([{'spec': spec, 'drive': entry['identity'], 'tape': entry['write_sweep'],
                                          'config': config}], doc['source'],
-                                       memory_total_mb=doc['host_facts'].get('memory_total_mb'))
+                                       memory_total_mb=doc['facts'].get('memory_total_mb'))
     return doc, entry, decisions[0]
 
 
@@ -83,8 +83,9 @@ def test_fixes_are_data_with_before_after_and_gain():
 def test_worded_facts_are_the_recorded_reasons_word_for_word():
     # the sentences the lab run recorded for what the code still judges the same way (the run predates the
     # file-size fact and the block-size rule of today, so not every reason is still the same)
-    _doc, entry, decision = _lab('lab-ma3')
-    recorded = entry['verdict']['reasons']
+    doc, _entry, decision = _lab('lab-ma3')
+    [verdict] = doc['verdicts']
+    recorded = verdict['reasons']
     worded = dict((fact['id'], _words.fact(fact)) for fact in decision['facts'])
     for fact_id in ('sources', 'need_full', 'need_floor', 'sweep', 'drive_backhitches'):
         assert worded[fact_id] in recorded, fact_id
