@@ -606,3 +606,56 @@ def classify_failure(rc, stdout, stderr):
     if 'unit attention' in low:
         return 'retry', 'unit attention (media changed or mode parameters changed); retry once'
     return 'error', text.splitlines()[-1] if text else 'sg_logs exited with %s' % rc
+
+
+# Data compression pages: 0x1B (SSC-4) and 0x32 (the LTO layout HP and IBM share), the same parameters.
+# Each byte counter is a pair, whole megabytes then the bytes beyond them. The megabyte is 10^6 bytes: the
+# IBM LTO-10 capture (tests/unit/fixtures/sg_logs/sg_logs_a__IBM-ULT3580-TDA-T3S0-LTO10-TS4500__1.txt) says
+# 268 MB + 435456 B from the host and 3 MB + 344392 B to tape with a write ratio of 8026 (x100): with 10^6
+# that is 268435456 B (2^28, 256 MiB) / 3344392 B = 80.26; with 2^20 it would be 80.64. HP allows a negative
+# remainder after rounding (HP Ultrium technical reference manual, "Data Compression Log Page"), which
+# sg_logs prints as an unsigned 4-byte number.
+COMPRESSION_PAGES = ('0x1b', '0x32')
+COMPRESSION_MB = 1000 * 1000
+_COMPRESSION_PAIRS = (
+    # (name, megabytes parameter, bytes parameter, sg_logs' label stem)
+    ('host_read_bytes', 0x02, 0x03, 'transferred_to_server'),
+    ('tape_read_bytes', 0x04, 0x05, 'read_from_tape'),
+    ('host_written_bytes', 0x06, 0x07, 'transferred_from_server'),
+    ('tape_written_bytes', 0x08, 0x09, 'written_to_tape'),
+)
+
+
+def _counter(value):
+    return value if isinstance(value, int) and not isinstance(value, bool) and value >= 0 else None
+
+
+def _remainder(value):
+    """A pair's byte remainder; a 4-byte negative one (HP) as printed unsigned is read back as negative."""
+    value = _counter(value)
+    if value is not None and value >= 1 << 31:
+        value -= 1 << 32
+    return value
+
+
+def compression_counters(page):
+    """Byte counters of a decoded data compression page (``decode_page`` of 0x1B or 0x32), or None.
+
+    Reads the decoded labels (``Megabytes transferred from server: 268``) or,
+    for a page read as hex (``sg_logs -H``, or an sg_logs without a decoder),
+    the parameters 0x0002..0x0009. Returns ``{'host_read_bytes',
+    'tape_read_bytes', 'host_written_bytes', 'tape_written_bytes'}`` (bytes,
+    None for a pair the page does not hold), None when it holds none.
+    """
+    if not isinstance(page, dict):
+        return None
+    params = page.get('parameters') if isinstance(page.get('parameters'), dict) else {}
+    out = {}
+    for name, mb_code, byte_code, stem in _COMPRESSION_PAIRS:
+        mb = _counter(page.get('megabytes_%s' % stem))
+        rest = _remainder(page.get('bytes_%s' % stem))
+        if mb is None or rest is None:
+            mb = _counter(params.get('0x%04x' % mb_code))
+            rest = _remainder(params.get('0x%04x' % byte_code))
+        out[name] = mb * COMPRESSION_MB + rest if mb is not None and rest is not None else None
+    return out if any(v is not None for v in out.values()) else None

@@ -249,3 +249,51 @@ def test_no_backhitch_count_from_a_real_drives_0x34():
     assert _sg_logs.backhitch_count({'pages': {'0x34': page}}) is None
     assert _sg_logs.backhitch_count({'pages': {'0x34': {'parameters': {'0x8000': 5}}}}) is None
     assert _sg_logs.backhitch_count(None) is None
+
+
+def _page_of_all(name, code):
+    return _sg_logs.decode_page(code, _sg_logs.split_all(fixture('sg_logs', name))[code])
+
+
+@pytest.mark.parametrize('code', [0x1b, 0x32])
+def test_compression_counters_ibm_lto10_megabytes_are_decimal(code):
+    # 268 MB + 435456 B from the host = 2^28 bytes, 3 MB + 344392 B to tape: 80.26, the drive's own 8026 (x100);
+    # megabytes of 2^20 would make it 80.64
+    page = _page_of_all(IBM10_ALL, code)
+    counters = _sg_logs.compression_counters(page)
+    assert counters == {'host_read_bytes': 0, 'tape_read_bytes': 4, 'host_written_bytes': 268435456,
+                        'tape_written_bytes': 3344392}
+    assert round(100.0 * counters['host_written_bytes'] / counters['tape_written_bytes']) == \
+        page['write_compression_ratio_x100'] == 8026
+
+
+def test_compression_counters_hp_ultrium6_read_side():
+    # a restore on the HP: 13746 MB + 602450 B to the host from 9880 MB + 588564 B read from tape, ratio 139 (x100)
+    page = _page_of_all(HP6_ALL, 0x1b)
+    counters = _sg_logs.compression_counters(page)
+    assert (counters['host_read_bytes'], counters['tape_read_bytes']) == (13746602450, 9880588564)
+    assert round(100.0 * counters['host_read_bytes'] / counters['tape_read_bytes']) == \
+        page['read_compression_ratio_x100'] == 139
+    assert counters['host_written_bytes'] == counters['tape_written_bytes'] == 0
+
+
+def test_compression_counters_from_hex_equal_the_decoded_page():
+    # the lab's drive after two jobs: 0x32 read with -H (parameters) and 0x1b decoded by sg_logs say the same
+    hexed = _sg_logs.decode_page(0x32, fixture(
+        'sg_logs', 'sg_logs_p0x32_H__lab-emulated-IBM-ULT3580-TD5-observe-after__1.txt'))
+    decoded = _sg_logs.decode_page(0x1b, fixture(
+        'sg_logs', 'sg_logs_p0x1b__lab-emulated-IBM-ULT3580-TD5-observe-after__1.txt'))
+    assert 'parameters' in hexed and 'megabytes_transferred_from_server' in decoded
+    assert _sg_logs.compression_counters(hexed) == _sg_logs.compression_counters(decoded) == {
+        'host_read_bytes': 0, 'tape_read_bytes': 0, 'host_written_bytes': 33554432, 'tape_written_bytes': 16851776}
+
+
+def test_compression_counters_negative_remainder_and_pages_without_them():
+    # HP allows a negative remainder; sg_logs prints the 4-byte field unsigned
+    page = {'parameters': {'0x0006': 5, '0x0007': (1 << 32) - 1000, '0x0008': 2, '0x0009': 0}}
+    counters = _sg_logs.compression_counters(page)
+    assert counters['host_written_bytes'] == 5 * 1000000 - 1000 and counters['tape_written_bytes'] == 2000000
+    assert counters['host_read_bytes'] is None
+    assert _sg_logs.compression_counters(_sg_logs.decode_page(0x34, fixture(
+        'sg_logs', 'sg_logs_p0x34__HP-Ultrium6-SCSI-35GD-nomedia__1.txt'))) is None
+    assert _sg_logs.compression_counters(None) is None and _sg_logs.compression_counters({'bytes': True}) is None
