@@ -288,7 +288,8 @@ def hba_max_transfer(sg_path):
         os.close(fd)
 
 
-def _sg_of(scsi_dir):
+def sg_of(scsi_dir):
+    """The sg node (``/dev/sg1``) of the SCSI device at sysfs ``scsi_dir``, or None when sg is not loaded."""
     gen = os.path.join(scsi_dir, 'scsi_generic')
     try:
         names = sorted(os.listdir(gen))
@@ -451,7 +452,7 @@ def discover_changers(runner, sys_root=None):
         scsi_dir = os.path.join(base, entry)
         if _read(os.path.join(scsi_dir, 'type')) != '8':
             continue
-        sg = _sg_of(scsi_dir)
+        sg = sg_of(scsi_dir)
         changer = {
             'hctl': entry, 'sg': sg,
             'vendor': _read(os.path.join(scsi_dir, 'vendor')),
@@ -564,7 +565,7 @@ def discover(runner=None, sys_root=None, log_pages=True, only=None, settings=Non
         if only and nst not in only and name not in only:
             continue
         scsi_dir = os.path.realpath(os.path.join(tape_class, name, 'device'))
-        sg = _sg_of(scsi_dir)
+        sg = sg_of(scsi_dir)
         drive = {
             'nst': nst, 'st': '/dev/%s' % name[1:], 'sg': sg, 'hctl': os.path.basename(scsi_dir),
             'vendor': _read(os.path.join(scsi_dir, 'vendor')),

@@ -115,12 +115,19 @@ def _char_name(sys_root, major, minor):
     return None
 
 
-def check_tape_device(path, sys_root=SYS_ROOT, stat_func=os.stat):
+WRITE_HINT = ' Refusing to write. Set device to a non-rewinding tape node such as /dev/nst0.'
+
+
+def check_tape_device(path, sys_root=SYS_ROOT, stat_func=os.stat, hint=WRITE_HINT, rewinding_ok=False):
     """Return a TapeIdentity for ``path`` or raise TapeSafetyError.
 
     Nothing is opened: only stat() and sysfs reads. Longer than 60 lines on
     purpose: one chain of refusals, in the order they must be made, each with
     its own sentence; split up, the order would no longer be visible.
+    ``hint`` ends the refusals of what is no tape node; ``rewinding_ok``
+    accepts the auto-rewinding node (st0), for a caller that never opens the
+    drive (tape_drive_observe reads its sysfs counters, which every node of
+    the drive shares).
     """
     if not path or not isinstance(path, str):
         raise TapeSafetyError('No tape device given. Set device to the non-rewinding node, e.g. /dev/nst0.',
@@ -139,7 +146,6 @@ def check_tape_device(path, sys_root=SYS_ROOT, stat_func=os.stat):
         raise TapeSafetyError('Cannot stat %s: %s. Check the path and its permissions, and set device to a '
                               'non-rewinding tape node such as /dev/nst0.' % (path, exc.strerror), 'missing')
     mode = info.st_mode
-    hint = ' Refusing to write. Set device to a non-rewinding tape node such as /dev/nst0.'
     if stat.S_ISREG(mode):
         raise TapeSafetyError('%s is a regular file, not a tape drive.%s' % (path, hint), 'regular_file')
     if stat.S_ISDIR(mode):
@@ -175,7 +181,7 @@ def check_tape_device(path, sys_root=SYS_ROOT, stat_func=os.stat):
                               'stale_node')
     sysfs = os.path.realpath(link)
     name = os.path.basename(sysfs)
-    if not name.startswith('nst'):
+    if not name.startswith('nst') and not rewinding_ok:
         raise TapeSafetyError('%s is the auto-rewinding node %s: the benchmark needs the tape to stay where it is '
                               'between operations. Use /dev/n%s instead.' % (path, name, name), 'rewinding_node')
     device_dir = os.path.join(sysfs, 'device')
@@ -183,7 +189,7 @@ def check_tape_device(path, sys_root=SYS_ROOT, stat_func=os.stat):
     if dev_type != str(TYPE_SEQUENTIAL):
         raise TapeSafetyError('%s (%s) is not bound to a SCSI sequential-access device (sysfs type %s, expected 1).'
                               '%s' % (path, name, dev_type, hint), 'not_sequential')
-    index = name[3:]
+    index = name[3:] if name.startswith('nst') else name[2:]
     digits = ''.join(ch for ch in index if ch.isdigit())
     return TapeIdentity(
         path=path, realpath=os.path.realpath(path), name=name, index=int(digits) if digits else None,
