@@ -492,6 +492,53 @@ class Media(Record):
         return out
 
 
+@dataclasses.dataclass
+class ObservedWindow(Record):
+    """What tapeops.qualify.tape_drive_observe saw a drive do during a window (``planned`` in check mode).
+
+    Read-only: the st driver's counters once an interval, the drive's log pages
+    before and after. ``series`` holds one entry per interval in columns (``t``,
+    ``seconds`` and each st counter's difference, ``in_flight`` as read at the
+    interval's end), so a forecast can replay the host-to-drive bytes second by
+    second (``write_rates_mb_s``). Not in the host document yet.
+    """
+
+    device: t.Optional[str] = None
+    status: str = 'observed'
+    drive: t.Optional[dict] = None
+    window: t.Optional[dict] = None
+    idle: t.Optional[bool] = None
+    bytes_written: t.Optional[int] = None
+    bytes_read: t.Optional[int] = None
+    busy_seconds: t.Optional[float] = None
+    mb_s: t.Optional[float] = None
+    window_mb_s: t.Optional[float] = None
+    idle_gaps: t.Optional[list] = None
+    other_commands: t.Optional[int] = None
+    compression_ratio: t.Optional[float] = None
+    compression: t.Optional[dict] = None
+    backhitches: t.Optional[int] = None
+    write_errors: t.Optional[dict] = None
+    tape_alert: t.Optional[dict] = None
+    st_delta: t.Optional[dict] = None
+    series: t.Optional[dict] = None
+    holders: t.Optional[list] = None
+    log_pages_before: t.Optional[dict] = None
+    log_pages_after: t.Optional[dict] = None
+    unknown: t.Optional[dict] = None
+    notes: t.Optional[list] = None
+
+    @property
+    def observed(self):
+        return self.status == 'observed'
+
+    def write_rates_mb_s(self):
+        """The host-to-drive rate of each interval in decimal MB/s (``write_byte_cnt`` / ``seconds``)."""
+        series = self.series or {}
+        return [round(b / s / 1e6, 6) if s else 0.0
+                for b, s in zip(series.get('write_byte_cnt') or [], series.get('seconds') or [])]
+
+
 def _module_arg(result, name):
     return ((result.get('invocation') or {}).get('module_args') or {}).get(name)
 

@@ -247,6 +247,7 @@ RETURNS = (
     # the module exits with its record; the plan and the drive's identity beside it stay in the module's result
     ('tape_mechanics_benchmark', None, _records.Mechanics, (), ('plan', 'drive')),
     ('media_inventory', 'summary', _records.Media, (), ()),
+    ('tape_drive_observe', None, _records.ObservedWindow, (), ()),
 )
 
 
