@@ -30,6 +30,7 @@ ARGUMENT_SPEC = {
     'media': {'type': 'dict'},
     'mechanics': {'type': 'raw'},
     'locks': {'type': 'raw'},
+    'storage_daemon': {'type': 'raw'},
 }
 
 
@@ -73,13 +74,13 @@ class ActionModule(QualifyAction):
             return _report.host_document(
                 host, _run.STATUS_FAILED, source=measured['source'], run=args['run'], host_facts=args['host_facts'],
                 preflight=measured['preflight'], error=args['error'] or 'The host failed before its verdict.',
-                media=measured['media'], mechanics=measured['mechanics'])
+                media=measured['media'], mechanics=measured['mechanics'], storage_daemon=measured['storage_daemon'])
         return _report.assemble(
             host, drives_info=measured['drives'], source=measured['source'], write_results=measured['writes'],
             drive_settings=args['drive_settings'], backup=args['backup'], memory_total_mb=args['memory_total_mb'],
             options=dict(args['options']), target_generation=args['target_generation'], run=args['run'],
             preflight=measured['preflight'], host_facts=args['host_facts'], media=measured['media'],
-            mechanics=measured['mechanics'], locks=measured['locks'])
+            mechanics=measured['mechanics'], locks=measured['locks'], storage_daemon=measured['storage_daemon'])
 
 
 def records_of(args):
@@ -87,8 +88,9 @@ def records_of(args):
 
     ``drives`` is tape_drive_info's list, ``source`` the source read's
     (async_status) result, ``write_benchmarks`` the write sweeps' async_status
-    loop results, ``preflight``, ``media`` and ``mechanics`` the registered
-    results. Returns plain dicts of the records (the verdict reads dicts).
+    loop results, ``preflight``, ``media``, ``mechanics`` and ``storage_daemon``
+    (bacula_sd_info's) the registered results. Returns plain dicts of the
+    records (the verdict reads dicts).
     """
     def plain(record):
         return record.to_dict() if record is not None else None
@@ -104,4 +106,5 @@ def records_of(args):
         'media': plain(media),
         'mechanics': [m.to_dict() for m in mechanics] if mechanics else None,
         'locks': [lock.to_dict() for lock in _records.DriveLock.from_results(args.get('locks')).values()],
+        'storage_daemon': plain(_records.StorageDaemonConfig.from_result(args.get('storage_daemon'))),
     }

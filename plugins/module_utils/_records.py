@@ -7,8 +7,9 @@
 Private to this collection: may change without notice.
 
 tape_drive_info (each drive), tape_write_benchmark, source_read_benchmark,
-st_preflight_info, tape_mechanics_benchmark (``Mechanics.measured``) and
-media_inventory (its ``summary``: ``Media.summary``) exit with their record
+st_preflight_info, tape_mechanics_benchmark (``Mechanics.measured``),
+media_inventory (its ``summary``: ``Media.summary``) and bacula_sd_info
+(``StorageDaemonConfig``, what it read) exit with their record
 as their documented RETURN structure (``to_dict``; a unit test holds RETURN
 and record to the same keys). The controller turns whatever
 Ansible hands it (a module result, an ``async_status`` result, a looped
@@ -539,6 +540,80 @@ class ObservedWindow(Record):
                 for b, s in zip(series.get('write_byte_cnt') or [], series.get('seconds') or [])]
 
 
+@dataclasses.dataclass
+class SdSetting(Record):
+    """One directive of a storage daemon Device: as set (``configuration``), or the default that applies.
+
+    ``source``: ``configuration`` (``text`` as written, ``where`` file:line, ``error`` when the daemon would refuse
+    it), ``default`` (``basis``: where the default is documented) or ``unknown`` (``basis`` says why).
+    """
+
+    text: t.Optional[str] = None
+    value: t.Any = None
+    source: t.Optional[str] = None
+    basis: t.Optional[str] = None
+    where: t.Optional[str] = None
+    error: t.Optional[str] = None
+
+
+_SD_SETTING = _nested(SdSetting)
+
+
+@dataclasses.dataclass
+class SdDevice(Record):
+    """One tape Device resource of a Bacula / Bareos storage daemon (tapeops.qualify.bacula_sd_info's devices)."""
+
+    name: t.Optional[str] = None
+    file: t.Optional[str] = None
+    line: t.Optional[int] = None
+    archive_device: t.Optional[str] = None
+    device_path: t.Optional[str] = None       # the node the Archive Device leads to on the host (links followed)
+    st: t.Optional[str] = None                # its st device (st0 for /dev/nst0, /dev/st0, by-id links to them)
+    device_note: t.Optional[str] = None       # why there is no st device
+    device_type: t.Optional[str] = None
+    media_type: t.Optional[str] = None
+    maximum_block_size: t.Optional[SdSetting] = dataclasses.field(default=None, metadata=_SD_SETTING)
+    minimum_block_size: t.Optional[SdSetting] = dataclasses.field(default=None, metadata=_SD_SETTING)
+    maximum_file_size: t.Optional[SdSetting] = dataclasses.field(default=None, metadata=_SD_SETTING)
+    spool_directory: t.Optional[SdSetting] = dataclasses.field(default=None, metadata=_SD_SETTING)
+    maximum_spool_size: t.Optional[SdSetting] = dataclasses.field(default=None, metadata=_SD_SETTING)
+    maximum_job_spool_size: t.Optional[SdSetting] = dataclasses.field(default=None, metadata=_SD_SETTING)
+    maximum_concurrent_jobs: t.Optional[SdSetting] = dataclasses.field(default=None, metadata=_SD_SETTING)
+
+
+@dataclasses.dataclass
+class StorageDaemonConfig(Record):
+    """What tapeops.qualify.bacula_sd_info read of a storage daemon's configuration on the host.
+
+    A failed or skipped run keeps only its ``error``; files that could not be read are in ``not_read``
+    ({path, reason, included_from}) beside what was read.
+    """
+
+    software: t.Optional[str] = None
+    config_path: t.Optional[str] = None
+    layout: t.Optional[str] = None
+    relative_to: t.Optional[str] = None
+    version: t.Optional[str] = None
+    files: t.Optional[list] = None
+    not_read: t.Optional[list] = None
+    working_directory: t.Optional[str] = None
+    devices: t.Optional[list] = dataclasses.field(default=None, metadata=_nested(SdDevice, many=True))
+    other_devices: t.Optional[list] = None
+    error: t.Optional[str] = None
+
+    @classmethod
+    def from_result(cls, result):
+        """The record of bacula_sd_info's result; None when it was skipped (not a Bacula / Bareos host)."""
+        if isinstance(result, cls):
+            return result
+        if not isinstance(result, dict) or result.get('skipped') or not result:
+            return None
+        # failed_when: false keeps the play going: the failure is then only in msg
+        if result.get('failed') or ('software' not in result and result.get('msg')):
+            return cls(error=str(result.get('msg') or 'bacula_sd_info failed'))
+        return cls.from_dict(result)
+
+
 def _module_arg(result, name):
     return ((result.get('invocation') or {}).get('module_args') or {}).get(name)
 
@@ -591,9 +666,11 @@ class DriveEntry(Record):
     busy: t.Optional[dict] = None             # {reason, holder, users}: another run or process had the drive
     link: t.Optional[dict] = None
     links: t.Optional[list] = None
+    # where each setting the verdict used came from: {key: {from, value, ...}} (docs/reports.md)
+    setting_sources: t.Optional[dict] = None
 
     def to_dict(self):
-        return _without_none(super().to_dict(), ('busy',))
+        return _without_none(super().to_dict(), ('busy', 'setting_sources'))
 
 
 @dataclasses.dataclass
@@ -614,6 +691,11 @@ class HostReport(Record):
     media: t.Optional[Media] = dataclasses.field(default=None, metadata=_nested(Media))
     mechanics: t.Optional[list] = dataclasses.field(default=None, metadata=_nested(Mechanics, many=True))
     worst_class: t.Optional[str] = None
+    storage_daemon: t.Optional[StorageDaemonConfig] = dataclasses.field(
+        default=None, metadata=_nested(StorageDaemonConfig))
+
+    def to_dict(self):
+        return _without_none(super().to_dict(), ('storage_daemon',))
 
     @classmethod
     def load(cls, data):

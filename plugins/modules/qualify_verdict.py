@@ -137,7 +137,17 @@ options:
         or another process had (C(state=busy)) is BUSY - no verdict, the reason in C(drive_errors) and C(busy),
         and a C(busy) entry in its drive of the host document (docs/verdict.md, "BUSY").
     type: raw
+  storage_daemon:
+    description:
+      - The registered result of M(tapeops.qualify.bacula_sd_info) on a Bacula or Bareos host. It is kept in the
+        document as its C(storage_daemon) record, and each drive's tape Device (matched by its Archive Device, the
+        same st device) gives the drive's block size (Maximum Block Size) and segment size (Maximum File Size) where
+        O(drive_settings) and O(backup) give none; the Device's documented default applies where it sets none.
+        Each drive's C(setting_sources) in the document says where each setting came from. A skipped result is
+        left out; a failed one keeps its message.
+    type: raw
 seealso:
+  - module: tapeops.qualify.bacula_sd_info
   - module: tapeops.qualify.qualify_report
 '''
 

@@ -121,6 +121,12 @@ SOFTWARE_NAMES = {
 #   The storage daemon ends each such file with a synchronous mark (the st driver's MTWEOF: neither has
 #   immediate marks), so the default is a mark every 1000 MB.
 DEFAULT_SEGMENT_MB = {'data_protector': 2000.0, 'bacula': 1000.0, 'bareos': 1000.0}
+# Where each of them is documented (the host document's setting_sources cite it)
+DEFAULT_SEGMENT_BASIS = {
+    'data_protector': 'Data Protector segment size for LTO devices, 2000 MB (seed 001, Data Protector A.09.07)',
+    'bacula': 'Bacula src/stored/stored_conf.c (dev_items): MaximumFileSize ITEM_DEFAULT 1000000000',
+    'bareos': 'Bareos core/src/stored/stored_conf.cc (dev_items): MaximumFileSize default "1000000000"',
+}
 
 
 class VerdictInputError(TapeopsError, ValueError):
@@ -572,6 +578,10 @@ class _Judgement:
         self.feed_sustained = self.src['sustained_mb_s'] * self.share
         self.facts, self.findings, self.fixes = [], [], {}
 
+    def basis_of(self, key):
+        """Where the config's ``key`` came from: ``inventory``, or what the assembly says (``sd_config``...)."""
+        return (self.config.get('sources') or {}).get(key) or 'inventory'
+
     def fact(self, fact_id, **data):
         self.facts.append(dict(data, id=fact_id))
 
@@ -617,7 +627,13 @@ class _Judgement:
         """The drive path (host -> HBA -> drive), from the write sweep."""
         self.rates, self.pattern_ratio = sweep_rates(self.tape, self.ratio)
         self.limit, self.limit_source = _block_limit(self.drive)
-        configured = _num(self.config.get('block_size_bytes')) or _num(_get(self.drive, 'block_size')) or None
+        if isinstance(self.config.get('sd'), dict):
+            # what the storage daemon's configuration says for this drive, or why it says nothing
+            self.fact('sd_config', **self.config['sd'])
+        configured = _num(self.config.get('block_size_bytes'))
+        self.block_basis = self.basis_of('block_size_bytes') if configured else None
+        if not configured and _num(_get(self.drive, 'block_size')):
+            configured, self.block_basis = _num(_get(self.drive, 'block_size')), 'drive'
         self.configured_bs = int(configured) if configured else None
         self.best_bs, self.best_rate = recommend_block_size(self.rates, self.opts['block_size_tolerance'], self.limit)
         self.path_now, self.path_basis = path_rate(self.rates, self.configured_bs)
@@ -686,7 +702,7 @@ class _Judgement:
         """The forecast now and with the setting fixes (best block size, immediate marks, bigger segments)."""
         costs = self.costs = _filemark_costs(self.tape)
         self.segment_mb = _num(self.config.get('segment_size_mb'))
-        self.segment_basis = 'inventory' if self.segment_mb is not None else None
+        self.segment_basis = self.basis_of('segment_size_mb') if self.segment_mb is not None else None
         if self.segment_mb is None and self.software in DEFAULT_SEGMENT_MB:
             self.segment_mb, self.segment_basis = DEFAULT_SEGMENT_MB[self.software], 'default'
             self.fact('segment_default', software=self.software, segment_mb=self.segment_mb)
@@ -864,8 +880,10 @@ class _Judgement:
             'restore_mb_s': restore['mb_s'] if restore else None,
             'restore_write_mb_s': restore['write_mb_s'] if restore else None,
             'restore_verified': restore['verified'] if restore else None,
-            # where the segment size comes from, only when there is one (documents without it stay as they were)
+            # where the segment and block sizes come from, only when there is one (documents without them stay
+            # as they were)
             **({'segment_size_basis': self.segment_basis} if self.segment_basis else {}),
+            **({'block_size_basis': self.block_basis} if self.block_basis else {}),
         }
 
     def decision(self):
@@ -896,7 +914,11 @@ def evaluate(spec, source, tape=None, drive=None, config=None, memory_total_mb=N
     tape_write_benchmark result or None (not measured / what-if). ``drive``:
     the drive's entry from tape_drive_info or None. ``config``: backup software
     settings {software, block_size_bytes, immediate_filemarks, segment_size_mb,
-    concurrency}. ``memory_total_mb``: RAM of the host; ``other_streams``:
+    concurrency}, with ``sources`` ({key: where it came from}: ``inventory``
+    when absent, ``sd_config`` / ``sd_default`` from the storage daemon's
+    configuration: ``numbers``' block_size_basis and segment_size_basis) and
+    ``sd`` (what that configuration said for this drive, the ``sd_config``
+    fact). ``memory_total_mb``: RAM of the host; ``other_streams``:
     streams planned for the host's other drives (for the memory rule).
     ``share``: this drive's share of the host's source feed (the host's drives
     read from the same sources at once); ``drives_sharing``: how many drives share it.

@@ -11,8 +11,10 @@ and the templates settings.md.j2 / settings.html.j2 render the tables.
 One row per host x drive with a verdict: the backup software's segment size
 (Data Protector; "2000 MB (Data Protector default)" where the inventory gave
 none and the verdict modelled the default) or Maximum File Size
-(Bacula/Bareos), the tape block size in
-use and the best one the sweep measured, the file-mark mode and what a mark
+(Bacula/Bareos; "(bacula-sd.conf)" where it came from the storage daemon's
+configuration, "(Bacula default, bacula-sd.conf sets none)" where its Device
+sets none), the tape block size in use (with the same note) and the best one
+the sweep measured, the file-mark mode and what a mark
 costs (measured by the write benchmark, seconds per mark), the forecast
 backup rate now and with the setting fixes, and the gain. Rows are grouped by
 drive generation (the drive's label) and sorted by gain, largest first, so
@@ -63,6 +65,10 @@ def settings_rows(docs):
                 'segment_size_basis': numbers.get('segment_size_basis'),
                 'software': ((doc.get('facts') or {}).get('backup') or {}).get('software'),
                 'block_size': _kib(numbers.get('block_size_bytes')),
+                'block_size_basis': numbers.get('block_size_basis'),
+                # the storage daemon's file each setting came from (the drive's setting_sources), if any
+                'setting_files': dict((k, v.get('file')) for k, v in (item.get('setting_sources') or {}).items()
+                                      if isinstance(v, dict) and v.get('file')),
                 'best_block_size': _kib(numbers.get('best_block_size_bytes')),
                 'filemark_mode': numbers.get('filemark_mode'),
                 'filemark_seconds_sync': _number(numbers.get('filemark_seconds_sync')),
@@ -80,12 +86,25 @@ def _cell(value, fmt='%.1f'):
     return '-' if value is None else fmt % value
 
 
+def _note(row, key, basis):
+    note = _words.setting_source_note(row.get(basis), row.get('software'), (row.get('setting_files') or {}).get(key))
+    return ' (%s)' % note if note else ''
+
+
 def _segment(row):
-    """'10000 MB', '2000 MB (Data Protector default)' (the verdict modelled the default), '-'."""
+    """'10000 MB', '2000 MB (Data Protector default)' (the verdict modelled the default), '2147.48 MB
+    (bacula-sd.conf)' (the storage daemon's configuration), '-'."""
     text = _cell(row['segment_size_mb'], '%g MB')
-    if row['segment_size_mb'] is not None and row.get('segment_size_basis') == 'default':
-        text += ' (%s)' % _words.segment_default_words(row.get('software'))
+    if row['segment_size_mb'] is not None:
+        text += _note(row, 'segment_size_mb', 'segment_size_basis')
     return text
+
+
+def _block(row):
+    """'256 KiB', '256 KiB (bacula-sd.conf)', '63 KiB (Bacula default, bacula-sd.conf sets none)', 'unknown'."""
+    if not row['block_size']:
+        return 'unknown'
+    return row['block_size'] + _note(row, 'block_size_bytes', 'block_size_basis')
 
 
 def _marks(row):
@@ -107,7 +126,7 @@ def cells(row):
     return (
         '%s %s' % (row['label'], row['drive']), row['host'], row['class'],
         _segment(row),
-        '%s / %s' % (row['block_size'] or 'unknown', row['best_block_size'] or '-'),
+        '%s / %s' % (_block(row), row['best_block_size'] or '-'),
         _marks(row),
         '%s -> %s MB/s' % (_cell(row['feed_now_mb_s']), _cell(row['feed_after_setting_fixes_mb_s'])),
         _cell(row['gain_mb_s'], '%+.1f MB/s'),

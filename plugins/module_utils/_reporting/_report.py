@@ -20,7 +20,8 @@ from ansible_collections.tapeops.qualify.plugins.module_utils._errors import Tap
 from ansible_collections.tapeops.qualify.plugins.module_utils import _records, _run
 from ansible_collections.tapeops.qualify.plugins.module_utils._judge import _verdict
 
-from ansible_collections.tapeops.qualify.plugins.module_utils._reporting import _compare, _report_mechanics, _words
+from ansible_collections.tapeops.qualify.plugins.module_utils._reporting import (
+    _backup_settings, _compare, _report_mechanics, _words)
 from ansible_collections.tapeops.qualify.plugins.module_utils._tools import _hba_link
 
 
@@ -36,7 +37,7 @@ class ReportError(TapeopsError):
 
 
 def host_document(host, status=_run.STATUS_OK, drives=None, source=None, host_facts=None, run=None, error=None,
-                  preflight=None, media=None, mechanics=None):
+                  preflight=None, media=None, mechanics=None, storage_daemon=None):
     """The per-host document, schema version 2 (docs/reports.md, docs/host-report.schema.json).
 
     ``drives`` are the assembled entries, each with its ``verdict`` (or None);
@@ -58,7 +59,8 @@ def host_document(host, status=_run.STATUS_OK, drives=None, source=None, host_fa
         source=_records.SourceRead.from_dict(source), drives=entries, verdicts=verdicts,
         media=_records.Media.from_dict(media) if isinstance(media, dict) else media,
         mechanics=[_records.Mechanics.from_dict(m) for m in mechanics] if mechanics else None,
-        worst_class=_verdict.worst([v['class'] for v in verdicts if v.get('class')]))
+        worst_class=_verdict.worst([v['class'] for v in verdicts if v.get('class')]),
+        storage_daemon=_records.StorageDaemonConfig.from_result(storage_daemon))
     return report.to_dict()
 
 
@@ -95,9 +97,6 @@ def resolve_spec(info, setting):
     return spec
 
 
-_SETTING_KEYS = ('block_size_bytes', 'segment_size_mb', 'immediate_filemarks', 'concurrency')
-
-
 def _write_hung(sweep):
     """Why the write test says the drive hung (a tape operation past its deadline), or None.
 
@@ -126,11 +125,13 @@ def _write_records(write_results):
 
 def assemble(host, drives_info=None, source=None, write_results=None, drive_settings=None, backup=None,
              memory_total_mb=None, options=None, target_generation=None, run=None, preflight=None,
-             host_facts=None, media=None, mechanics=None, locks=None):
+             host_facts=None, media=None, mechanics=None, locks=None, storage_daemon=None):
     """The host document with a verdict per drive (and for the what-if target, if any).
 
     ``locks``: the drives' tape_drive_lock records (``_records.DriveLock.from_results``): a drive another
     run or process had is BUSY (``busy`` and its sentence as ``error``), with no verdict.
+    ``storage_daemon``: what tapeops.qualify.bacula_sd_info read on the host (StorageDaemonConfig): each drive's
+    Device settings where the inventory gives none (``_backup_settings``).
 
     The measurements are records (_records): ``drives_info`` DriveIdentity,
     ``source`` SourceRead, ``write_results`` WriteSweep, ``preflight``
@@ -138,16 +139,22 @@ def assemble(host, drives_info=None, source=None, write_results=None, drive_sett
     the modules return them are turned into records here.
     """
     drives_info, source, preflight = _measured(drives_info, source, preflight)
+    sd = _records.StorageDaemonConfig.from_result(storage_daemon)
+    sd = sd.to_dict() if sd is not None else None
     settings = [d for d in (drive_settings or []) if isinstance(d, dict)]
     writes = {} if target_generation else _write_records(write_results)
     missing = set() if target_generation else _add_missing(drives_info, settings)
     locks = {} if target_generation else _records.DriveLock.from_results(locks)
     entries = [_drive_entry(info, _match(info.get('nst'), settings) or {}, writes.get(info.get('nst')),
-                            info.get('nst') in missing, preflight, backup, locks.get(info.get('nst')))
+                            info.get('nst') in missing, preflight, backup, locks.get(info.get('nst')), sd)
                for info in drives_info]
     if target_generation:
         entries.append(_what_if_entry(target_generation, options, backup, drives_info, preflight))
     error = _judge_entries(entries, source, memory_total_mb, options)
+    for entry in entries:
+        if not entry.get('what_if') and (entry.get('setting_sources') or entry['verdict']):
+            entry['setting_sources'] = _backup_settings.complete_sources(
+                entry.get('setting_sources'), entry['verdict'], (backup or {}).get('software'))
     status = _run.STATUS_OK if any(e['verdict'] for e in entries) else _run.STATUS_FAILED
     if status == _run.STATUS_FAILED and error is None:
         error = next((e['error'] for e in entries if e['error']), None) or \
@@ -156,7 +163,7 @@ def assemble(host, drives_info=None, source=None, write_results=None, drive_sett
     _report_mechanics.attach_findings(entries, mech)
     return host_document(host, status, entries, source, _facts(host_facts, memory_total_mb, backup), run,
                          error if status != _run.STATUS_OK else None, preflight, media=media_section(media),
-                         mechanics=mech)
+                         mechanics=mech, storage_daemon=sd)
 
 
 def _measured(drives_info, source, preflight):
@@ -181,7 +188,7 @@ def _add_missing(drives_info, settings):
     return missing
 
 
-def _drive_entry(info, setting, sweep, missing, preflight, backup, lock=None):
+def _drive_entry(info, setting, sweep, missing, preflight, backup, lock=None, sd=None):
     """One drive's entry, to be judged (``_item``) or with the error that keeps it from a verdict."""
     nst = info.get('nst')
     tape = sweep.to_dict() if sweep is not None and sweep.written else None
@@ -216,8 +223,7 @@ def _drive_entry(info, setting, sweep, missing, preflight, backup, lock=None):
         entry['error'] = str(exc)
         return entry
     entry['label'] = spec.label
-    cfg = dict(backup or {})
-    cfg.update(dict((k, setting[k]) for k in _SETTING_KEYS if setting.get(k) is not None))
+    cfg, entry['setting_sources'] = _backup_settings.drive_config(info, setting, backup, sd)
     entry['_item'] = {'spec': spec, 'drive': _with_preflight(info, preflight), 'tape': tape, 'config': cfg}
     return entry
 

@@ -386,6 +386,61 @@ def _segment_default(f):
             'segment size where it differs.' % (segment_default_words(f['software']), f['segment_mb']))
 
 
+def _sd_value(entry):
+    """A Device setting's value as it matters to the drive: the block size, or how often a mark is written."""
+    value = entry['value']
+    if entry['key'] == 'block_size_bytes':
+        return '%s blocks' % fmt_bytes(value)
+    return 'a synchronous file mark every %.0f MB' % (value / 1e6)
+
+
+def _sd_setting(entry):
+    """One setting of the drive's Device: as set (line), its default (source), unknown, refused; overridden."""
+    name = entry['directive']
+    where = entry.get('where') or ''
+    line = ' (line %s)' % where.rsplit(':', 1)[-1] if ':' in where else ''
+    if entry.get('error'):
+        text = '%s = %s%s is not taken: %s' % (name, entry.get('text'), line, str(entry['error']).rstrip('.'))
+    elif entry.get('source') == 'configuration':
+        text = '%s = %s%s: %s' % (name, entry.get('text'), line, _sd_value(entry))
+    elif entry.get('value') is None:
+        text = '%s is not set and its default is not known (%s)' % (name, str(entry.get('basis')).rstrip('.'))
+    else:
+        text = '%s is not set: the default, %d bytes (%s): %s' % (name, entry['value'], entry.get('basis'),
+                                                                  _sd_value(entry))
+    if entry.get('overridden_by'):
+        text += '; the inventory\'s %s is used instead' % entry['overridden_by']
+    return text
+
+
+def _not_read(items):
+    return '; '.join('%s (%s)' % (n.get('path'), n.get('reason')) for n in items or [])
+
+
+def _sd_config(f):
+    """The ``sd_config`` fact: what the storage daemon's configuration says for this drive (``_backup_settings``)."""
+    who = '%s storage daemon\'s configuration' % SOFTWARE_NAMES.get(f.get('software'))
+    skipped = ' Not read: %s.' % _not_read(f['not_read']) if f.get('not_read') else ''
+    if f['status'] == 'not_read':
+        # the error already says why the first file was not read
+        more = skipped if len(f.get('not_read') or []) > 1 else ''
+        return ('The %s (%s) was not read: %s; the drive\'s settings come from the inventory or the defaults.%s' % (
+            who, f.get('config_path'), str(f.get('error')).rstrip('.'), more))
+    if f['status'] == 'no_device':
+        devices = ', '.join('%s (%s%s)' % (d.get('name'), d.get('archive_device'),
+                                           ': %s' % d['note'] if d.get('note') else '')
+                            for d in f.get('devices') or []) or 'none'
+        return ('No tape Device of the %s (%s) has %s as its Archive Device (the tape Devices there: %s); the '
+                'drive\'s settings come from the inventory or the defaults.%s' % (
+                    who, ', '.join(f.get('files') or []), f.get('nst'), devices, skipped))
+    others = (' Device%s %s also use%s this drive; the first one is read.' % (
+        _plural(len(f['others'])), ', '.join('"%s"' % o for o in f['others']), '' if len(f['others']) > 1 else 's')
+        if f.get('others') else '')
+    return 'From the %s, Device "%s" (Archive Device %s) in %s: %s.%s%s' % (
+        who, f.get('device'), f.get('archive_device'), f.get('file'),
+        '; '.join(_sd_setting(e) for e in f.get('settings') or []), others, skipped)
+
+
 FACTS = {
     'sources': _sources,
     'passed_over': _passed_over,
@@ -416,6 +471,7 @@ FACTS = {
                                     'drive\'s block_size_bytes to judge it); the sweep recommends %s.' % fmt_bytes(
                                         f['recommended']),
     'segment_default': _segment_default,
+    'sd_config': _sd_config,
     'inconclusive': lambda f: 'Not enough to judge: %s.' % inconclusive_words(f['reason']),
     'forecast_now': lambda f: 'The forecast at the current settings (%s limiting): %s.' % (
         _limiter(f), class_words(f['forecast'], f['need_floor_mb_s'], f['need_full_mb_s'])),
@@ -551,8 +607,25 @@ def segment_default_words(software):
 
 
 def _segment_basis(d):
-    """' (the Data Protector default)' after a segment size the verdict took as the default, else ''."""
-    return ' (the %s)' % segment_default_words(d['software']) if d.get('segment_basis') == 'default' else ''
+    """' (the Data Protector default)' after a segment size that is the application's default, else ''."""
+    return ' (the %s)' % segment_default_words(d['software']) if d.get('segment_basis') in (
+        'default', 'sd_default') else ''
+
+
+def setting_source_note(basis, software, file_name=None):
+    """What the fleet table says after a setting, by where it came from (``numbers``' *_basis), or ''.
+
+    ``default``: the application's default (no configuration read); ``sd_config``: the storage daemon's file;
+    ``sd_default``: its default, the file setting none; the inventory and the drive's own block size: ''.
+    """
+    name = file_name.rsplit('/', 1)[-1] if file_name else 'the storage daemon configuration'
+    if basis == 'default':
+        return segment_default_words(software)
+    if basis == 'sd_config':
+        return name
+    if basis == 'sd_default':
+        return '%s, %s sets none' % (segment_default_words(software), name)
+    return ''
 
 
 def _immediate_filemarks(fix, d, now):

@@ -88,7 +88,8 @@ def test_the_schema_names_every_records_fields_and_nothing_else():
         schema = json.load(handle)
     defs = schema['$defs']
     for cls in (_records.DriveIdentity, _records.FilemarkCost, _records.WriteSweep, _records.SourceRead,
-                _records.Preflight, _records.Mechanics, _records.Media, _records.DriveEntry):
+                _records.Preflight, _records.Mechanics, _records.Media, _records.DriveEntry, _records.SdSetting,
+                _records.SdDevice, _records.StorageDaemonConfig):
         assert sorted(defs[cls.__name__]['properties']) == sorted(f.name for f in dataclasses.fields(cls)), cls
         assert defs[cls.__name__]['additionalProperties'] is False
     assert sorted(schema['properties']) == sorted(f.name for f in dataclasses.fields(_records.HostReport))
@@ -248,6 +249,8 @@ RETURNS = (
     ('tape_mechanics_benchmark', None, _records.Mechanics, (), ('plan', 'drive')),
     ('media_inventory', 'summary', _records.Media, (), ()),
     ('tape_drive_observe', None, _records.ObservedWindow, (), ()),
+    ('bacula_sd_info', None, _records.StorageDaemonConfig, (), ()),
+    ('bacula_sd_info', 'devices', _records.SdDevice, (), ()),
 )
 
 

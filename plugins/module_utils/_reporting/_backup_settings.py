@@ -1,0 +1,143 @@
+# Copyright (c) tapeops.qualify contributors
+# GNU General Public License v3.0+ (see COPYING or https://www.gnu.org/licenses/gpl-3.0.txt)
+# SPDX-License-Identifier: GPL-3.0-or-later
+
+"""The backup application's settings a drive is judged with, and where each came from.
+
+Private to this collection: may change without notice. Controller side:
+``_report`` calls it as it assembles a host's document.
+
+Precedence, per setting (block size, segment size):
+
+1. the inventory: the drive's ``tapeops_drives`` entry, then ``tapeops_backup``;
+2. the storage daemon's configuration on the host (Bacula / Bareos,
+   tapeops.qualify.bacula_sd_info): the tape Device whose Archive Device is
+   this drive (the same st device: ``/dev/nst0``, ``/dev/st0``, a
+   ``/dev/tape/by-id`` link to either), its Maximum Block Size and Maximum File
+   Size as set there, or the daemon's documented default where the Device
+   sets none;
+3. what the verdict takes itself: the drive's st block size, the
+   application's default segment (``_verdict.DEFAULT_SEGMENT_MB``).
+
+The drive's document entry keeps the outcome as ``setting_sources``; the
+verdict gets the values, their basis (``sources``) and what the configuration
+said for the drive (``sd``: the ``sd_config`` fact).
+"""
+
+from __future__ import annotations
+
+import re
+
+from ansible_collections.tapeops.qualify.plugins.module_utils._judge import _verdict
+
+# The settings a storage daemon's tape Device gives the verdict: (verdict config key, SdDevice field, directive)
+SD_SETTINGS = (('block_size_bytes', 'maximum_block_size', 'Maximum Block Size'),
+               ('segment_size_mb', 'maximum_file_size', 'Maximum File Size'))
+INVENTORY = ('tapeops_drives', 'tapeops_backup')
+# The keys of a tapeops_drives entry that override tapeops_backup's for that drive
+SETTING_KEYS = ('block_size_bytes', 'segment_size_mb', 'immediate_filemarks', 'concurrency')
+
+
+def _st_names(info):
+    names = set()
+    for key in ('nst', 'st'):
+        match = re.match(r'^/dev/n?(st\d+)$', str((info or {}).get(key) or ''))
+        if match:
+            names.add(match.group(1))
+    return names
+
+
+def sd_devices_for(info, sd):
+    """The storage daemon's tape Devices on this drive (the same st device), in the configuration's order."""
+    names = _st_names(info)
+    return [d for d in (sd or {}).get('devices') or [] if isinstance(d, dict) and d.get('st') in names]
+
+
+def _value(key, setting):
+    """The verdict's value of a Device setting (bytes for the block size, decimal MB for the segment), or None."""
+    if not isinstance(setting, dict) or setting.get('error') or not isinstance(setting.get('value'), int) \
+            or isinstance(setting.get('value'), bool) or setting['value'] <= 0:
+        return None
+    return setting['value'] if key == 'block_size_bytes' else setting['value'] / 1e6
+
+
+def _inventory(key, setting, backup):
+    """(where, value) of the inventory's ``key`` for the drive, or (None, None)."""
+    for where, data in zip(INVENTORY, (setting, backup)):
+        if isinstance(data, dict) and data.get(key) is not None:
+            return where, data[key]
+    return None, None
+
+
+def _sd_fact(info, sd):
+    """What the configuration says for this drive, as the ``sd_config`` fact's data; and the Device read, or None."""
+    base = {'software': sd.get('software'), 'config_path': sd.get('config_path'), 'files': sd.get('files') or [],
+            'not_read': sd.get('not_read') or [], 'nst': (info or {}).get('nst')}
+    if sd.get('error') or not sd.get('files'):
+        return dict(base, status='not_read', error=sd.get('error') or 'nothing was read'), None
+    matched = sd_devices_for(info, sd)
+    if not matched:
+        devices = [{'name': d.get('name'), 'archive_device': d.get('archive_device'), 'st': d.get('st'),
+                    'note': d.get('device_note')} for d in sd.get('devices') or [] if isinstance(d, dict)]
+        return dict(base, status='no_device', devices=devices,
+                    other_devices=len(sd.get('other_devices') or [])), None
+    device = matched[0]
+    return dict(base, status='matched', device=device.get('name'), file=device.get('file'), line=device.get('line'),
+                archive_device=device.get('archive_device'), others=[d.get('name') for d in matched[1:]],
+                settings=[]), device
+
+
+def drive_config(info, setting, backup, sd):
+    """``(config, setting_sources)`` of one drive: the settings the verdict judges it with, and where each is from.
+
+    ``setting``: its tapeops_drives entry; ``backup``: tapeops_backup; ``sd``: the host's StorageDaemonConfig
+    record (a dict) or None. ``config`` is what ``_verdict.evaluate`` takes (with ``sources`` and ``sd``);
+    ``setting_sources`` the drive entry's, None when nothing was set.
+    """
+    setting = setting if isinstance(setting, dict) else {}
+    backup = backup if isinstance(backup, dict) else {}
+    config = dict(backup)
+    config.update(dict((k, setting[k]) for k in SETTING_KEYS if setting.get(k) is not None))
+    sources = {}
+    for key in SETTING_KEYS:
+        where, value = _inventory(key, setting, backup)
+        if where:
+            sources[key] = {'from': 'inventory', 'where': '%s.%s' % (where, key), 'value': value}
+    fact = device = None
+    if isinstance(sd, dict) and sd:
+        fact, device = _sd_fact(info, sd)
+    for key, field, directive in SD_SETTINGS if device else ():
+        read = device.get(field) or {}
+        value = _value(key, read)
+        entry = {'key': key, 'directive': directive, 'text': read.get('text'), 'value': read.get('value'),
+                 'source': read.get('source'), 'basis': read.get('basis'), 'where': read.get('where'),
+                 'error': read.get('error'), 'used': False}
+        from_sd = {'from': 'sd_config' if read.get('source') == 'configuration' else 'sd_default', 'value': value,
+                   'software': fact['software'], 'device': fact['device'], 'file': fact['file'],
+                   'directive': directive, 'text': read.get('text'), 'where': read.get('where'),
+                   'basis': read.get('basis')}
+        if key in sources:
+            entry['overridden_by'] = sources[key]['where']
+            sources[key]['overrides'] = from_sd
+        elif value is not None:
+            entry['used'] = True
+            config[key] = value
+            sources[key] = from_sd
+        fact['settings'].append(entry)
+    if fact is not None:
+        config['sd'] = fact
+    config['sources'] = dict((k, v['from']) for k, v in sources.items())
+    return config, sources or None
+
+
+def complete_sources(sources, verdict, software=None):
+    """``setting_sources`` with what the verdict took itself (the drive's block size, the default segment)."""
+    numbers = (verdict or {}).get('numbers') or {}
+    out = dict(sources or {})
+    if 'block_size_bytes' not in out and numbers.get('block_size_basis') == 'drive':
+        out['block_size_bytes'] = {'from': 'drive', 'value': numbers.get('block_size_bytes'),
+                                   'where': 'the drive\'s st block size (tape_drive_info block_size)'}
+    if 'segment_size_mb' not in out and numbers.get('segment_size_basis') == 'default':
+        out['segment_size_mb'] = {'from': 'default', 'value': numbers.get('segment_size_mb'), 'software': software,
+                                  'basis': _verdict.DEFAULT_SEGMENT_BASIS.get(software)}
+    return out or None
