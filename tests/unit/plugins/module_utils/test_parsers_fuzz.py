@@ -35,6 +35,7 @@ from ansible_collections.tapeops.qualify.plugins.module_utils._tools import _scs
 from ansible_collections.tapeops.qualify.plugins.module_utils._tools import _sg_logs
 from ansible_collections.tapeops.qualify.plugins.module_utils._tools import _st_sysfs
 from ansible_collections.tapeops.qualify.plugins.module_utils._measure import _tape_discovery as disc
+from ansible_collections.tapeops.qualify.plugins.module_utils._config import _sd_config
 
 from _tape_fixtures import FIXTURES
 
@@ -79,6 +80,7 @@ PARSERS = {
     'fio.parse_json': (_fio.parse_json, _fio.FioParseError),
     'fio.parse_log': (_fio_log, _fio.FioParseError),
     'btape.parse_speed': (_btape.parse_speed, _btape.BtapeParseError),
+    'sd_config.parse_daemon_version': (_sd_config.parse_daemon_version, None),
 }
 # Byte parsers: fed the raw bytes of every fixture.
 BYTE_PARSERS = {
@@ -102,6 +104,7 @@ OWN = {
     'lsscsi': ('inq.parse_lsscsi',),
     'tapeinfo': ('inq.parse_tapeinfo',),
     'sysfs': ('sysfs.parse_stats_text',),
+    'bacula_sd': ('sd_config.parse_daemon_version',),
 }
 
 
