@@ -96,12 +96,13 @@ def options_of(role):
 
 
 def host_document(fix_id, software):
-    """A host document whose one drive's verdict asks ``fix_id`` (version 1 layout, as test_fixes.py's hand-made)."""
+    """A host document whose one drive's verdict asks ``fix_id`` (schema version 2, as test_fixes.py's hand-made)."""
     fix = {'id': fix_id, 'value': VALUES[fix_id], 'title': 'T', 'setting': 'S', 'why': 'W'}
-    return {'schema': _records.SCHEMA_V1, 'host': 'ma', 'status': 'ok', 'error': None, 'run': {'id': 'r'},
-            'host_facts': {'backup': {'software': software}} if software else {},
-            'drives': [{'id': '/dev/nst0', 'nst': '/dev/nst0', 'label': 'LTO-6', 'verdict': {
-                'class': _verdict.MISCONFIGURED, 'drive_label': 'LTO-6', 'what_if': False, 'fixes': [fix]}}]}
+    return {'schema_version': _records.SCHEMA_VERSION, 'host': 'ma', 'status': 'ok', 'error': None,
+            'run': {'id': 'r'}, 'facts': {'backup': {'software': software}} if software else {},
+            'drives': [{'id': '/dev/nst0', 'nst': '/dev/nst0', 'label': 'LTO-6'}],
+            'verdicts': [{'drive': '/dev/nst0', 'class': _verdict.MISCONFIGURED, 'drive_label': 'LTO-6',
+                          'what_if': False, 'fixes': [fix]}]}
 
 
 def cases():
