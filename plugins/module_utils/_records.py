@@ -68,6 +68,21 @@ def _without_none(data, keys):
     return dict((k, v) for k, v in data.items() if k not in keys or v is not None)
 
 
+def _informational(cls, result, always, module):
+    """The record of an informational module's result (``cls``); None when it was skipped.
+
+    ``always`` is a key every successful result has. A task with ``failed_when: false`` keeps the play going and
+    its failure is then only in ``msg``: the record keeps only the error.
+    """
+    if isinstance(result, cls):
+        return result
+    if not isinstance(result, dict) or result.get('skipped') or not result:
+        return None
+    if result.get('failed') or (always not in result and result.get('msg')):
+        return cls(error=str(result.get('msg') or '%s failed' % module))
+    return cls.from_dict(result)
+
+
 def _nested(kind, many=False):
     """Field metadata: the field holds a record (or a list of records) of class ``kind``."""
     return {'record': kind, 'many': many}
@@ -363,14 +378,7 @@ class Preflight(Record):
     @classmethod
     def from_result(cls, result):
         """The record of st_preflight_info's result; a failed one (it is informational) keeps only its error."""
-        if isinstance(result, cls):
-            return result
-        if not isinstance(result, dict) or result.get('skipped') or not result:
-            return None
-        # failed_when: false keeps the play going: the failure is then only in msg
-        if result.get('failed') or ('kernel' not in result and result.get('msg')):
-            return cls(error=str(result.get('msg') or 'st_preflight_info failed'))
-        return cls.from_dict(result)
+        return _informational(cls, result, 'kernel', 'st_preflight_info')
 
 
 @dataclasses.dataclass
@@ -604,14 +612,7 @@ class StorageDaemonConfig(Record):
     @classmethod
     def from_result(cls, result):
         """The record of bacula_sd_info's result; None when it was skipped (not a Bacula / Bareos host)."""
-        if isinstance(result, cls):
-            return result
-        if not isinstance(result, dict) or result.get('skipped') or not result:
-            return None
-        # failed_when: false keeps the play going: the failure is then only in msg
-        if result.get('failed') or ('software' not in result and result.get('msg')):
-            return cls(error=str(result.get('msg') or 'bacula_sd_info failed'))
-        return cls.from_dict(result)
+        return _informational(cls, result, 'software', 'bacula_sd_info')
 
 
 def _module_arg(result, name):
