@@ -30,6 +30,7 @@ Importable on Python 3.9 managed hosts: no ``X | Y`` types at runtime, no
 from __future__ import annotations
 
 import dataclasses
+import re
 import typing as t
 
 SCHEMA_VERSION = 2
@@ -626,6 +627,15 @@ def _results(registered):
     if isinstance(registered, dict):
         registered = [registered]
     return [r for r in (registered or []) if isinstance(r, dict)]
+
+
+_ST_NODE = re.compile(r'^/dev/n?st(\d+)[lma]?$')
+
+
+def st_name(path):
+    """``st0`` for ``/dev/nst0``, ``/dev/st0`` and their mode nodes (``nst0a``, ``st0l``): one st device; else None."""
+    match = _ST_NODE.match(str(path or ''))
+    return 'st%s' % match.group(1) if match else None
 
 
 def device_of(entry):

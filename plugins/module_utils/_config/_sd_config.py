@@ -44,6 +44,7 @@ import os
 import re
 import stat
 
+from ansible_collections.tapeops.qualify.plugins.module_utils import _records
 from ansible_collections.tapeops.qualify.plugins.module_utils._config._bacula_conf import (
     BaculaConfError,
     is_tape_device,
@@ -118,7 +119,6 @@ DEFAULTS = {
 }
 
 _VERSION_RE = re.compile(r'(?:^|\bVersion:\s*)(\d+)\.(\d+)(?:\.(\d+))?', re.M)
-_ST_RE = re.compile(r'^/dev/n?st(\d+)[lma]?$')
 _INCLUDE_END = ' \t;,#{}"'
 
 
@@ -140,10 +140,8 @@ def parse_daemon_version(text):
     return tuple(int(part or 0) for part in match.groups())
 
 
-def st_name(path):
-    """``st0`` for ``/dev/nst0``, ``/dev/st0`` and their mode nodes (``nst0a``, ``st0l``): one st device; else None."""
-    match = _ST_RE.match(path or '')
-    return 'st%s' % match.group(1) if match else None
+# ``st0`` for /dev/nst0, /dev/st0 and their mode nodes: the records' one reading
+st_name = _records.st_name
 
 
 # ---------------------------------------------------------------------------

@@ -26,8 +26,7 @@ said for the drive (``sd``: the ``sd_config`` fact).
 
 from __future__ import annotations
 
-import re
-
+from ansible_collections.tapeops.qualify.plugins.module_utils import _records
 from ansible_collections.tapeops.qualify.plugins.module_utils._judge import _verdict
 
 # The settings a storage daemon's tape Device gives the verdict: (verdict config key, SdDevice field, directive)
@@ -39,11 +38,8 @@ SETTING_KEYS = ('block_size_bytes', 'segment_size_mb', 'immediate_filemarks', 'c
 
 
 def _st_names(info):
-    names = set()
-    for key in ('nst', 'st'):
-        match = re.match(r'^/dev/n?(st\d+)$', str((info or {}).get(key) or ''))
-        if match:
-            names.add(match.group(1))
+    names = set(_records.st_name((info or {}).get(key)) for key in ('nst', 'st'))
+    names.discard(None)
     return names
 
 

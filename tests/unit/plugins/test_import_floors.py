@@ -24,7 +24,8 @@ FLOORS = {
     '_errors': set(),
     '_records': set(),
     '_tools': {'_errors'},
-    '_config': {'_errors'},
+    # the records' one reading of an st node name (_records.st_name)
+    '_config': {'_errors', '_records'},
     '_run': {'_errors', '_records'},
     # a module names its drive on the host with the judge's resolver and model; Bacula's Maximum File Size is
     # read with the config parser
