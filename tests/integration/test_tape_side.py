@@ -220,10 +220,19 @@ def test_sweep_and_filemark_cost_end_to_end(lab):
     marks = result['filemarks']
     assert [(m['kind'], m['segment_mb'], m['marks']) for m in marks] == [
         ('none', None, 0), ('sync', 2, 4), ('immediate', 2, 4), ('sync', 8, 0), ('immediate', 8, 0)]
-    for m in marks:
-        assert m['error'] is None and m['bytes'] >= 8 * 10 ** 6 and m['mb_s'] > 0
+    for m in marks[:3]:
+        assert m['error'] is None and m['bytes'] >= 8 * 10 ** 6 and m['mb_s'] > 0 and m['basis'] == 'measured'
     for m in marks[1:3]:
         assert m['mark_seconds'] > 0 and m['seconds_lost_per_mark'] is not None
+    # an 8 MB segment in an 8 MB run would close one mark or none: it is computed from the 2 MB
+    # segment's cost per mark (one such cost per 8 MB at the baseline rate), and nothing is written for it
+    base_rate = marks[0]['bytes'] / marks[0]['seconds']
+    for m, measured in zip(marks[3:], marks[1:3]):
+        assert m['basis'] == 'computed' and m['computed_from_segment_mb'] == 2 and m['bytes'] == 0, m
+        assert m['seconds_lost_per_mark'] == measured['seconds_lost_per_mark']
+        segment = 8 * 10 ** 6
+        expected = segment / (segment / base_rate + max(0.0, measured['seconds_lost_per_mark'])) / 10 ** 6
+        assert m['mb_s'] == pytest.approx(expected, abs=0.051), (m, expected)
     before_logs, after_logs = result['log_pages_before'], result['log_pages_after']
     if emulated(lab, HOST):
         for logs in (before_logs, after_logs):
