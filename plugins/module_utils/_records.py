@@ -550,6 +550,26 @@ class ObservedWindow(Record):
 
 
 @dataclasses.dataclass
+class ObservedJudgement(Record):
+    """An observed window judged (_judge/_observed.judge): what the drive did, what the forecast predicts from its feed.
+
+    ``status``: ``judged``, ``idle`` (the drive wrote nothing in the window: not judged) or ``not_observed``.
+    ``observed``: the data phase's class (``class_basis``: ``backhitches_and_rate`` when the drive counted its own
+    back-hitches, ``rate`` otherwise), rate, back-hitches and the compression used (``tape_ratio_source``: ``drive``,
+    ``given`` or ``incompressible``). ``forecast``: the same data phase replayed once through the drive model.
+    ``agreement``: ``class_match``, ``rate_delta_pct`` (forecast against observed), ``backhitch_delta`` (predicted
+    minus counted).
+    """
+
+    device: t.Optional[str] = None
+    status: t.Optional[str] = None
+    observed: t.Optional[dict] = None
+    forecast: t.Optional[dict] = None
+    agreement: t.Optional[dict] = None
+    notes: t.Optional[list] = None
+
+
+@dataclasses.dataclass
 class SdSetting(Record):
     """One directive of a storage daemon Device: as set (``configuration``), or the default that applies.
 

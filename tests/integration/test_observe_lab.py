@@ -12,7 +12,15 @@
   it missed nothing of the job), its series holds them, and the drive's own host-bytes counter says the same;
   the emulated drive stores random data as it is (compression ratio 1.0).
 
-No wall-clock rate is asserted. About 40 s on a running lab.
+- Judged: a backup-like job (the lab's writer: source files to tape, as a backup agent streams them) runs while
+  the module watches, and _judge/_observed judges the window with the guest's drive profile. On lab-ma3 the
+  source is throttled far below the drive's floor: the drive counted its own back-hitches (page 0x34), the
+  observed class is SHOE-SHINING, and the forecast replayed once from the observed feed predicts the same class,
+  the drive's back-hitches within one and its rate within 10 %. On lab-ma1 the source is in the page cache,
+  faster than the drive's top step: the drive counted no back-hitch, and the forecast agrees on the class.
+
+No wall-clock rate is asserted: rates are compared within one run (observed against replayed). About 100 s on
+a running lab.
 """
 
 from __future__ import annotations
@@ -23,9 +31,12 @@ import re
 
 import pytest
 
+from ansible_collections.tapeops.qualify.plugins.module_utils._judge import _forecast, _observed
+
 pytestmark = pytest.mark.lab
 
 HOST = 'lab-ma1'
+WRITER = 'cd /run/tapelab/pylib && python3 -m tapedrive.writer'
 PLAYBOOK = 'tests/integration/targets/observe/playbook.yml'
 STATS = '/sys/class/scsi_tape/nst0/stats'
 DATA = '/tmp/tapeops-observe.data'
@@ -38,16 +49,16 @@ def st_counters(lab):
     return dict((k, int(v)) for k, v in (line.split('=', 1) for line in proc.stdout.split()))
 
 
-def loaded_barcode(lab):
-    changer = lab.hostvars[HOST]['tapeops_lab_changer']['sg']
-    out = lab.run(HOST, 'mtx -f %s status' % changer, timeout=60).stdout
+def loaded_barcode(lab, host=HOST):
+    changer = lab.hostvars[host]['tapeops_lab_changer']['sg']
+    out = lab.run(host, 'mtx -f %s status' % changer, timeout=60).stdout
     match = re.search(r'Data Transfer Element 0:Full .*VolumeTag\s*=\s*(\S+)', out)
     return match.group(1) if match else None
 
 
-def observe(lab, tmp_path, **extra):
-    out = tmp_path / 'observe.json'
-    result = lab.playbook(PLAYBOOK, limit=HOST, timeout=300, extra_vars=dict(extra, observe_out=str(out)))
+def observe(lab, tmp_path, host=HOST, **extra):
+    out = tmp_path / ('observe-%s.json' % host)
+    result = lab.playbook(PLAYBOOK, limit=host, timeout=300, extra_vars=dict(extra, observe_out=str(out)))
     assert result.rc == 0, result.stdout[-3000:]
     return json.loads(out.read_text())
 
@@ -115,3 +126,53 @@ def test_a_job_s_bytes_are_the_st_counters_difference_and_the_series_holds_them(
     assert isinstance(observed['backhitches'], int) and observed['backhitches'] >= 0
     assert observed['write_errors']['total_uncorrected_errors'] == 0
     assert 'compression_ratio' not in observed['unknown'] and 'backhitches' not in observed['unknown']
+
+
+def profile_of(lab, host):
+    prof = lab.hostvars[host]['tapeops_lab_drive_profile']
+    return dict((k, float(v) if isinstance(v, str) and k != 'label' else v) for k, v in prof.items())
+
+
+# host, writer arguments (after --rewind), cache warm-up, the class the drive's physics give
+JOBS = [
+    ('lab-ma3', '--drop-caches --filemarks none /srv/backup-src/large/video.bin', None, _forecast.SHOE_SHINING),
+    ('lab-ma1', '--filemarks immediate /srv/backup-src/large/video.bin /srv/backup-src/medium',
+     'cat /srv/backup-src/medium/* /srv/backup-src/large/video.bin >/dev/null', None),
+]
+
+
+@pytest.mark.parametrize('host, args, warm, physics_class', JOBS, ids=[j[0] for j in JOBS])
+def test_an_observed_job_is_judged_and_the_replayed_forecast_agrees_with_the_drive(
+        lab, tmp_path, lab_record, host, args, warm, physics_class):
+    if host not in lab.hosts:
+        pytest.skip('the lab has no %s' % host)
+    barcode = loaded_barcode(lab, host)
+    # safety: the job writes only to a cartridge the inventory allows
+    assert barcode in lab.hostvars[host]['tapeops_allowed_barcodes'], barcode
+    if warm:
+        assert lab.run(host, warm, timeout=300).returncode == 0
+    job = '%s --rewind %s > /tmp/tapeops-observe.writer.json && mt -f /dev/nst0 rewind' % (WRITER, args)
+    data = observe(lab, tmp_path, host=host, observe_job=True, observe_job_delay=4, observe_duration=150,
+                   observe_until_idle=5, observe_job_cmd=job)
+    assert data['job_rc'] == 0, data
+    observed = data['observed']
+    assert observed['window']['ended_by'] == 'idle', observed['window']
+    prof = profile_of(lab, host)
+    judged = _observed.judge(observed, prof).to_dict()
+    lab_record('observed_job_%s' % host, {
+        'host': host, 'profile': prof, 'judgement': judged, 'window': observed,
+        'backhitches': observed['backhitches'], 'compression_ratio': observed['compression_ratio']})
+    assert judged['status'] == 'judged', judged
+    seen, predicted, agreement = judged['observed'], judged['forecast'], judged['agreement']
+    # the drive counted its own back-hitches and measured its own compression (random data: 1.0)
+    assert seen['class_basis'] == 'backhitches_and_rate' and seen['tape_ratio_source'] == 'drive', seen
+    assert seen['inconclusive_reason'] is None and predicted['inconclusive_reason'] is None, judged
+    if physics_class:
+        assert seen['class'] == physics_class and seen['backhitches'] >= 1, seen
+    else:
+        # the page cache feeds faster than the drive's top step: the drive never ran dry
+        assert seen['backhitches'] == 0 and seen['class'] != _forecast.SHOE_SHINING, seen
+    # the forecast, from the feed alone, says what the drive did
+    assert agreement['class_match'] is True, judged
+    assert abs(agreement['backhitch_delta']) <= 1, judged
+    assert abs(agreement['rate_delta_pct']) <= 10.0, judged

@@ -54,6 +54,11 @@ it runs start-stop, however rarely a big buffer makes it stop), STREAMING when t
 backup gets the drive's full-speed feed (within ``FULL_SPEED_TOLERANCE``),
 SPEED-MATCHED otherwise, INCONCLUSIVE when a measured series is shorter than
 ``MIN_SAMPLES`` seconds.
+
+Replay: a source read (a sample of the backup, ``replay='cycles'``) is
+replayed in whole cycles until at least ``MIN_SIMULATED_S`` and at most
+``MAX_SIMULATED_S`` of source data; an observed window (what a drive was fed
+during real jobs, ``replay='once'``) is replayed once, whole, however long.
 """
 
 from __future__ import annotations
@@ -85,6 +90,7 @@ FULL_SPEED_TOLERANCE = 0.01
 TRACE_POINTS = 600
 
 FILEMARK_MODES = ('sync', 'immediate')
+REPLAYS = ('cycles', 'once')
 
 DRIVE_FIELDS = ('native_mb_s', 'speed_steps_mb_s', 'buffer_mb', 'backhitch_s', 'sync_mark_s', 'compressed_max_mb_s',
                 'compression_ratio', 'label', 'load_s', 'rewind_s', 'unload_s', 'estimated')
@@ -179,7 +185,7 @@ def _stats(values):
 
 def forecast(drive, feed_mb_s=None, feed_series_mb_s=None, tape_ratio=None, path_mb_s=None,
              segment_size_mb=None, filemark_mode='immediate', filemark_seconds=None, data_gb=None,
-             block_size_bytes=None, streams=None, min_samples=MIN_SAMPLES, trace=True):
+             block_size_bytes=None, streams=None, min_samples=MIN_SAMPLES, trace=True, replay='cycles'):
     """Forecast one drive fed by one feed. See the module docstring for the rules.
 
     drive: DriveSpec or mapping (native_mb_s, speed_steps_mb_s, buffer_mb,
@@ -195,21 +201,27 @@ def forecast(drive, feed_mb_s=None, feed_series_mb_s=None, tape_ratio=None, path
     nothing. filemark_seconds: a measured cost per sync mark (beyond the
     flush), used as its reposition time instead of the model's sync_mark_s.
     data_gb: backup size for the window. block_size_bytes, streams: recorded.
+    replay: ``cycles`` (a sample of the feed, replayed in whole cycles between
+    MIN_SIMULATED_S and MAX_SIMULATED_S) or ``once`` (a whole observed window,
+    replayed once however long).
     """
     params = drive_parameters(drive)
     series, measured = _series(feed_mb_s, feed_series_mb_s)
+    if replay not in REPLAYS:
+        raise ForecastInputError("replay must be 'cycles' or 'once', got %r." % (replay,))
     ratio, path, segment, mark_cost, data, min_samples = _checked_inputs(
         tape_ratio, path_mb_s, segment_size_mb, filemark_mode, filemark_seconds, data_gb, min_samples)
     full, floor = need(params, ratio)
     feed_stats = _stats(series)
-    sim = _simulate(params, series, measured, ratio, path, segment, filemark_mode, mark_cost, trace)
+    sim = _simulate(params, series, measured, ratio, path, segment, filemark_mode, mark_cost, trace,
+                    once=replay == 'once')
     hours = sim['seconds'] / 3600.0
     host_mb = sim['host_mb']
     effective = host_mb / sim['seconds'] if sim['seconds'] else 0.0
     per_hour = sim['backhitches'] / hours if hours else 0.0
     per_tb = sim['backhitches'] / (host_mb / 1e6) if host_mb > 1e-3 else None
     inconclusive = _inconclusive(measured, len(series), min_samples, host_mb)
-    cls = _class_of(inconclusive, per_hour, effective, full, floor)
+    cls = class_of(inconclusive, per_hour, effective, full, floor)
     window = None
     if data is not None and effective > 0:
         window = (data * 1000.0 / effective + params['mount_s']) / 3600.0
@@ -311,8 +323,8 @@ def _checked_inputs(tape_ratio, path_mb_s, segment_size_mb, filemark_mode, filem
     return ratio, path, segment, mark_cost, data, int(_number(min_samples, 'min_samples', allow_zero=True))
 
 
-def _class_of(inconclusive, per_hour, effective, full, floor):
-    """The forecast's class from the simulated back-hitches and rate against the drive's needs."""
+def class_of(inconclusive, per_hour, effective, full, floor):
+    """The class from back-hitches an hour and the rate against the drive's needs (simulated or observed)."""
     if inconclusive:
         return INCONCLUSIVE
     if per_hour >= SHOESHINE_PER_HOUR or effective < floor * (1.0 - FULL_SPEED_TOLERANCE):
@@ -359,7 +371,7 @@ def _host_rate(arrived, span, held):
 # Longer than 60 lines on purpose: one loop over the simulated ticks whose state (buffer, speed step, head
 # motion, stop and reposition timers, the marks' flush, the trace) changes together at every tick; split into
 # functions it would pass that state back and forth on every tick of hours of simulated time.
-def _simulate(params, series, measured, ratio, path, segment, filemark_mode, mark_cost, trace):
+def _simulate(params, series, measured, ratio, path, segment, filemark_mode, mark_cost, trace, once=False):
     steps = params['steps']
     top_index = len(steps) - 1
     buffer_mb = params['buffer_mb']
@@ -369,7 +381,10 @@ def _simulate(params, series, measured, ratio, path, segment, filemark_mode, mar
     if path is not None:
         host_cap = min(host_cap, path)
 
-    if measured:
+    if measured and once:
+        replays = 1
+        source_seconds = float(len(series))
+    elif measured:
         cycle = float(len(series))
         replays = max(1, int(math.ceil(MIN_SIMULATED_S / cycle))) if cycle < MIN_SIMULATED_S else 1
         source_seconds = min(cycle * replays, MAX_SIMULATED_S)

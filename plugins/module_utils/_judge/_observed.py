@@ -1,0 +1,182 @@
+# Copyright (c) tapeops.qualify contributors
+# GNU General Public License v3.0+ (see COPYING or https://www.gnu.org/licenses/gpl-3.0.txt)
+# SPDX-License-Identifier: GPL-3.0-or-later
+
+"""A drive watched during real jobs, judged: the class it showed, and the forecast replayed from what it was fed.
+
+Private to this collection: may change without notice. Pure Python, no I/O.
+
+tapeops.qualify.tape_drive_observe records what went from the host to the drive
+in each interval of a window (``ObservedWindow``). :func:`judge` takes it and
+the drive's model and returns an ``ObservedJudgement``:
+
+- ``observed``: what the drive did in the window's data phase (from the first
+  interval that wrote bytes to the last one; its rate from the intervals
+  between those two, which the job filled whole): the rate it was fed, the
+  back-hitches it counted itself (where the collection knows its counter), the
+  compression it measured, and the class by the forecast's own rule
+  (``_forecast.class_of``: back-hitches an hour against the shoe-shine line,
+  the rate against the drive's floor and full speed at that compression). When
+  the drive's counter is unknown the class is the rate's alone, and
+  ``class_basis`` says so.
+- ``forecast``: the forecast fed the same intervals second by second (replayed
+  once, whole) at the same compression: the class, rate and back-hitches it
+  predicts from the feed alone.
+- ``agreement``: forecast against observed - class match, rate difference in %,
+  back-hitches predicted minus counted.
+
+A window in which the drive wrote nothing is ``idle``, not judged.
+
+The observed series is what the drive accepted, so it holds the pauses the
+drive itself caused (the host blocks while the drive repositions); replayed
+as a feed, those pauses drain the simulated buffer as they drained the real
+one. The application's file marks are in the series the same way (a
+synchronous mark blocks the writer); they are not added again.
+"""
+
+from __future__ import annotations
+
+from ansible_collections.tapeops.qualify.plugins.module_utils import _records
+from ansible_collections.tapeops.qualify.plugins.module_utils._judge import _forecast
+
+MB = 1e6
+
+STATUS_JUDGED = 'judged'
+STATUS_IDLE = 'idle'
+STATUS_NOT_OBSERVED = 'not_observed'
+
+RATIO_DRIVE = 'drive'          # the drive's own host and tape byte counters over the window
+RATIO_GIVEN = 'given'          # the caller's estimate (qualify's sample of the sources)
+RATIO_NONE = 'incompressible'  # nothing known: 1.0, which asks the least of the sources
+
+NO_COUNTER = ('the drive\'s own back-hitch counter is unknown for this model: the observed class is from its rate '
+              'alone, which cannot show a drive that stops now and then above its floor')
+TOO_SHORT = ('the drive was written to for %.0f s only (%d s needed to judge): watch a longer job, or a window '
+             'holding several')
+
+
+def data_phase(series):
+    """``(first, last)`` indexes of the intervals that wrote bytes, or None when none did."""
+    written = (series or {}).get('write_byte_cnt') or []
+    active = [i for i, b in enumerate(written) if b]
+    if not active:
+        return None
+    return active[0], active[-1]
+
+
+def steady_phase(phase):
+    """The data phase without its first and last interval when it has three or more.
+
+    A job starts and ends somewhere inside an interval, so its edge intervals are
+    partly idle and their rate is not the drive's; the rate and the replay come
+    from the intervals between them. A shorter phase is kept whole.
+    """
+    first, last = phase
+    if last - first >= 2:
+        return first + 1, last - 1
+    return phase
+
+
+def per_second_rates(series, phase):
+    """The data phase as one host-to-drive rate per second (MB/s), for the forecast's replay.
+
+    An interval of ``s`` seconds (the module samples once a second; a loaded host
+    may stretch an interval) becomes ``round(s)`` seconds at its average rate,
+    at least one.
+    """
+    first, last = phase
+    rates = []
+    for nbytes, seconds in zip(series['write_byte_cnt'][first:last + 1], series['seconds'][first:last + 1]):
+        if not seconds:
+            continue
+        rate = nbytes / float(seconds) / MB
+        rates.extend([rate] * max(1, int(round(seconds))))
+    return rates
+
+
+def _ratio(window, tape_ratio):
+    if window.compression_ratio:
+        return max(1.0, float(window.compression_ratio)), RATIO_DRIVE
+    if tape_ratio:
+        return max(1.0, float(tape_ratio)), RATIO_GIVEN
+    return 1.0, RATIO_NONE
+
+
+def _observed(window, phase, params, ratio, ratio_source, min_samples):
+    series = window.series
+    first, last = phase
+    nbytes = sum(series['write_byte_cnt'][first:last + 1])
+    seconds = sum(series['seconds'][first:last + 1])
+    inner_first, inner_last = steady_phase(phase)
+    inner_s = sum(series['seconds'][inner_first:inner_last + 1])
+    mb_s = sum(series['write_byte_cnt'][inner_first:inner_last + 1]) / inner_s / MB if inner_s else 0.0
+    hours = seconds / 3600.0
+    counted = window.backhitches
+    per_hour = counted / hours if counted is not None and hours else None
+    full, floor = _forecast.need(params, ratio)
+    inconclusive = None
+    if seconds < min_samples:
+        inconclusive = TOO_SHORT % (seconds, min_samples)
+    cls = _forecast.class_of(inconclusive, per_hour if per_hour is not None else 0.0, mb_s, full, floor)
+    return {
+        'class': cls,
+        'class_basis': 'backhitches_and_rate' if counted is not None else 'rate',
+        'inconclusive_reason': inconclusive,
+        'mb_s': round(mb_s, 3),
+        'data_seconds': round(seconds, 3),
+        'bytes': nbytes,
+        'backhitches': counted,
+        'backhitches_per_hour': None if per_hour is None else round(per_hour, 2),
+        'tape_ratio': round(ratio, 4),
+        'tape_ratio_source': ratio_source,
+        'need_full_mb_s': round(full, 3),
+        'need_floor_mb_s': round(floor, 3),
+    }
+
+
+def _predicted(drive, rates, ratio, min_samples):
+    result = _forecast.forecast(drive, feed_series_mb_s=rates, tape_ratio=ratio, min_samples=min_samples,
+                                trace=False, replay='once')
+    return dict((key, result[key]) for key in (
+        'class', 'inconclusive_reason', 'effective_mb_s', 'backhitches', 'backhitches_per_hour',
+        'simulated_seconds'))
+
+
+def _agreement(observed, predicted):
+    rate_delta = None
+    if observed['mb_s']:
+        # + 0.0: no -0.0 in the document
+        rate_delta = round(100.0 * (predicted['effective_mb_s'] - observed['mb_s']) / observed['mb_s'], 1) + 0.0
+    counted = observed['backhitches']
+    return {
+        'class_match': observed['class'] == predicted['class'],
+        'rate_delta_pct': rate_delta,
+        'backhitch_delta': None if counted is None else predicted['backhitches'] - counted,
+    }
+
+
+def judge(window, drive, tape_ratio=None, min_samples=_forecast.MIN_SAMPLES):
+    """The ``ObservedJudgement`` of ``window`` (an ObservedWindow or its dict) on ``drive`` (a DriveSpec or mapping).
+
+    ``tape_ratio``: the compression to assume when the drive did not measure its
+    own (qualify's estimate); without either, 1.0.
+    """
+    window = _records.ObservedWindow.from_dict(window)
+    out = _records.ObservedJudgement(device=window.device, notes=[])
+    if not window.observed:
+        out.status = STATUS_NOT_OBSERVED
+        out.notes.append('nothing was sampled (status %s)' % window.status)
+        return out
+    phase = data_phase(window.series)
+    if phase is None:
+        out.status = STATUS_IDLE
+        return out
+    params = _forecast.drive_parameters(drive)
+    ratio, ratio_source = _ratio(window, tape_ratio)
+    out.status = STATUS_JUDGED
+    out.observed = _observed(window, phase, params, ratio, ratio_source, min_samples)
+    out.forecast = _predicted(drive, per_second_rates(window.series, steady_phase(phase)), ratio, min_samples)
+    if out.observed['class_basis'] == 'rate':
+        out.notes.append(NO_COUNTER)
+    out.agreement = _agreement(out.observed, out.forecast)
+    return out
