@@ -63,6 +63,7 @@ during real jobs, ``replay='once'``) is replayed once, whole, however long.
 
 from __future__ import annotations
 
+import bisect
 import math
 
 from ansible_collections.tapeops.qualify.plugins.module_utils._errors import TapeopsError
@@ -349,12 +350,9 @@ def _time_share(sim, params):
 
 
 def _highest_step(steps, rate):
-    """Index of the highest step not above ``rate`` (the floor, index 0, when below it)."""
-    chosen = 0
-    for index, value in enumerate(steps):
-        if value <= rate + 1e-9:
-            chosen = index
-    return chosen
+    """Index of the highest step not above ``rate`` (the floor, index 0, when below it); ``steps`` ascend."""
+    index = bisect.bisect_right(steps, rate + 1e-9) - 1
+    return index if index > 0 else 0
 
 
 def _host_rate(arrived, span, held):
@@ -409,7 +407,8 @@ def _simulate(params, series, measured, ratio, path, segment, filemark_mode, mar
     clock = 0.0
     since_adapt = 0.0
     arrivals = [0.0] * max(1, int(round(ARRIVAL_WINDOW_S / TICK_S)))
-    helds = [0.0] * len(arrivals)
+    n_arrivals = len(arrivals)
+    helds = [0.0] * n_arrivals
     arrival_pos = 0
     backhitches = 0
     backhitches_mark = 0
@@ -426,11 +425,17 @@ def _simulate(params, series, measured, ratio, path, segment, filemark_mode, mar
         index = int(cursor + 1e-9) % n_samples if measured else 0
         rate = series[index]
         # -- host: read from the sources into the buffer
-        room = max(0.0, buffer_mb - level) * ratio         # host MB the buffer can take now
+        # (conditional expressions instead of min() and max() in this loop: the same values, a third faster)
+        free = buffer_mb - level
+        room = (free if free > 0.0 else 0.0) * ratio        # host MB the buffer can take now
         drain_now = steps[step] * TICK_S * ratio if moving and reposition_left <= 0 else 0.0
         # a tick reads at the rate of the source second it starts in (ticks divide seconds)
-        offered = min(rate, host_cap) * TICK_S if rate > 0 else 0.0
-        accepted = 0.0 if flush_pending else min(offered, room + drain_now)
+        offered = (rate if rate <= host_cap else host_cap) * TICK_S if rate > 0 else 0.0
+        if flush_pending:
+            accepted = 0.0
+        else:
+            can_take = room + drain_now
+            accepted = offered if offered <= can_take else can_take
         # time the host waited on the drive (a full buffer, a sync mark draining): not the
         # host's slowness, so the drive leaves it out of the host's arrival rate
         if flush_pending:
@@ -452,7 +457,7 @@ def _simulate(params, series, measured, ratio, path, segment, filemark_mode, mar
         level += arrived
         arrivals[arrival_pos] = arrived
         helds[arrival_pos] = held
-        arrival_pos = (arrival_pos + 1) % len(arrivals)
+        arrival_pos = (arrival_pos + 1) % n_arrivals
         if flush_pending:
             flush_wait_s += TICK_S
         if next_mark is not None and host_mb >= next_mark - 1e-9:
@@ -463,12 +468,13 @@ def _simulate(params, series, measured, ratio, path, segment, filemark_mode, mar
 
         # -- drive
         if moving and reposition_left <= 0:
-            drained = min(level, steps[step] * TICK_S)
+            tick_mb = steps[step] * TICK_S
+            drained = level if level <= tick_mb else tick_mb
             level -= drained
             tape_mb += drained
-            step_time[steps[step]] += TICK_S * (drained / (steps[step] * TICK_S))
-            if drained < steps[step] * TICK_S - 1e-12:
-                stopped_s += TICK_S * (1.0 - drained / (steps[step] * TICK_S))
+            step_time[steps[step]] += TICK_S * (drained / tick_mb)
+            if drained < tick_mb - 1e-12:
+                stopped_s += TICK_S * (1.0 - drained / tick_mb)
             since_adapt += TICK_S
             adapt_arrived += arrived
             adapt_held += held
