@@ -223,6 +223,41 @@ def test_incompressible_blocks_pass_through_on_the_probe_alone():
     assert comp(bytes(comp.PROBE_MIN - 1))[1] is not None
 
 
+class CountingCompressor(physics.BlockCompressor):
+    """A BlockCompressor that keeps the length of every piece it deflated."""
+
+    def __init__(self):
+        super().__init__()
+        self.packed = []
+
+    def _pack(self, data):
+        self.packed.append(len(data))
+        return super()._pack(data)
+
+
+@pytest.mark.parametrize('size', [64512, 32768, 8192])
+def test_blocks_under_64_kib_go_through_the_same_probe(size):
+    """Bacula's default 64512-byte blocks, and smaller ones, are probed too (issue 22 item 6).
+
+    Random data passes through on three samples of an eighth of the block
+    (a 64512-byte random block costs 3 x 8064 bytes of deflate, not 64512);
+    text-like data is compressed whole, to the same bytes as before.
+    """
+    comp = CountingCompressor()
+    sample = comp.probe_bytes(size)
+    assert sample == min(comp.PROBE_BYTES, size // 8)
+    noise = os.urandom(size)
+    assert comp(noise) == (size, None)
+    assert comp.packed == [sample] * comp.PROBE_SAMPLES
+    assert sum(comp.packed) <= 3 * size // 8
+    comp.packed = []
+    text = (b'tapeops lab source tree line %d\n' * 4096)[:size]
+    tape, packed = comp(text)
+    assert packed is not None and tape < size // 4
+    assert physics.decompress_block(packed) == text
+    assert comp.packed == [sample] * comp.PROBE_SAMPLES + [size]
+
+
 def test_profile_defaults_when_the_model_lacks_fields():
     prof = Profile({'native_mb_s': 35.0, 'buffer_mb': 64.0})
     assert prof.steps_mb_s == [35.0]
