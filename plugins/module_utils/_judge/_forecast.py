@@ -186,7 +186,8 @@ def _stats(values):
 
 def forecast(drive, feed_mb_s=None, feed_series_mb_s=None, tape_ratio=None, path_mb_s=None,
              segment_size_mb=None, filemark_mode='immediate', filemark_seconds=None, data_gb=None,
-             block_size_bytes=None, streams=None, min_samples=MIN_SAMPLES, trace=True, replay='cycles'):
+             block_size_bytes=None, streams=None, min_samples=MIN_SAMPLES, trace=True, replay='cycles',
+             job_gb=None, job_gap_s=0.0):
     """Forecast one drive fed by one feed. See the module docstring for the rules.
 
     drive: DriveSpec or mapping (native_mb_s, speed_steps_mb_s, buffer_mb,
@@ -205,6 +206,12 @@ def forecast(drive, feed_mb_s=None, feed_series_mb_s=None, tape_ratio=None, path
     replay: ``cycles`` (a sample of the feed, replayed in whole cycles between
     MIN_SIMULATED_S and MAX_SIMULATED_S) or ``once`` (a whole observed window,
     replayed once however long).
+    job_gb, job_gap_s: the application's jobs (or sessions) on one mounted
+    volume: after every ``job_gb`` of host data a synchronous file mark ends
+    the job whatever ``filemark_mode`` is (Bacula and Data Protector close a
+    session so), then the host sends nothing for ``job_gap_s`` seconds (the
+    next job's start) without reading the sources; the next job's data pays
+    the mark's reposition. None: no job boundary in the window.
     """
     params = drive_parameters(drive)
     series, measured = _series(feed_mb_s, feed_series_mb_s)
@@ -214,8 +221,9 @@ def forecast(drive, feed_mb_s=None, feed_series_mb_s=None, tape_ratio=None, path
         tape_ratio, path_mb_s, segment_size_mb, filemark_mode, filemark_seconds, data_gb, min_samples)
     full, floor = need(params, ratio)
     feed_stats = _stats(series)
+    jobs = _checked_jobs(job_gb, job_gap_s)
     sim = _simulate(params, series, measured, ratio, path, segment, filemark_mode, mark_cost, trace,
-                    once=replay == 'once')
+                    once=replay == 'once', jobs=jobs)
     hours = sim['seconds'] / 3600.0
     host_mb = sim['host_mb']
     effective = host_mb / sim['seconds'] if sim['seconds'] else 0.0
@@ -226,7 +234,7 @@ def forecast(drive, feed_mb_s=None, feed_series_mb_s=None, tape_ratio=None, path
     window = None
     if data is not None and effective > 0:
         window = (data * 1000.0 / effective + params['mount_s']) / 3600.0
-    return {
+    result = {
         'class': cls,
         'inconclusive_reason': inconclusive,
         'drive_label': params['label'],
@@ -260,6 +268,20 @@ def forecast(drive, feed_mb_s=None, feed_series_mb_s=None, tape_ratio=None, path
         },
         'trace': sim['trace'],
     }
+    if jobs is not None:
+        # only when asked: forecasts without job boundaries keep their documents as they were
+        result['inputs'].update(job_gb=job_gb, job_gap_s=jobs[1])
+        result['job_boundaries'] = sim['job_marks']
+    return result
+
+
+def _checked_jobs(job_gb, job_gap_s):
+    """(host MB per job, gap seconds) or None when no job size is given."""
+    if job_gb is None:
+        return None
+    size = _number(job_gb, 'job_gb')
+    gap = 0.0 if job_gap_s is None else _number(job_gap_s, 'job_gap_s', allow_zero=True)
+    return size * 1000.0, gap
 
 
 def _inconclusive(measured, count, min_samples, host_mb):
@@ -369,7 +391,8 @@ def _host_rate(arrived, span, held):
 # Longer than 60 lines on purpose: one loop over the simulated ticks whose state (buffer, speed step, head
 # motion, stop and reposition timers, the marks' flush, the trace) changes together at every tick; split into
 # functions it would pass that state back and forth on every tick of hours of simulated time.
-def _simulate(params, series, measured, ratio, path, segment, filemark_mode, mark_cost, trace, once=False):
+def _simulate(params, series, measured, ratio, path, segment, filemark_mode, mark_cost, trace, once=False,
+              jobs=None):
     steps = params['steps']
     top_index = len(steps) - 1
     buffer_mb = params['buffer_mb']
@@ -401,6 +424,11 @@ def _simulate(params, series, measured, ratio, path, segment, filemark_mode, mar
     adapt_held = 0.0            # seconds of the control interval the host waited on the drive
     flush_pending = False       # a sync mark waits for the buffer to drain
     next_mark = segment         # host MB at which the next file mark is due
+    job_mb, job_gap = jobs if jobs is not None else (None, 0.0)
+    next_job = job_mb           # host MB at which the current job ends (its synchronous mark)
+    job_flush = False           # the job's closing mark is draining the buffer
+    gap_left = 0.0              # seconds of the gap between two jobs still to go
+    job_marks = 0
     host_mb = 0.0
     tape_mb = 0.0
     cursor = 0.0                # seconds of source data consumed
@@ -424,34 +452,45 @@ def _simulate(params, series, measured, ratio, path, segment, filemark_mode, mar
     while cursor < source_seconds - 1e-9 and clock < limit:
         index = int(cursor + 1e-9) % n_samples if measured else 0
         rate = series[index]
-        # -- host: read from the sources into the buffer
-        # (conditional expressions instead of min() and max() in this loop: the same values, a third faster)
-        free = buffer_mb - level
-        room = (free if free > 0.0 else 0.0) * ratio        # host MB the buffer can take now
-        drain_now = steps[step] * TICK_S * ratio if moving and reposition_left <= 0 else 0.0
-        # a tick reads at the rate of the source second it starts in (ticks divide seconds)
-        offered = (rate if rate <= host_cap else host_cap) * TICK_S if rate > 0 else 0.0
-        if flush_pending:
-            accepted = 0.0
+        if job_flush and not flush_pending:
+            job_flush = False
+            gap_left = job_gap
+            limit += job_gap            # the gap is on the clock, not in the source
+        if gap_left > 1e-9:
+            # between two jobs: the host sends nothing and reads nothing (the source cursor stays)
+            gap_left -= TICK_S
+            rate = accepted = held = 0.0
         else:
-            can_take = room + drain_now
-            accepted = offered if offered <= can_take else can_take
-        # time the host waited on the drive (a full buffer, a sync mark draining): not the
-        # host's slowness, so the drive leaves it out of the host's arrival rate
-        if flush_pending:
-            held = TICK_S
-        elif offered > 0 and accepted < offered - 1e-12:
-            held = TICK_S * (1.0 - accepted / offered)
-        else:
-            held = 0.0
-        if next_mark is not None:
-            accepted = min(accepted, max(0.0, next_mark - host_mb))
-        if offered > 0:
-            if accepted < offered - 1e-12:
-                blocked_s += TICK_S * (1.0 - accepted / offered)
-            cursor += accepted / rate
-        else:
-            cursor += TICK_S                                # a stall lasts its time
+            # -- host: read from the sources into the buffer
+            # (conditional expressions instead of min() and max() in this loop: the same values, a third faster)
+            free = buffer_mb - level
+            room = (free if free > 0.0 else 0.0) * ratio        # host MB the buffer can take now
+            drain_now = steps[step] * TICK_S * ratio if moving and reposition_left <= 0 else 0.0
+            # a tick reads at the rate of the source second it starts in (ticks divide seconds)
+            offered = (rate if rate <= host_cap else host_cap) * TICK_S if rate > 0 else 0.0
+            if flush_pending:
+                accepted = 0.0
+            else:
+                can_take = room + drain_now
+                accepted = offered if offered <= can_take else can_take
+            # time the host waited on the drive (a full buffer, a sync mark draining): not the
+            # host's slowness, so the drive leaves it out of the host's arrival rate
+            if flush_pending:
+                held = TICK_S
+            elif offered > 0 and accepted < offered - 1e-12:
+                held = TICK_S * (1.0 - accepted / offered)
+            else:
+                held = 0.0
+            if next_mark is not None:
+                accepted = min(accepted, max(0.0, next_mark - host_mb))
+            if next_job is not None:
+                accepted = min(accepted, max(0.0, next_job - host_mb))
+            if offered > 0:
+                if accepted < offered - 1e-12:
+                    blocked_s += TICK_S * (1.0 - accepted / offered)
+                cursor += accepted / rate
+            else:
+                cursor += TICK_S                                # a stall lasts its time
         host_mb += accepted
         arrived = accepted / ratio
         level += arrived
@@ -465,6 +504,11 @@ def _simulate(params, series, measured, ratio, path, segment, filemark_mode, mar
             marks += 1
             if filemark_mode == 'sync':
                 flush_pending = True
+        if next_job is not None and host_mb >= next_job - 1e-9:
+            # the job's closing mark is synchronous whatever the segments' marks are
+            next_job += job_mb
+            job_marks += 1
+            flush_pending = job_flush = True
 
         # -- drive
         if moving and reposition_left <= 0:
@@ -540,5 +584,5 @@ def _simulate(params, series, measured, ratio, path, segment, filemark_mode, mar
         'seconds': seconds, 'host_mb': host_mb, 'tape_mb': tape_mb, 'backhitches': backhitches,
         'backhitches_filemark': backhitches_mark, 'step_time': step_time, 'stopped_s': stopped_s,
         'reposition_s': reposition_s, 'blocked_s': blocked_s, 'replays': replays, 'trace': trace_out,
-        'marks': marks, 'flush_wait_s': flush_wait_s,
+        'marks': marks, 'flush_wait_s': flush_wait_s, 'job_marks': job_marks,
     }
