@@ -16,9 +16,9 @@ ARGUMENT_SPEC = {
     'report_dir': {'type': 'path', 'required': True},
     'expected_hosts': {'type': 'list', 'elements': 'str', 'default': []},
     'run': {'type': 'dict', 'default': {}},
-    'fail_on': {'type': 'list', 'elements': 'str', 'default': list(_report.DEFAULT_FAIL_ON),
-                'choices': ['STREAMING', 'SPEED-MATCHED', 'SHOE-SHINING', 'MISCONFIGURED']},
-    'fail_when_failing': {'type': 'bool', 'default': False},
+    'failing_classes': {'type': 'list', 'elements': 'str', 'default': list(_report.DEFAULT_FAILING_CLASSES),
+                        'choices': ['STREAMING', 'SPEED-MATCHED', 'SHOE-SHINING', 'MISCONFIGURED']},
+    'fail_on_failing_drives': {'type': 'bool', 'default': False},
     'compare_to': {'type': 'path'},
     'fail_on_regression': {'type': 'bool', 'default': False},
 }
@@ -39,7 +39,7 @@ class ActionModule(QualifyAction):
                                                % args['report_dir']}
         try:
             out = _render.write_fleet(args['report_dir'], args['expected_hosts'], args['run'],
-                                      tuple(args['fail_on']), compare_to=args['compare_to'],
+                                      tuple(args['failing_classes']), compare_to=args['compare_to'],
                                       fail_on_regression=args['fail_on_regression'])
         except OSError as exc:
             raise unwritable('the reports in %s' % args['report_dir'], exc)
@@ -93,10 +93,10 @@ def message(result, comparison, args):
         msg = '%d drive(s) regressed since %s (reports written to %s): %s' % (
             len(result['regressions']), args['compare_to'], args['report_dir'], '; '.join(
                 '%s %s: %s' % (r['host'], r['drive'], ', '.join(r['reasons'])) for r in result['regressions']))
-    if args['fail_when_failing'] and result['failing']:
+    if args['fail_on_failing_drives'] and result['failing']:
         result['failed'] = True
         msg = '%d drive(s) are %s (reports written to %s): %s' % (
-            len(result['failing']), ' or '.join(args['fail_on']), args['report_dir'],
+            len(result['failing']), ' or '.join(args['failing_classes']), args['report_dir'],
             '; '.join('%s %s: %s' % (f['host'], f['drive'], f['summary']) for f in result['failing']))
     return msg
 

@@ -45,14 +45,14 @@ options:
     description: Facts about the run shown in the reports (C(id), C(mode), C(profile), C(target_generation)).
     type: dict
     default: {}
-  fail_on:
-    description: Classes that count as failing (JUnit failures, and O(fail_when_failing)).
+  failing_classes:
+    description: Classes that count as failing (JUnit failures, and O(fail_on_failing_drives)).
     type: list
     elements: str
     choices: [STREAMING, SPEED-MATCHED, SHOE-SHINING, MISCONFIGURED]
     default: [SHOE-SHINING, MISCONFIGURED]
-  fail_when_failing:
-    description: Fail the task (after writing every report) when any drive's class is in O(fail_on).
+  fail_on_failing_drives:
+    description: Fail the task (after writing every report) when any drive's class is in O(failing_classes).
     type: bool
     default: false
   compare_to:
@@ -81,8 +81,8 @@ EXAMPLES = r'''
   tapeops.qualify.qualify_report:
     report_dir: "{{ qualify_run_dir }}"
     expected_hosts: "{{ groups['media_agents'] }}"
-    fail_on: [SHOE-SHINING]
-    fail_when_failing: true
+    failing_classes: [SHOE-SHINING]
+    fail_on_failing_drives: true
 
 - name: Fleet reports of this run, compared with last week's; fail on a regression
   tapeops.qualify.qualify_report:
@@ -117,7 +117,7 @@ fleet:
   type: list
   elements: dict
 failing:
-  description: Host x drive lines whose class is in O(fail_on).
+  description: Host x drive lines whose class is in O(failing_classes).
   returned: success
   type: list
   elements: dict

@@ -126,7 +126,8 @@ def media_html(docs, charts=None):
 # JUnit XML
 
 
-def junit_xml(docs, fail_on=_report.DEFAULT_FAIL_ON, run=None, comparison=None, fail_on_regression=False):
+def junit_xml(docs, failing_classes=_report.DEFAULT_FAILING_CLASSES, run=None, comparison=None,
+              fail_on_regression=False):
     run = run or {}
     suite_name = 'tapeops.qualify.%s' % (run.get('mode') or 'qualify')
     suites = ET.Element('testsuites', name='tapeops.qualify')
@@ -145,7 +146,8 @@ def junit_xml(docs, fail_on=_report.DEFAULT_FAIL_ON, run=None, comparison=None, 
             continue
         body = '\n'.join([verdict['summary'], ''] + verdict['reasons'] + [''] + [
             '%d. %s: %s. %s' % (f['rank'], f['title'], f['setting'], f['why']) for f in verdict['fixes']])
-        if verdict['class'] in fail_on or (_verdict.SHOE_SHINING in fail_on and verdict.get('would_shoe_shine')):
+        if verdict['class'] in failing_classes or (
+                _verdict.SHOE_SHINING in failing_classes and verdict.get('would_shoe_shine')):
             failures += 1
             fail = ET.SubElement(case, 'failure', type=verdict['class'], message=verdict['summary'])
             fail.text = body
@@ -275,8 +277,8 @@ def read_run(run_dir, expected_hosts=None):
     return _run.load_run(run_dir, expected_hosts)
 
 
-def write_fleet(run_dir, expected_hosts=None, run=None, fail_on=_report.DEFAULT_FAIL_ON, compare_to=None,
-                fail_on_regression=False):
+def write_fleet(run_dir, expected_hosts=None, run=None, failing_classes=_report.DEFAULT_FAILING_CLASSES,
+                compare_to=None, fail_on_regression=False):
     """Write summary.md, report.html, junit.xml and the host pages from the run's JSON files.
 
     report.html is one page with every drive when the fleet has at most
@@ -333,10 +335,10 @@ def write_fleet(run_dir, expected_hosts=None, run=None, fail_on=_report.DEFAULT_
         'json': [_run.host_json_path(run_dir, d['host']) for d in docs if d['status'] != _run.STATUS_MISSING],
         'markdown': _run.atomic_write(os.path.join(run_dir, _run.SUMMARY_MD), markdown),
         'junit': _run.atomic_write(os.path.join(run_dir, _run.JUNIT_XML), junit_xml(
-            docs, fail_on, run, comparison or (_compare.refused(compare_to, comparison_error) if comparison_error
-                                               else None), fail_on_regression)),
+            docs, failing_classes, run, comparison or (_compare.refused(compare_to, comparison_error)
+                                                       if comparison_error else None), fail_on_regression)),
         'html': _run.atomic_write(os.path.join(run_dir, _run.REPORT_HTML), page),
         'host_pages': [os.path.join(run_dir, link) for link in host_pages.values()],
     }
-    return {'docs': docs, 'paths': paths, 'failing': _report.failing(docs, fail_on), 'comparison': comparison,
+    return {'docs': docs, 'paths': paths, 'failing': _report.failing(docs, failing_classes), 'comparison': comparison,
             'comparison_error': comparison_error}

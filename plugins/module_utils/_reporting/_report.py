@@ -25,7 +25,7 @@ from ansible_collections.tapeops.qualify.plugins.module_utils._reporting import 
 from ansible_collections.tapeops.qualify.plugins.module_utils._tools import _hba_link
 
 
-DEFAULT_FAIL_ON = (_verdict.SHOE_SHINING, _verdict.MISCONFIGURED)
+DEFAULT_FAILING_CLASSES = (_verdict.SHOE_SHINING, _verdict.MISCONFIGURED)
 
 
 class ReportError(TapeopsError):
@@ -356,12 +356,13 @@ def rows(docs):
     return out
 
 
-def failing(docs, fail_on=DEFAULT_FAIL_ON):
-    """Rows whose class is in ``fail_on`` (e.g. any drive that would shoe-shine)."""
+def failing(docs, failing_classes=DEFAULT_FAILING_CLASSES):
+    """Rows whose class is in ``failing_classes`` (e.g. any drive that would shoe-shine)."""
     bad = []
     for row in rows(docs):
         verdict = row['verdict'] or {}
-        if verdict.get('class') in fail_on or (_verdict.SHOE_SHINING in fail_on and verdict.get('would_shoe_shine')):
+        if verdict.get('class') in failing_classes or (
+                _verdict.SHOE_SHINING in failing_classes and verdict.get('would_shoe_shine')):
             bad.append(row)
     return bad
 

@@ -122,9 +122,9 @@ def test_regressions_since_the_run_of_the_day_before_fail_the_task_when_asked(tm
     assert os.path.exists(os.path.join(run_dir, 'summary.md'))     # written before the task fails
 
 
-def test_fail_when_failing_names_the_shoe_shining_drive(tmp_path):
+def test_fail_on_failing_drives_names_the_shoe_shining_drive(tmp_path):
     run_dir = lay_out(LAB_RUN_1123, str(tmp_path))
-    failed, result = run_action(qualify_report, {'report_dir': run_dir, 'fail_when_failing': True})
+    failed, result = run_action(qualify_report, {'report_dir': run_dir, 'fail_on_failing_drives': True})
     assert failed
     assert result['msg'] == (
         '1 drive(s) are SHOE-SHINING or MISCONFIGURED (reports written to %s): lab-ma3 /dev/nst0: %s' % (
@@ -161,8 +161,8 @@ def test_check_mode_without_a_run_directory_says_so_and_creates_none(tmp_path):
 
 def test_missing_and_wrong_arguments_fail_with_ansibles_message(tmp_path):
     assert run_action(qualify_report, {}) == (True, {'failed': True, 'msg': 'missing required arguments: report_dir'})
-    failed, result = run_action(qualify_report, {'report_dir': str(tmp_path), 'fail_on': ['SLOW']})
-    assert failed and result['msg'].startswith('value of fail_on must be one or more of: ')
+    failed, result = run_action(qualify_report, {'report_dir': str(tmp_path), 'failing_classes': ['SLOW']})
+    assert failed and result['msg'].startswith('value of failing_classes must be one or more of: ')
     # the run's own directory: no comparison, said in the message; the reports are written
     failed, result = run_action(qualify_report, {'report_dir': str(tmp_path), 'compare_to': str(tmp_path)})
     assert not failed and result['comparison_error'] == (

@@ -172,9 +172,9 @@ def test_write_fleet_all_four_kinds(run_dir):
     assert [f['host'] for f in out['failing']] == ['lab-ma2']
 
 
-def test_fail_on_speed_matched_too(run_dir):
-    out = _render.write_fleet(run_dir, fail_on=(_verdict.SHOE_SHINING, _verdict.SPEED_MATCHED,
-                                                _verdict.MISCONFIGURED))
+def test_speed_matched_as_a_failing_class_too(run_dir):
+    out = _render.write_fleet(run_dir, failing_classes=(_verdict.SHOE_SHINING, _verdict.SPEED_MATCHED,
+                                                        _verdict.MISCONFIGURED))
     assert sorted(f['host'] for f in out['failing']) == ['lab-ma1', 'lab-ma2']
 
 
