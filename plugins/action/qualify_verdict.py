@@ -18,7 +18,7 @@ ARGUMENT_SPEC = {
     'error': {'type': 'str'},
     'drives': {'type': 'list', 'elements': 'dict', 'default': []},
     'source': {'type': 'dict'},
-    'write_benchmarks': {'type': 'list', 'elements': 'dict', 'default': []},
+    'write_sweep': {'type': 'list', 'elements': 'dict', 'default': []},
     'drive_settings': {'type': 'list', 'elements': 'dict', 'default': []},
     'backup': {'type': 'dict', 'default': {}},
     'memory_total_mb': {'type': 'int'},
@@ -76,7 +76,7 @@ class ActionModule(QualifyAction):
                 preflight=measured['preflight'], error=args['error'] or 'The host failed before its verdict.',
                 media=measured['media'], mechanics=measured['mechanics'], storage_daemon=measured['storage_daemon'])
         return _report.assemble(
-            host, drives_info=measured['drives'], source=measured['source'], write_results=measured['writes'],
+            host, drives_info=measured['drives'], source=measured['source'], write_sweep=measured['write_sweep'],
             drive_settings=args['drive_settings'], backup=args['backup'], memory_total_mb=args['memory_total_mb'],
             options=dict(args['options']), target_generation=args['target_generation'], run=args['run'],
             preflight=measured['preflight'], host_facts=args['host_facts'], media=measured['media'],
@@ -87,7 +87,7 @@ def records_of(args):
     """The measurements in the task's arguments as records, once: Ansible's loop and async output stops here.
 
     ``drives`` is tape_drive_info's list, ``source`` the source read's
-    (async_status) result, ``write_benchmarks`` the write sweeps' async_status
+    (async_status) result, ``write_sweep`` the write sweeps' async_status
     loop results, ``preflight``, ``media``, ``mechanics`` and ``storage_daemon``
     (bacula_sd_info's) the registered results. Returns plain dicts of the
     records (the verdict reads dicts).
@@ -95,13 +95,13 @@ def records_of(args):
     def plain(record):
         return record.to_dict() if record is not None else None
 
-    writes = [_records.WriteSweep.from_result(r) for r in args['write_benchmarks'] or []]
+    sweeps = [_records.WriteSweep.from_result(r) for r in args['write_sweep'] or []]
     media = _records.Media.from_result(args['media'])
     mechanics = _records.Mechanics.from_results(args['mechanics'])
     return {
         'drives': [_records.DriveIdentity.from_dict(d).to_dict() for d in args['drives'] or []],
         'source': plain(_records.SourceRead.from_result(args['source'])),
-        'writes': [w for w in writes if w is not None],
+        'write_sweep': [s for s in sweeps if s is not None],
         'preflight': plain(_records.Preflight.from_result(args['preflight'])),
         'media': plain(media),
         'mechanics': [m.to_dict() for m in mechanics] if mechanics else None,

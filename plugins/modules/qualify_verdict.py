@@ -22,7 +22,7 @@ description:
     kept even when other hosts fail later. The document (schema version 2) holds the measurements as typed
     records and the verdicts, and nothing of Ansible's transport (job ids, stdout, loop items); it is
     described in docs/reports.md, and docs/host-report.schema.json is its JSON Schema.
-  - The registered results it is given (O(source), O(write_benchmarks), O(preflight), O(media),
+  - The registered results it is given (O(source), O(write_sweep), O(preflight), O(media),
     O(mechanics)) may be passed as Ansible returns them (async_status, loop results); they are turned into
     records once, on entry.
   - With O(target_generation), also judges the same sources against a drive the host does not have yet
@@ -66,7 +66,7 @@ options:
       - The result of M(tapeops.qualify.source_read_benchmark) as registered (needs C(aggregate); C(streams)
         and C(compressibility) are used when present). A skipped or failed result counts as no source read.
     type: dict
-  write_benchmarks:
+  write_sweep:
     description:
       - Results of M(tapeops.qualify.tape_write_benchmark), one per drive, as registered (the
         C(results) of an async_status loop). Each is matched to its drive by its C(device) key, or by
@@ -157,7 +157,7 @@ EXAMPLES = r'''
     report_dir: "{{ qualify_run_dir }}"
     drives: "{{ __drives.drives }}"
     source: "{{ __source }}"
-    write_benchmarks: "{{ __writes.results }}"
+    write_sweep: "{{ __write_sweep.results }}"
     drive_settings: "{{ tapeops_drives | default([]) }}"
     backup: "{{ tapeops_backup | default({}) }}"
     memory_total_mb: "{{ ansible_facts.memtotal_mb }}"

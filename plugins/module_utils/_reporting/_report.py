@@ -113,17 +113,17 @@ def _write_hung(sweep):
     return None
 
 
-def _write_records(write_results):
+def _write_sweeps(write_sweep):
     """{device: WriteSweep} of write results (records, or module results as Ansible returned them)."""
     out = {}
-    for result in write_results or []:
+    for result in write_sweep or []:
         record = _records.WriteSweep.from_result(result)
         if record is not None:
             out[record.device] = record
     return out
 
 
-def assemble(host, drives_info=None, source=None, write_results=None, drive_settings=None, backup=None,
+def assemble(host, drives_info=None, source=None, write_sweep=None, drive_settings=None, backup=None,
              memory_total_mb=None, options=None, target_generation=None, run=None, preflight=None,
              host_facts=None, media=None, mechanics=None, locks=None, storage_daemon=None):
     """The host document with a verdict per drive (and for the what-if target, if any).
@@ -134,7 +134,7 @@ def assemble(host, drives_info=None, source=None, write_results=None, drive_sett
     Device settings where the inventory gives none (``_backup_settings``).
 
     The measurements are records (_records): ``drives_info`` DriveIdentity,
-    ``source`` SourceRead, ``write_results`` WriteSweep, ``preflight``
+    ``source`` SourceRead, ``write_sweep`` WriteSweep, ``preflight``
     Preflight, ``media`` Media, ``mechanics`` a list of Mechanics; dicts as
     the modules return them are turned into records here.
     """
@@ -142,10 +142,10 @@ def assemble(host, drives_info=None, source=None, write_results=None, drive_sett
     sd = _records.StorageDaemonConfig.from_result(storage_daemon)
     sd = sd.to_dict() if sd is not None else None
     settings = [d for d in (drive_settings or []) if isinstance(d, dict)]
-    writes = {} if target_generation else _write_records(write_results)
+    sweeps = {} if target_generation else _write_sweeps(write_sweep)
     missing = set() if target_generation else _add_missing(drives_info, settings)
     locks = {} if target_generation else _records.DriveLock.from_results(locks)
-    entries = [_drive_entry(info, _match(info.get('nst'), settings) or {}, writes.get(info.get('nst')),
+    entries = [_drive_entry(info, _match(info.get('nst'), settings) or {}, sweeps.get(info.get('nst')),
                             info.get('nst') in missing, preflight, backup, locks.get(info.get('nst')), sd)
                for info in drives_info]
     if target_generation:

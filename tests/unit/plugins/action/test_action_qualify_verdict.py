@@ -33,7 +33,7 @@ def task_args(doc, report_dir):
         'report_dir': report_dir,
         'drives': [d['identity'] for d in drives],                          # tape_drive_info's drives
         'source': doc['source'],                                            # source_read_benchmark via async_status
-        'write_benchmarks': [d['write_sweep'] for d in drives],
+        'write_sweep': [d['write_sweep'] for d in drives],
         'drive_settings': [dict(d['settings'], nst=d['nst']) for d in drives],   # tapeops_drives
         'memory_total_mb': facts['memory_total_mb'],
         'host_facts': facts,
@@ -56,7 +56,7 @@ NUMBERS = ('feed_now_mb_s', 'source_sustained_mb_s', 'source_mean_mb_s', 'need_f
 @pytest.mark.parametrize('host', HOSTS)
 def test_ansibles_recorded_async_output_gives_the_recorded_verdict(tmp_path, host):
     args = dict(recorded(VERDICT_ARGS, host), report_dir=str(tmp_path))
-    assert 'ansible_job_id' in args['write_benchmarks'][0]     # Ansible's transport, as handed over
+    assert 'ansible_job_id' in args['write_sweep'][0]     # Ansible's transport, as handed over
     failed, result = run_action(qualify_verdict, args, {'inventory_hostname': host})
     assert not failed and result['changed'] is True
     [verdict] = result['verdicts']

@@ -24,7 +24,7 @@ def test_the_verdict_action_takes_the_lock_task_as_registered(tmp_path):
     doc = recorded(LAB_RUN_V2, 'lab-ma1')
     drive = doc['drives'][0]
     args = {'report_dir': str(tmp_path), 'drives': [drive['identity']], 'source': doc['source'],
-            'write_benchmarks': [], 'drive_settings': [dict(drive['settings'], nst=drive['nst'])],
+            'write_sweep': [], 'drive_settings': [dict(drive['settings'], nst=drive['nst'])],
             'memory_total_mb': doc['facts']['memory_total_mb'], 'host_facts': doc['facts'],
             'preflight': doc['preflight'], 'run': doc['run'],
             'locks': {'changed': True, 'locks': [busy_lock()], 'busy': ['/dev/nst0'],
@@ -42,7 +42,7 @@ def test_locks_that_are_not_busy_change_nothing(tmp_path):
     drive = doc['drives'][0]
     taken = dict(busy_lock(), state='taken', reason=None)
     args = {'report_dir': str(tmp_path), 'drives': [drive['identity']], 'source': doc['source'],
-            'write_benchmarks': [drive['write_sweep']], 'drive_settings': [dict(drive['settings'], nst=drive['nst'])],
+            'write_sweep': [drive['write_sweep']], 'drive_settings': [dict(drive['settings'], nst=drive['nst'])],
             'memory_total_mb': doc['facts']['memory_total_mb'], 'host_facts': doc['facts'],
             'preflight': doc['preflight'], 'run': doc['run'], 'locks': {'locks': [taken]}}
     failed, result = run_action(qualify_verdict, args, {'inventory_hostname': 'lab-ma1'})

@@ -64,10 +64,10 @@ def bareos_two_drives(tmp_path, version=(23, 0, 1)):
 
 def assemble(sd_result, backup, settings=None, drives=None):
     measured = qualify_verdict.records_of({'drives': drives or DRIVES, 'source': source(60.0, 50.0),
-                                           'write_benchmarks': [write_result(d['nst']) for d in drives or DRIVES],
+                                           'write_sweep': [write_result(d['nst']) for d in drives or DRIVES],
                                            'preflight': None, 'media': None, 'mechanics': None,
                                            'storage_daemon': sd_result})
-    return _report.assemble('ma1', measured['drives'], measured['source'], measured['writes'],
+    return _report.assemble('ma1', measured['drives'], measured['source'], measured['write_sweep'],
                             settings if settings is not None else LTO5, backup, memory_total_mb=16384,
                             storage_daemon=measured['storage_daemon'])
 

@@ -97,7 +97,7 @@ def test_the_schema_names_every_records_fields_and_nothing_else():
 
 
 def test_a_write_result_as_async_status_returned_it_becomes_a_record_without_transport():
-    result = raw(VERDICT_ARGS, 'lab-ma2')['write_benchmarks'][0]
+    result = raw(VERDICT_ARGS, 'lab-ma2')['write_sweep'][0]
     assert {'ansible_job_id', 'results_file', 'stdout_lines', 'item', 'started', 'finished'} <= set(result)
     record = _records.WriteSweep.from_result(result)
     out = record.to_dict()
@@ -138,7 +138,7 @@ def test_the_first_lab_run_validates_and_keeps_the_records_of_what_it_was_handed
     fields = [f.name for f in dataclasses.fields(_records.DriveIdentity)]
     assert drive['identity'] == dict(dict.fromkeys(fields), **args['drives'][0])
     assert set(fields) - set(args['drives'][0]) == {'link', 'drive_model', 'hung'}
-    assert drive['write_sweep']['sweep'] == args['write_benchmarks'][0]['sweep']
+    assert drive['write_sweep']['sweep'] == args['write_sweep'][0]['sweep']
     assert doc['source']['aggregate'] == args['source']['aggregate']
     # loading it gives it back as written
     assert _run.load(os.path.join(LAB_RUN_1123, host + '.json')) == doc
@@ -165,12 +165,12 @@ def test_the_version_2_lab_run_validates_and_holds_no_transport(host, validator)
 def test_the_assembly_of_recorded_results_matches_the_recorded_verdicts(validator):
     """The action's one conversion (records_of) on the run's raw async output, then the assembly."""
     old = raw(VERDICT_ARGS, 'lab-ma3')
-    args = {'drives': old['drives'], 'source': old['source'], 'write_benchmarks': old['write_benchmarks'],
+    args = {'drives': old['drives'], 'source': old['source'], 'write_sweep': old['write_sweep'],
             'preflight': old['preflight'], 'media': None, 'mechanics': None}
     measured = qualify_verdict.records_of(args)
     assert measured['source']['aggregate']['p5_mb_s'] == old['source']['aggregate']['p5_mb_s']
     facts = old['host_facts']
-    doc = _report.assemble('lab-ma3', measured['drives'], measured['source'], measured['writes'],
+    doc = _report.assemble('lab-ma3', measured['drives'], measured['source'], measured['write_sweep'],
                            old['drive_settings'], {},
                            memory_total_mb=facts['memory_total_mb'], preflight=measured['preflight'],
                            host_facts=facts, run=old['run'])
@@ -289,7 +289,7 @@ def failed_write(old, reason, msg):
     steps measured before the one that stopped, ``sweep_stopped`` and ``rewound``. The steps are the lab run's
     recorded first two (derived: the recorded sweep cut after its second step), the async transport kept.
     """
-    recorded = old['write_benchmarks'][0]
+    recorded = old['write_sweep'][0]
     result = dict(recorded, failed=True, reason=reason, msg=msg, sweep=recorded['sweep'][:2],
                   sweep_stopped='Writing 262144-byte blocks did not finish within 2 seconds.', rewound=True)
     for key in ('filemarks', 'best', 'ceiling_block_size'):
@@ -310,7 +310,7 @@ def test_a_write_that_failed_mid_sweep_keeps_its_steps_in_the_document_and_is_no
            'cabling, then retry.')
     result = failed_write(old, 'timeout', msg)
     record = _records.WriteSweep.from_result(result)
-    steps = old['write_benchmarks'][0]['sweep'][:2]
+    steps = old['write_sweep'][0]['sweep'][:2]
     assert [(s['block_size'], s['pattern']) for s in steps] == [(65536, 'random'), (65536, '2.5:1')]
     assert (record.device, record.reason, record.msg, record.sweep) == ('/dev/nst0', 'timeout', msg, steps)
     assert record.sweep_stopped == 'Writing 262144-byte blocks did not finish within 2 seconds.'
@@ -336,13 +336,13 @@ def test_a_failed_write_s_partial_steps_do_not_change_the_verdict(validator):
     validator.validate(partial)
     nothing = assemble_lab_ma3(old, {'failed': True, 'reason': 'write_error', 'msg': msg,
                                      'item': {'nst': '/dev/nst0'}})
-    assert partial['drives'][0]['write_sweep']['sweep'] == old['write_benchmarks'][0]['sweep'][:2]
+    assert partial['drives'][0]['write_sweep']['sweep'] == old['write_sweep'][0]['sweep'][:2]
     assert nothing['drives'][0]['write_sweep'] is None
     assert partial['drives'][0]['write_note'] == nothing['drives'][0]['write_note'] == msg
     (verdict,) = partial['verdicts']
     assert verdict == nothing['verdicts'][0]
     # judged without a sweep: the recorded run's whole sweep made it SHOE-SHINING with a measured drive path
-    whole = assemble_lab_ma3(old, old['write_benchmarks'][0])
+    whole = assemble_lab_ma3(old, old['write_sweep'][0])
     assert whole['verdicts'][0]['class'] == 'SHOE-SHINING' and verdict != whole['verdicts'][0]
 
 
@@ -352,7 +352,7 @@ def test_the_report_charts_no_sweep_for_a_failed_write_and_says_why():
     old = raw(VERDICT_ARGS, 'lab-ma3')
     msg = 'Writing 262144-byte blocks failed: [Errno 5] Input/output error. Check the drive (dmesg, sg_logs).'
     charts = _charts.Charts()
-    for write, drawn in ((failed_write(old, 'write_error', msg), False), (old['write_benchmarks'][0], True)):
+    for write, drawn in ((failed_write(old, 'write_error', msg), False), (old['write_sweep'][0], True)):
         doc = assemble_lab_ma3(old, write)
         (row,) = _render._page_rows([doc], charts)
         by_name = dict(row['charts'])

@@ -55,7 +55,7 @@ def test_section_lands_in_the_host_json_and_warns_in_the_verdict(tmp_path):
     backup = {'segment_size_mb': 10}
     registered = {'results': [mechanics_result(backup), {'skipped': True, 'item': {'nst': '/dev/nst1'}}]}
     doc = _report.assemble('lab-ma1', [drive('/dev/nst0', 'IBM', 'ULT3580-TD5', '1068000001')],
-                           source(mean=60.0, p5=50.0, streams=2), write_results=[write_result('/dev/nst0')],
+                           source(mean=60.0, p5=50.0, streams=2), write_sweep=[write_result('/dev/nst0')],
                            backup=backup, run=RUN, mechanics=registered)
     section = doc['mechanics']
     assert len(section) == 1 and section[0]['status'] == 'ok'        # the skipped drive is left out
