@@ -42,13 +42,16 @@ options:
     type: dict
     required: true
   feed_mb_s:
-    description: A constant host feed, MB/s (10^6 bytes per second) of uncompressed data.
+    description:
+      - A constant host feed, MB/s (10^6 bytes per second) of uncompressed data.
+      - Exactly one of O(feed_mb_s) and O(feed_series_mb_s) is given.
     type: float
   feed_series_mb_s:
     description:
       - The host feed, one sample per second (the C(aggregate.series_mb_s) of
         M(tapeops.qualify.source_read_benchmark)). A series shorter than O(min_samples) gives
         V(INCONCLUSIVE).
+      - Exactly one of O(feed_mb_s) and O(feed_series_mb_s) is given.
     type: list
     elements: float
   tape_ratio:

@@ -13,7 +13,9 @@ around their own work, so each plugin holds only that work (``act``):
 
 - validates the task's arguments against the plugin's ``ARGUMENT_SPEC`` (with
   its ``MUTUALLY_EXCLUSIVE`` and ``REQUIRED_ONE_OF``); a bad argument fails the
-  task with ansible-core's message, in check mode too;
+  task with ansible-core's message, in check mode too. The spec is written once,
+  in the plugin; its documentation (the stub in plugins/modules/) is held
+  against it by tests/unit/plugins/action/test_action_argument_specs.py;
 - calls ``act(args, task_vars)``, which returns the keys of the result
   (``changed`` defaults to False);
 - fails the task with the message of any error the collection raises on
