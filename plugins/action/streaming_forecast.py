@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from ansible_collections.tapeops.qualify.plugins.module_utils._judge import _drive_model
 from ansible_collections.tapeops.qualify.plugins.module_utils._judge import _forecast
+from ansible_collections.tapeops.qualify.plugins.module_utils._judge import _resolve
 from ansible_collections.tapeops.qualify.plugins.plugin_utils._action import QualifyAction
 
 ARGUMENT_SPEC = {
@@ -31,17 +32,18 @@ REQUIRED_ONE_OF = [('feed_mb_s', 'feed_series_mb_s')]
 _DRIVE_KEYS = ('generation', 'form_factor', 'vendor', 'interface')
 
 
-def drive_spec(drive):
-    """The DriveSpec for the ``drive`` option: the model's drive, any field overridden."""
+def drive_setting(drive):
+    """The ``drive`` option as the drive resolver reads a drive's tapeops_drives entry: ``generation``,
+    ``form_factor``, ``vendor``, ``interface``, and its drive model fields as ``model``."""
     unknown = sorted(set(drive) - set(_DRIVE_KEYS) - set(_drive_model.OVERRIDABLE))
     if unknown:
         raise ValueError('drive has unknown keys %s; it takes %s and any drive model field (%s).' % (
             ', '.join(unknown), ', '.join(_DRIVE_KEYS), ', '.join(_drive_model.OVERRIDABLE)))
     if drive.get('generation') in (None, ''):
         raise ValueError('drive.generation is required (e.g. "LTO-9", "LTO-8 HH", 7).')
-    overrides = dict((k, drive[k]) for k in _drive_model.OVERRIDABLE if drive.get(k) is not None)
-    return _drive_model.lookup(drive['generation'], drive.get('form_factor'), drive.get('vendor'),
-                               interface=drive.get('interface'), overrides=overrides)
+    setting = dict((k, drive.get(k)) for k in _DRIVE_KEYS)
+    setting['model'] = dict((k, drive[k]) for k in _drive_model.OVERRIDABLE if drive.get(k) is not None)
+    return setting
 
 
 class ActionModule(QualifyAction):
@@ -49,10 +51,11 @@ class ActionModule(QualifyAction):
     ARGUMENT_SPEC = ARGUMENT_SPEC
     MUTUALLY_EXCLUSIVE = MUTUALLY_EXCLUSIVE
     REQUIRED_ONE_OF = REQUIRED_ONE_OF
-    ERRORS = (ValueError,)   # drive_spec's and the model's: they name the option and what it takes
+    ERRORS = (ValueError,)   # drive_setting's, the resolver's and the model's: they name the option and what it takes
 
     def act(self, args, task_vars):
-        spec = drive_spec(args['drive'])
+        # a drive named, not discovered: the collection's one drive resolver, as for an inventory entry
+        spec = _resolve.resolve(setting=drive_setting(args['drive']), given_in='drive')[1]
         result = _forecast.forecast(
             spec, feed_mb_s=args['feed_mb_s'], feed_series_mb_s=args['feed_series_mb_s'],
             tape_ratio=args['tape_ratio'], path_mb_s=args['path_mb_s'], segment_size_mb=args['segment_size_mb'],

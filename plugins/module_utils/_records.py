@@ -406,7 +406,8 @@ class Mechanics(Record):
 
     @classmethod
     def measured(cls, result):
-        """The record of what the benchmark returned on the host (``MechanicsBenchmark.run`` and ``analyse``).
+        """The record of what the benchmark returned on the host (``_measure._mechanics.MechanicsBenchmark.run``,
+        then ``_judge._mechanics.analyse``).
 
         A run that timed nothing (check mode: no ``summary``) is ``planned``.
         The file marks keep what a report needs (not the media read at BOT

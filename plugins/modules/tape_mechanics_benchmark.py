@@ -72,10 +72,18 @@ options:
   rate_mb_s:
     description: The drive's measured streaming rate (MB/s) for the object sizes; default the drive model's native rate.
     type: float
-  drive_model:
-    description: Drive model fields of the current drive (as in the inventory's C(tapeops_drives[].model)).
-    type: dict
-    default: {}
+  drive_settings:
+    description:
+      - The inventory's C(tapeops_drives). The entry of the drive (matched by C(nst) against O(device)) is applied
+        by the collection's drive resolver, as M(tapeops.qualify.tape_drive_info), the verdict and the report apply
+        it - C(generation), C(form_factor) and C(vendor) name the drive, C(interface), C(speed_floor_mb_s) and
+        C(model) (drive model fields) go to its drive model; other keys are ignored here. RV(drive) records the
+        drive model used.
+      - An entry the resolver cannot read costs the current drive its inventory entry, with a warning; the times
+        are kept.
+    type: list
+    elements: dict
+    default: []
   target_generation:
     description: The drive to forecast for (V(LTO-9 FH)); omitted - only the current drive.
     type: str
@@ -114,6 +122,7 @@ EXAMPLES = r'''
     allowed_barcodes: [SCR001L6]
     repeats: 5
     target_generation: LTO-9 FH
+    drive_settings: "{{ tapeops_drives | default([]) }}"
     backup: "{{ tapeops_backup | default({}) }}"
   register: mechanics
 '''
@@ -222,6 +231,7 @@ from ansible.module_utils.basic import AnsibleModule
 from ansible_collections.tapeops.qualify.plugins.module_utils import _records
 from ansible_collections.tapeops.qualify.plugins.module_utils._tools import _cli
 from ansible_collections.tapeops.qualify.plugins.module_utils._judge import _resolve
+from ansible_collections.tapeops.qualify.plugins.module_utils._judge import _mechanics as _mechanics_analysis
 from ansible_collections.tapeops.qualify.plugins.module_utils._measure import _mechanics
 from ansible_collections.tapeops.qualify.plugins.module_utils._measure._tape_benchmark import BenchmarkError
 from ansible_collections.tapeops.qualify.plugins.module_utils._measure._tape_safety import (
@@ -240,29 +250,22 @@ def _partial(module, result):
     return result
 
 
-def current_drive(result, model):
-    """The drive model of the drive measured, from the collection's one drive resolver; None when it is unknown.
-
-    ``model``: the inventory's drive model fields for it. The times are measured and the cartridge is back by
-    now, so a ``model`` the resolver cannot read costs the model (a warning says why), not the run. The
-    result's ``drive`` records the identity and the drive model used.
+def target_drive(p):
+    """The target drive's model (``target_generation`` and the other ``target_*`` options), from the collection's
+    one drive resolver; None without a target. Raises ``_resolve.ResolveError`` (a ValueError) naming
+    target_generation.
     """
-    drive = result.get('drive') or {}
-    try:
-        identity, spec = _resolve.resolve(drive, {'model': model} if model else None)
-    except _resolve.ResolveError as exc:
-        result['warnings'].append('drive_model: %s; the current drive is forecast without it' % exc)
-        identity, spec = _resolve.resolve(drive)
-    if drive:
-        drive['generation'] = identity.to_dict()
-        drive['drive_model'] = spec.as_dict() if spec is not None else None
-    return spec
+    if not p['target_generation']:
+        return None
+    setting = {'generation': p['target_generation'], 'vendor': p['target_vendor'],
+               'interface': p['target_interface'], 'model': p['target_model']}
+    return _resolve.resolve(setting=setting, given_in='target_generation')[1]
 
 
 def _analyse(result, p, target):
-    """The forecast of the measured times for the current drive (and ``target``), into ``result``."""
-    current = current_drive(result, p['drive_model'])
-    _mechanics.analyse(result, current=current, target=target, rate_mb_s=p['rate_mb_s'], backup=p['backup'])
+    """The forecast of the measured times for the current drive (its tapeops_drives entry) and ``target``."""
+    _mechanics_analysis.analyse(result, setting=_resolve.setting_for(p['device'], p['drive_settings']),
+                                target=target, rate_mb_s=p['rate_mb_s'], backup=p['backup'])
 
 
 def _argument_spec():
@@ -276,7 +279,7 @@ def _argument_spec():
         locate_files=dict(type='int', default=4),
         file_mb=dict(type='int', default=8),
         rate_mb_s=dict(type='float'),
-        drive_model=dict(type='dict', default={}),
+        drive_settings=dict(type='list', elements='dict', default=[]),
         target_generation=dict(type='str'),
         target_vendor=dict(type='str'),
         target_interface=dict(type='str'),
@@ -292,11 +295,9 @@ def main():
         module.fail_json(msg='rate_mb_s must be a positive rate in MB/s, got %s.' % p['rate_mb_s'], reason='bad_input')
     target = None
     try:
-        if p['target_generation']:
-            target = _mechanics.drive_spec(p['target_generation'], vendor=p['target_vendor'],
-                                           interface=p['target_interface'], model=p['target_model'])
+        target = target_drive(p)
     except ValueError as exc:
-        module.fail_json(msg='target_generation: %s' % exc, reason='bad_input')
+        module.fail_json(msg=str(exc), reason='bad_input')
 
     def runner(cmd, timeout):
         return _cli.run(cmd, timeout=timeout)

@@ -318,7 +318,8 @@ def _check_generation(value):
     return value
 
 
-def _normalize_form_factor(value):
+def normalize_form_factor(value):
+    """'FH', 'HH' or None (not given) from the ways a form factor is written ('full height', 'half', 'TD'...)."""
     if value is None:
         return None
     text = re.sub(r'[\s_-]+', '', str(value)).upper()
@@ -376,7 +377,7 @@ def parse_generation(text):
         raise ValueError(
             'Cannot read an LTO generation from %r. Use a number 1-10 or text like '
             '"LTO-9", "LTO-9 HH", "lto8", "Ultrium 7" or "LTO-10".' % (text,))
-    return _check_generation(int(match.group('gen'))), _normalize_form_factor(match.group('ff'))
+    return _check_generation(int(match.group('gen'))), normalize_form_factor(match.group('ff'))
 
 
 def _match_key(table, *query):
@@ -516,7 +517,7 @@ def lookup(generation, form_factor=None, vendor=None, speed_floor_mb_s=None, int
     if estimated:
         sources.append('estimate')
 
-    return _drive_spec(generation, native_ff, given_ff, vendor, interface, kind, fields, sources, notes, estimated)
+    return _assembled_spec(generation, native_ff, given_ff, vendor, interface, kind, fields, sources, notes, estimated)
 
 
 def _form_factor(generation, form_factor, notes):
@@ -569,7 +570,7 @@ def _sync_mark_s(generation, given_ff, vendor, estimated):
     return seconds, [source, 'enstore-guide']
 
 
-def _drive_spec(generation, native_ff, given_ff, vendor, interface, kind, fields, sources, notes, estimated):
+def _assembled_spec(generation, native_ff, given_ff, vendor, interface, kind, fields, sources, notes, estimated):
     """The DriveSpec of the looked-up ``fields``."""
     writes, reads_only = _COMPAT[generation]
     label = 'LTO-%d' % generation + (' %s' % native_ff if native_ff else '')
@@ -613,13 +614,13 @@ def _lookup_inputs(generation, form_factor, vendor, interface, notes):
     if isinstance(generation, str):
         generation, text_ff = parse_generation(generation)
         if text_ff is not None:
-            given_ff = _normalize_form_factor(form_factor)
+            given_ff = normalize_form_factor(form_factor)
             if given_ff is not None and given_ff != text_ff:
                 raise ValueError('Form factor %s in the generation text conflicts with form_factor=%s; give one.'
                                  % (text_ff, given_ff))
             form_factor = text_ff
     generation = _check_generation(generation)
-    form_factor = _normalize_form_factor(form_factor)
+    form_factor = normalize_form_factor(form_factor)
     interface = _normalize_interface(interface)
     raw_vendor = vendor
     vendor = _normalize_vendor(vendor)

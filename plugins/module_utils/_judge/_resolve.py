@@ -28,6 +28,11 @@ inventory's ``tapeops_drives`` entry is applied here and nowhere else:
    (:func:`_drive_model.lookup`) with the inventory's interface, floor and
    model fields.
 
+A drive that is named rather than discovered (the what-if target of
+``tape_mechanics_benchmark``, ``streaming_forecast``'s ``drive``) is an
+inventory entry without INQUIRY or cartridge: ``resolve(setting=...,
+given_in=<the option>)``, so its errors name the option it came from.
+
 Pure Python, nothing is run or opened.
 """
 
@@ -46,6 +51,8 @@ SOURCE_DENSITY = 'density'
 # The keys of a tapeops_drives entry the resolver reads (the others - block_size_bytes,
 # segment_size_mb, ... - are backup settings the verdict reads).
 SETTING_KEYS = ('generation', 'form_factor', 'vendor', 'interface', 'speed_floor_mb_s', 'model')
+# Where a drive's entry comes from unless a caller names the option it had it from (``given_in``).
+INVENTORY = 'tapeops_drives'
 
 # Product IDs of tape drives that are not LTO. Their density codes can look like LTO's (a StorageTek
 # 9840 reports 0x42, mt-st names 0x40 "DLT1 40 GB, or Ultrium"), so INQUIRY naming one of them rules the
@@ -61,8 +68,12 @@ class ResolveError(TapeopsError, ValueError):
 
 
 @dataclasses.dataclass(frozen=True)
-class DriveIdentity:
-    """What a drive is, and where each part of the answer came from.
+class Identification:
+    """Which drive model a drive is, and where each part of the answer came from.
+
+    The resolver's answer, which ``tape_drive_info`` returns as
+    ``drives[].generation``: a part of the drive's record
+    (``_records.DriveIdentity``: INQUIRY, st, sg, loaded cartridge...), not the record.
 
     ``generation``, ``form_factor`` and ``vendor`` (the mechanism's maker, as
     :func:`_drive_model.lookup` wants it) describe the drive; ``source`` says
@@ -137,7 +148,8 @@ def medium_of(density_code):
 
 
 def _inventory(setting):
-    """The resolver's keys of a tapeops_drives entry that are set, checked."""
+    """The resolver's keys of a tapeops_drives entry that are set, checked (the entry's shape: a named drive's
+    callers build it)."""
     setting = setting or {}
     if not isinstance(setting, dict):
         raise ResolveError('A tapeops_drives entry must be a mapping (nst, generation, model ...), got %r.'
@@ -149,33 +161,34 @@ def _inventory(setting):
     return out
 
 
-def _inventory_drive(inventory):
+def _inventory_drive(inventory, given_in):
     """(generation, form_factor) the inventory gives, or (None, form_factor)."""
     form_factor = inventory.get('form_factor')
     if 'generation' not in inventory:
         return None, form_factor
     generation, text_ff = _drive_model.parse_generation(inventory['generation'])
-    if text_ff and form_factor and str(form_factor).strip().upper() != text_ff:
-        raise ResolveError('tapeops_drives: generation %r says %s but form_factor says %s; give one.'
-                           % (inventory['generation'], text_ff, form_factor))
+    if text_ff and form_factor and _drive_model.normalize_form_factor(form_factor) != text_ff:
+        raise ResolveError('%s: generation %r says %s but form_factor says %s; give one.'
+                           % (given_in, inventory['generation'], text_ff, form_factor))
     return generation, text_ff or form_factor
 
 
-def identify(vendor=None, product=None, revision=None, density_code=None, setting=None):
-    """The :class:`DriveIdentity` of one drive from INQUIRY, the loaded cartridge and its inventory entry.
+def identify(vendor=None, product=None, revision=None, density_code=None, setting=None, given_in=INVENTORY):
+    """The :class:`Identification` of one drive from INQUIRY, the loaded cartridge and its inventory entry.
 
     Raises :class:`ResolveError` for an inventory entry that cannot be read
     (a generation that is not one, conflicting form factors, a model that is
     not a mapping); an unknown drive is not an error here (generation None,
-    ``reason`` says what to set), :func:`drive_spec` refuses it.
+    ``reason`` says what to set), :func:`drive_spec` refuses it. ``given_in``
+    names where ``setting`` came from in the errors and the reason.
     """
     inventory = _inventory(setting)
     try:
-        inv_gen, inv_ff = _inventory_drive(inventory)
+        inv_gen, inv_ff = _inventory_drive(inventory, given_in)
     except ResolveError:
         raise
     except ValueError as exc:
-        raise ResolveError('tapeops_drives: %s' % exc)
+        raise ResolveError('%s: %s' % (given_in, exc))
     inquiry = {'vendor': vendor or None, 'product': product or None, 'revision': revision or None}
     mech = _drive_model.identify_inquiry(vendor, product)
     medium = medium_of(density_code)
@@ -183,7 +196,7 @@ def identify(vendor=None, product=None, revision=None, density_code=None, settin
     notes = []
     if inv_gen is not None:
         generation, source = inv_gen, SOURCE_INVENTORY
-        reason = 'generation %s set in tapeops_drives' % inventory['generation']
+        reason = 'generation %s set in %s' % (inventory['generation'], given_in)
         same = mech is not None and mech['generation'] == inv_gen
         if mech is not None and not same:
             notes.append('tapeops_drives says LTO-%d, %s says LTO-%d: the inventory is used'
@@ -214,18 +227,19 @@ def identify(vendor=None, product=None, revision=None, density_code=None, settin
             and medium['generation'] != generation:
         notes.append('the loaded cartridge is %s (density %s), not LTO-%d: recorded as the medium, not the drive'
                      % (medium['media'], medium['code'], generation))
-    return DriveIdentity(generation=generation, form_factor=form_factor, vendor=maker, source=source,
-                         reason=reason, interface=inventory.get('interface'), inquiry=inquiry, mechanism=mech,
-                         medium=medium, inventory=inventory, notes=tuple(notes))
+    return Identification(generation=generation, form_factor=form_factor, vendor=maker, source=source,
+                          reason=reason, interface=inventory.get('interface'), inquiry=inquiry, mechanism=mech,
+                          medium=medium, inventory=inventory, notes=tuple(notes))
 
 
-def drive_spec(identity):
+def drive_spec(identity, given_in=INVENTORY):
     """The :class:`_drive_model.DriveSpec` of an identity, with the inventory's interface, floor and model.
 
     A generation that came from the cartridge's density is in the label
     (``LTO-5 (by cartridge density)``), so every sentence the verdict writes
     about the drive says it; the identity's notes join the spec's notes.
-    Raises :class:`ResolveError` when the generation is unknown.
+    Raises :class:`ResolveError` when the generation is unknown, or when the
+    drive model refuses what ``given_in`` gave (named in the message).
     """
     if identity.generation is None:
         raise ResolveError('Cannot tell the LTO generation of the drive: %s; set generation (e.g. "LTO-7") for it '
@@ -236,22 +250,26 @@ def drive_spec(identity):
                                    inventory.get('speed_floor_mb_s'), interface=identity.interface,
                                    overrides=inventory.get('model') or None)
     except ValueError as exc:
-        raise ResolveError('tapeops_drives: %s' % exc)
+        raise ResolveError('%s: %s' % (given_in, exc))
     label = spec.label + (' (by cartridge density)' if identity.source == SOURCE_DENSITY else '')
     return dataclasses.replace(spec, label=label, notes=tuple(spec.notes) + tuple(identity.notes))
 
 
-def resolve(drive=None, setting=None):
-    """``(DriveIdentity, DriveSpec or None)`` for a discovered drive and its tapeops_drives entry.
+def resolve(drive=None, setting=None, given_in=INVENTORY):
+    """``(Identification, DriveSpec or None)`` for a discovered drive and its tapeops_drives entry.
 
     ``drive``: a tape_drive_info ``drives[]`` entry (or any mapping with
     ``vendor``, ``product``, ``revision``, ``density_code``); ``setting``: the
     drive's tapeops_drives entry or None. The spec is None when the generation
     is unknown (``identity.reason`` says why); an inventory entry that cannot
     be read raises :class:`ResolveError`.
+
+    A drive named rather than discovered is ``setting`` alone (no ``drive``),
+    with ``given_in`` the option that named it: ``resolve(setting={'generation':
+    'LTO-9 FH', 'vendor': 'IBM'}, given_in='target_generation')``.
     """
     drive = drive if isinstance(drive, dict) else {}
     identity = identify(drive.get('vendor'), drive.get('product'), drive.get('revision'), drive.get('density_code'),
-                        setting)
-    spec = drive_spec(identity) if identity.generation is not None else None
+                        setting, given_in)
+    spec = drive_spec(identity, given_in) if identity.generation is not None else None
     return identity, spec

@@ -2,18 +2,12 @@
 # GNU General Public License v3.0+ (see COPYING or https://www.gnu.org/licenses/gpl-3.0.txt)
 # SPDX-License-Identifier: GPL-3.0-or-later
 
-"""Library and drive mechanics: what a backup window loses between the writes.
+"""Library and drive mechanics: the timed cycle, on the managed host.
 
 Private to this collection: may change without notice.
 
-Two halves:
-
-- Pure functions (no I/O, unit-tested with worked numbers): percentiles of the
-  timed operations, the per-file-mark, per-locate and per-mount overheads, the
-  target drive's times scaled by the drive model's published figures, and the
-  smallest object that reaches 50 % and 90 % of the drive's streaming rate.
-- ``MechanicsBenchmark``: the timed cycle on one drive of one changer, each
-  command the real tool (``mtx``, ``mt``) under a deadline:
+``MechanicsBenchmark`` times the cycle on one drive of one changer, each
+command the real tool (``mtx``, ``mt``) under a deadline:
 
   move slot -> drive (``mtx load``), load/thread to ready (``mt status`` polled
   until ONLINE), locate N file marks from BOT (``mt fsf N``), space to end of
@@ -25,13 +19,11 @@ Two halves:
   over and rewound, none of which writes. The cartridge is put back where it
   was found (its slot, or the drive), also when a step fails.
 
-The object-size rule. An object of S MB written at R MB/s with T seconds of
-overhead per object (a file mark, a locate, a mount) keeps the drive busy
-S/R seconds out of S/R + T, so it reaches the fraction
-
-    f = (S/R) / (S/R + T)        and, solved for S,        S = R * T * f / (1 - f)
-
-of the streaming rate: 50 % needs S = R*T, 90 % needs S = 9*R*T.
+``summarize`` is what the module returns of the times (``summary``: median and
+95th percentile per operation, worked by hand in the unit tests), and
+``start_of`` where the cartridge starts, from ``mtx status``. What the times
+cost a backup (overheads, object sizes, the target drive's times) is judged by
+``_judge/_mechanics``.
 """
 
 from __future__ import annotations
@@ -41,9 +33,13 @@ import os
 import time
 
 from ansible_collections.tapeops.qualify.plugins.module_utils._errors import TapeopsError
+from ansible_collections.tapeops.qualify.plugins.module_utils._measure import _tape_safety
+from ansible_collections.tapeops.qualify.plugins.module_utils._measure import _tape_writer as W
+from ansible_collections.tapeops.qualify.plugins.module_utils._tools import _cli
+from ansible_collections.tapeops.qualify.plugins.module_utils._tools import _mt
+from ansible_collections.tapeops.qualify.plugins.module_utils._tools import _mtx
 
 MB = 1000 * 1000
-FRACTIONS = (0.5, 0.9)
 # Timed operations, in cycle order.
 OPERATIONS = ('move_to_drive', 'load_ready', 'locate', 'space_eod', 'rewind', 'unload', 'move_to_slot')
 OPERATION_LABELS = {
@@ -55,19 +51,9 @@ OPERATION_LABELS = {
     'unload': 'unload (mt offline)',
     'move_to_slot': 'changer move drive -> slot (mtx unload)',
 }
-# Which drive-model figure scales which operation for the target drive; the
-# changer's moves belong to the library, which the swap keeps.
-MODEL_FIELD = {'load_ready': 'load_s', 'unload': 'unload_s', 'rewind': 'rewind_s', 'locate': 'locate_s'}
-MOUNT_OPERATIONS = ('move_to_drive', 'load_ready', 'rewind', 'unload', 'move_to_slot')
-OBJECTS = {
-    'filemark': 'a file, segment or Bacula volume file ended by a synchronous file mark',
-    'locate': 'an object recalled by a locate (restore of one file, a dCache stage)',
-    'mount': 'an object that costs a mount (a dCache flush or a job per cartridge: move, load, rewind, unload, '
-             'move back)',
-}
 
 
-# ---------------------------------------------------------------- statistics
+# ---------------------------------------------------------------- the times
 
 def percentile(values, pct):
     """Percentile ``pct`` (0-100) of ``values`` by linear interpolation between ranks.
@@ -107,246 +93,7 @@ def summarize(samples):
     return out
 
 
-# ---------------------------------------------------------------- object sizes
-
-def fraction_of_rate(size_mb, rate_mb_s, overhead_s):
-    """f = (S/R) / (S/R + T): the share of the streaming rate an object of S MB reaches."""
-    if not rate_mb_s or rate_mb_s <= 0 or size_mb is None or overhead_s is None:
-        return None
-    busy = float(size_mb) / float(rate_mb_s)
-    if busy + overhead_s <= 0:
-        return None
-    return busy / (busy + float(overhead_s))
-
-
-def object_size_mb(rate_mb_s, overhead_s, fraction):
-    """S = R * T * f / (1 - f): the smallest object (MB) that reaches ``fraction`` of R.
-
-    None when the rate or the overhead is unknown; 0 when there is no overhead.
-    """
-    if rate_mb_s is None or overhead_s is None or rate_mb_s <= 0:
-        return None
-    if not 0 < fraction < 1:
-        raise ValueError('fraction must be between 0 and 1 (exclusive), got %r' % (fraction,))
-    return float(rate_mb_s) * max(0.0, float(overhead_s)) * fraction / (1.0 - fraction)
-
-
-def overheads(times, filemark_s=None):
-    """Per-object overheads (seconds) from per-operation times ``{op: seconds}``.
-
-    - ``filemark``: ``filemark_s`` (time lost per synchronous file mark), or None;
-    - ``locate``: the locate time;
-    - ``mount``: move to drive + load to ready + rewind + unload + move back
-      (the locate to the append point is not counted: a mount for writing
-      appends at BOT on scratch media and costs a locate otherwise).
-    A sum with a missing part is None, never a partial sum.
-    """
-    def total(names):
-        parts = [times.get(name) for name in names]
-        if any(p is None for p in parts):
-            return None
-        return sum(parts)
-
-    return {
-        'filemark': filemark_s,
-        'locate': times.get('locate'),
-        'mount': total(MOUNT_OPERATIONS),
-    }
-
-
-def object_table(rate_mb_s, overhead):
-    """Rows ``{object, overhead_s, size_50_mb, size_90_mb}`` for each overhead kind."""
-    rows = []
-    for kind in ('filemark', 'locate', 'mount'):
-        seconds = overhead.get(kind)
-        row = {'object': kind, 'description': OBJECTS[kind],
-               'overhead_s': round(seconds, 4) if seconds is not None else None}
-        for fraction in FRACTIONS:
-            size = object_size_mb(rate_mb_s, seconds, fraction)
-            row['size_%d_mb' % int(fraction * 100)] = round(size, 1) if size is not None else None
-        rows.append(row)
-    return rows
-
-
-def _spec_value(spec, field):
-    """(value, estimated) of a DriveSpec (or its as_dict()) field."""
-    if spec is None:
-        return None, None
-    if isinstance(spec, dict):
-        value = spec.get(field)
-        estimated = field in (spec.get('estimated') or {})
-    else:
-        value = getattr(spec, field, None)
-        estimated = spec.is_estimated(field)
-    return (float(value) if value else None), estimated
-
-
-def scale_times(medians, current, target):
-    """The target drive's time per operation, from the measured medians.
-
-    An operation with a drive-model figure (``MODEL_FIELD``) is scaled by
-    target/current when BOTH drives have a published (not estimated) figure,
-    or one the inventory set (the basis says which);
-    otherwise (an estimate on either side, the changer's moves, the file mark)
-    it is taken as measured. Returns ``{op: {measured_s, target_s, basis}}``.
-    """
-    out = {}
-    for op, measured in sorted(medians.items()):
-        if measured is None:
-            continue
-        field = MODEL_FIELD.get(op)
-        basis = 'as measured (the library\'s robot: the swap keeps it)' if op.startswith('move') else 'as measured'
-        target_s = measured
-        if field:
-            cur, cur_est = _spec_value(current, field)
-            tgt, tgt_est = _spec_value(target, field)
-            if cur and tgt and not cur_est and not tgt_est:
-                target_s = measured * tgt / cur
-                basis = 'scaled by %s: target %s s (%s) / current %s s (%s)' % (
-                    field, _g(tgt), _origin(target, field), _g(cur), _origin(current, field))
-            elif cur and tgt:
-                which = ' and '.join(name for name, est in (('current', cur_est), ('target', tgt_est)) if est)
-                basis = 'as measured (%s for the %s drive is an estimate in the drive model)' % (field, which)
-            else:
-                basis = 'as measured (no %s in the drive model)' % field
-        out[op] = {'measured_s': round(measured, 4), 'target_s': round(target_s, 4), 'basis': basis}
-    return out
-
-
-def _g(value):
-    return '%.3g' % value
-
-
-def _origin(spec, field):
-    """'inventory' when the drive's entry set ``field`` (the spec's notes say so), else 'published'."""
-    notes = spec.get('notes') if isinstance(spec, dict) else getattr(spec, 'notes', ())
-    if any(str(note).startswith('%s set per drive (inventory)' % field) for note in notes or ()):
-        return 'inventory'
-    return 'published'
-
-
-def forecast(summary, current=None, target=None, rate_mb_s=None, filemark_s=None, rate_basis=None):
-    """The object-size table for the current and the target drive.
-
-    ``summary``: :func:`summarize` output (medians are used). ``current`` /
-    ``target``: DriveSpec (or as_dict()) or None. ``rate_mb_s``: the current
-    drive's streaming rate when measured (else the model's native rate). The
-    target's rate is its native rate from the drive model. ``filemark_s``:
-    time lost per synchronous file mark, applied to both drives as measured
-    (no vendor publishes it).
-    """
-    medians = dict((op, entry.get('median_s')) for op, entry in (summary or {}).items())
-    cur_rate, cur_basis = rate_mb_s, rate_basis or 'measured'
-    if cur_rate is None and current is not None:
-        cur_rate, _est = _spec_value(current, 'native_mb_s')
-        cur_basis = 'the drive model\'s native rate'
-    result = {
-        'formula': 'S = R * T * f / (1 - f): an object of S MB at R MB/s with T s of overhead reaches the '
-                   'fraction f = (S/R) / (S/R + T) of the streaming rate',
-        'current': {
-            'label': _label(current), 'rate_mb_s': round(cur_rate, 3) if cur_rate else None,
-            'rate_basis': cur_basis if cur_rate else 'unknown',
-            'times_s': dict((op, round(v, 4)) for op, v in medians.items() if v is not None),
-        },
-    }
-    cur_over = overheads(medians, filemark_s)
-    result['current']['overheads_s'] = _rounded(cur_over)
-    result['current']['objects'] = object_table(cur_rate, cur_over)
-    if target is not None:
-        scaled = scale_times(medians, current, target)
-        tgt_times = dict((op, entry['target_s']) for op, entry in scaled.items())
-        tgt_rate, _est = _spec_value(target, 'native_mb_s')
-        tgt_over = overheads(tgt_times, filemark_s)
-        result['target'] = {
-            'label': _label(target), 'rate_mb_s': tgt_rate, 'rate_basis': 'the drive model\'s native rate',
-            'times_s': tgt_times, 'scaling': scaled,
-            'overheads_s': _rounded(tgt_over),
-            'objects': object_table(tgt_rate, tgt_over),
-        }
-    return result
-
-
-def _label(spec):
-    if spec is None:
-        return None
-    if isinstance(spec, dict):
-        return spec.get('label')
-    return spec.label
-
-
-def _rounded(mapping):
-    return dict((k, round(v, 4) if v is not None else None) for k, v in mapping.items())
-
-
-def size_warnings(forecast_result, sizes_mb):
-    """Warnings for the backup software's object sizes below the 90 % line.
-
-    ``sizes_mb``: ``{name: MB}`` (segment size, Bacula maximum file size, ...),
-    each compared with the file-mark 90 % size of the current and the target
-    drive (an object ended by a file mark). Unknown sizes or lines say nothing.
-    """
-    out = []
-    for name, size in sorted((sizes_mb or {}).items()):
-        if size is None or size <= 0:
-            continue
-        for side in ('current', 'target'):
-            entry = (forecast_result or {}).get(side) or {}
-            row = next((r for r in entry.get('objects') or [] if r['object'] == 'filemark'), None)
-            if not row or row.get('size_90_mb') is None:
-                continue
-            if size < row['size_90_mb']:
-                reached = fraction_of_rate(size, entry.get('rate_mb_s'), row['overhead_s'])
-                out.append({
-                    'setting': name, 'size_mb': size, 'drive': side, 'label': entry.get('label'),
-                    'size_90_mb': row['size_90_mb'],
-                    'reaches': round(reached, 3) if reached is not None else None,
-                    'text': '%s %s MB is below the %s MB that reaches 90 %% of the %s drive\'s streaming rate (%s) '
-                            'with %.2f s lost per file mark: it reaches about %s. Raise it to at least %s MB.'
-                            % (name, _num(size), _num(row['size_90_mb']), side, entry.get('label') or 'this',
-                               row['overhead_s'], '%.0f %%' % (reached * 100) if reached is not None else 'less',
-                               _num(row['size_90_mb'])),
-                })
-    return out
-
-
-def _num(value):
-    return ('%.0f' % value) if value >= 10 else ('%.2g' % value)
-
-
-def backup_sizes_mb(backup):
-    """The backup software's object sizes (decimal MB) from ``tapeops_backup``.
-
-    ``segment_size_mb`` (Data Protector segment size, MB) and
-    ``maximum_file_size`` (Bacula/Bareos Maximum File Size in Bacula's own
-    notation: bytes, or k/m/g/t = powers of 1024, kb/mb/gb/tb = powers of
-    1000, as ``_bacula_conf.parse_size`` reads it). Anything unreadable is
-    left out (never guessed).
-    """
-    from ansible_collections.tapeops.qualify.plugins.module_utils._config import _bacula_conf
-    out = {}
-    backup = backup if isinstance(backup, dict) else {}
-    segment = backup.get('segment_size_mb')
-    if isinstance(segment, (int, float)) and not isinstance(segment, bool) and segment > 0:
-        out['segment size (segment_size_mb)'] = float(segment)
-    elif isinstance(segment, str):
-        try:
-            value = float(segment)
-        except ValueError:
-            value = None
-        if value and value > 0:
-            out['segment size (segment_size_mb)'] = value
-    raw = backup.get('maximum_file_size')
-    if raw not in (None, ''):
-        try:
-            size = _bacula_conf.parse_size(raw)
-        except (ValueError, TypeError):
-            size = None
-        if size and size > 0:
-            out['Bacula Maximum File Size (maximum_file_size %s)' % raw] = size / float(MB)
-    return out
-
-
-# ---------------------------------------------------------------- the timed cycle
+# ---------------------------------------------------------------- where the cartridge is
 
 class MechanicsError(TapeopsError):
     """Stops the benchmark; ``reason`` is machine-readable, ``msg`` says what to do."""
@@ -376,12 +123,72 @@ def drive_entry(status, element):
     return None
 
 
+def start_of(status, barcode, drive_element, changer, device):
+    """``(where, slot)``: where the cartridge starts (``slot`` or ``drive``) and the slot it is cycled from.
+
+    ``status``: the changer's parsed ``mtx status``. Raises :class:`MechanicsError` when the changer could not
+    be read, has no such drive, does not hold the cartridge or holds it in another drive, cannot say which slot
+    a loaded cartridge came from, or has another cartridge in the drive.
+    """
+    if status.get('error'):
+        raise MechanicsError('mtx status on %s failed: %s. %s' % (
+            changer, status['error'], status.get('error_hint') or ''), 'changer_error')
+    where, element = find_cartridge(status, barcode)
+    in_drive = drive_entry(status, drive_element)
+    if in_drive is None:
+        raise MechanicsError('The changer %s has no data transfer element %s (mtx status lists %s).' % (
+            changer, drive_element, [d['element'] for d in status.get('drives') or []]), 'no_drive_element')
+    if where is None:
+        raise MechanicsError('Cartridge %s is not in the changer %s (not in any slot or drive in mtx status). '
+                             'Give the barcode of a cartridge the changer holds.' % (barcode, changer), 'no_cartridge')
+    if where == 'drive' and element != drive_element:
+        raise MechanicsError('Cartridge %s is in drive %s of the changer, not in drive %s (%s). Unload it first '
+                             'or benchmark that drive.' % (barcode, element, drive_element, device),
+                             'cartridge_elsewhere')
+    if where == 'slot':
+        if in_drive.get('full'):
+            raise MechanicsError('Drive %s (%s) holds another cartridge (%s); the benchmark moves only %s. Unload '
+                                 'the drive first.' % (drive_element, device, in_drive.get('barcode') or 'no barcode',
+                                                       barcode), 'drive_full')
+        return where, element
+    slot = in_drive.get('source_element')
+    if slot is None:
+        raise MechanicsError('Cartridge %s is in drive %s but the changer does not say which slot it came from; '
+                             'unload it to a slot first (mtx unload SLOT %s).' % (barcode, drive_element,
+                                                                                  drive_element), 'no_source_slot')
+    return where, slot
+
+
+def write_locate_files(fd, files, file_mb, op_timeout):
+    """``(marked run, baseline run)`` on the drive open for writing as ``fd``: ``files`` files of ``file_mb`` MB
+    of random data (256 KiB blocks), each ended by a file mark, then as many bytes without a mark (the rate
+    baseline), then a rewind, also when a write fails. A run slower than 1 MB/s is called hung (``W.TapeTimeout``).
+    """
+    pool = W.make_pool('random', size=16 * W.MIB, seed=7)
+    views = W.block_views(pool, 262144)
+    payload = files * file_mb * MB
+    try:
+        W.mtop(fd, W.MTSETBLK, 0, timeout=op_timeout)
+        deadline = 2 * payload / float(MB) + op_timeout   # >= 1 MB/s or we call it hung
+        marked = W.call_with_timeout(
+            lambda: W.filemark_run(fd, views, payload, file_mb * MB,
+                                   lambda f: W.mtop(f, W.MTWEOF, 1, timeout=op_timeout)),
+            deadline, 'Writing the files for the locate')
+        baseline = W.call_with_timeout(lambda: W.write_stream(fd, views, payload), deadline, 'Writing the baseline')
+    finally:
+        W.mtop(fd, W.MTREW, 1, timeout=op_timeout)
+    return marked, baseline
+
+
 class MechanicsBenchmark:
     """The timed move/load/locate/rewind/unload cycle on one drive; see the module docstring.
 
     ``runner(cmd, timeout)`` runs a command and returns a ``_cli.CliResult``
     (the module passes ``_cli.run``); ``clock`` and ``sleep`` are
-    ``time.monotonic`` / ``time.sleep`` outside tests.
+    ``time.monotonic`` / ``time.sleep`` outside tests. :meth:`run` takes the
+    steps: :meth:`identify` the drive, :func:`start_of` the cartridge,
+    :meth:`plan`, ``repeats`` times :meth:`_cycle` (the first one writes the
+    file marks, :meth:`_write_marks`), and :meth:`_restore`.
     """
 
     def __init__(self, device, barcode, changer=None, drive_element=None, repeats=3, locate_files=4,
@@ -417,12 +224,12 @@ class MechanicsBenchmark:
         self.gate = None
         self.identity = None
         self.result = None
+        self.slot = None
         self.samples = dict((op, []) for op in OPERATIONS)
 
     # -------------------------------------------------------------- commands
     def _run(self, cmd, what):
         """Run ``cmd`` under the deadline; (result, seconds). A non-zero exit raises MechanicsError."""
-        from ansible_collections.tapeops.qualify.plugins.module_utils._tools import _cli
         start = self.clock()
         try:
             result = self.runner(cmd, self.op_timeout)
@@ -439,12 +246,10 @@ class MechanicsBenchmark:
         return result, seconds
 
     def _mtx_status(self):
-        from ansible_collections.tapeops.qualify.plugins.module_utils._measure import _tape_discovery
         result, _seconds = self._run(['mtx', '-f', self.changer, 'status'], 'Reading the changer (mtx status)')
-        return _tape_discovery._mtx_status(result)  # pylint: disable=protected-access
+        return _mtx.parse_mtx_result(result)
 
     def _mt_status(self):
-        from ansible_collections.tapeops.qualify.plugins.module_utils._tools import _mt
         result = self.runner([self.mt, '-f', self.device, 'status'], self.op_timeout)
         if result.rc != 0 and 'busy' in ((result.stderr or '') + (result.stdout or '')).lower():
             raise MechanicsError('%s is busy: another process has the drive open (st allows one open at a time). '
@@ -475,7 +280,6 @@ class MechanicsBenchmark:
     # -------------------------------------------------------------- plan
     def identify(self):
         """The safety gate's device check and discovery of the drive; the changer link from it."""
-        from ansible_collections.tapeops.qualify.plugins.module_utils._measure import _tape_safety
         kwargs = {'sys_root': self.sys_root} if self.sys_root else {}
 
         def runner(cmd):
@@ -521,45 +325,17 @@ class MechanicsBenchmark:
 
     # -------------------------------------------------------------- run
     def run(self, check_mode=False):
+        """The benchmark's result: the plan (all that check mode does), then the cycles timed and the cartridge
+        put back; ``summary`` and ``restored`` also when a cycle fails (the error's ``partial``)."""
         drive = self.identify()
-        status = self._mtx_status()
-        if status.get('error'):
-            raise MechanicsError('mtx status on %s failed: %s. %s' % (
-                self.changer, status['error'], status.get('error_hint') or ''), 'changer_error')
-        where, element = find_cartridge(status, self.barcode)
-        in_drive = drive_entry(status, self.drive_element)
-        if in_drive is None:
-            raise MechanicsError('The changer %s has no data transfer element %s (mtx status lists %s).' % (
-                self.changer, self.drive_element, [d['element'] for d in status.get('drives') or []]),
-                'no_drive_element')
-        if where is None:
-            raise MechanicsError('Cartridge %s is not in the changer %s (not in any slot or drive in mtx status). '
-                                 'Give the barcode of a cartridge the changer holds.' % (self.barcode, self.changer),
-                                 'no_cartridge')
-        if where == 'drive' and element != self.drive_element:
-            raise MechanicsError('Cartridge %s is in drive %s of the changer, not in drive %s (%s). Unload it first '
-                                 'or benchmark that drive.' % (self.barcode, element, self.drive_element,
-                                                               self.device), 'cartridge_elsewhere')
-        slot = element
-        if where == 'drive':
-            slot = in_drive.get('source_element')
-            if slot is None:
-                raise MechanicsError('Cartridge %s is in drive %s but the changer does not say which slot it came '
-                                     'from; unload it to a slot first (mtx unload SLOT %s).' % (
-                                         self.barcode, self.drive_element, self.drive_element), 'no_source_slot')
-        elif in_drive.get('full'):
-            raise MechanicsError('Drive %s (%s) holds another cartridge (%s); the benchmark moves only %s. Unload '
-                                 'the drive first.' % (self.drive_element, self.device,
-                                                       in_drive.get('barcode') or 'no barcode', self.barcode),
-                                 'drive_full')
+        where, slot = start_of(self._mtx_status(), self.barcode, self.drive_element, self.changer, self.device)
         plan = self.plan(where, slot)
-        result = {'device': self.device, 'plan': plan, 'drive': drive, 'changed': False, 'warnings': [],
-                  'barcode': self.barcode, 'slot': slot}
-        self.result = result
+        self.result = {'device': self.device, 'plan': plan, 'drive': drive, 'changed': False, 'warnings': [],
+                       'barcode': self.barcode, 'slot': slot}
         if check_mode:
-            return result
+            return self.result
         self.slot = slot
-        result['changed'] = True
+        self.result['changed'] = True
         try:
             if where == 'drive':
                 self._run([self.mt, '-f', self.device, 'offline'], 'Unloading the drive before the first cycle')
@@ -569,74 +345,50 @@ class MechanicsBenchmark:
                 self._cycle(cycle)
         finally:
             # Also on failure: the cartridge goes back, and what was measured is kept.
-            result['restored'] = self._restore(where)
-            result['summary'] = summarize(self.samples)
-        return result
+            self.result['restored'] = self._restore(where)
+            self.result['summary'] = summarize(self.samples)
+        return self.result
 
     def _cycle(self, cycle):
-        result = self.result
+        """One timed cycle: in, ready, (the first time: the file marks), locate, to EOD, rewind, unload, out."""
         self._timed('move_to_drive', ['mtx', '-f', self.changer, 'load', str(self.slot), str(self.drive_element)])
         self._wait_ready()
         if cycle == 0:
-            result['filemarks'] = self._write_marks()
-        fsf_ok = result['filemarks'].get('written') or result.get('locate_error') is None
-        if fsf_ok:
-            try:
-                self._run([self.mt, '-f', self.device, 'rewind'], 'Rewinding before the locate')
-                self._timed('locate', [self.mt, '-f', self.device, 'fsf', str(self.locate_files)])
-                position = self._mt_status()
-                if position.get('file_number') is not None and position['file_number'] != self.locate_files:
-                    result['warnings'].append('after mt fsf %d the drive is at file %s, not %d' % (
-                        self.locate_files, position['file_number'], self.locate_files))
-            except MechanicsError as exc:
-                if result['filemarks'].get('written'):
-                    raise
-                # A cartridge we may not write: fewer marks than asked, the locate is not measured.
-                result['locate_error'] = exc.msg
-                result['warnings'].append('locate not measured: %s' % exc.msg)
+            self.result['filemarks'] = self._write_marks()
+        if self.result['filemarks'].get('written') or self.result.get('locate_error') is None:
+            self._locate()
         self._timed('space_eod', [self.mt, '-f', self.device, 'eod'])
         self._timed('rewind', [self.mt, '-f', self.device, 'rewind'])
         self._timed('unload', [self.mt, '-f', self.device, 'offline'])
         self._timed('move_to_slot', ['mtx', '-f', self.changer, 'unload', str(self.slot), str(self.drive_element)])
 
+    def _locate(self):
+        """The timed locate over ``locate_files`` file marks from BOT, and where the drive says it stopped.
+
+        On a cartridge the benchmark did not write, a locate that fails (fewer marks than asked) is not measured
+        (``locate_error``) and is not tried again.
+        """
+        result = self.result
+        try:
+            self._run([self.mt, '-f', self.device, 'rewind'], 'Rewinding before the locate')
+            self._timed('locate', [self.mt, '-f', self.device, 'fsf', str(self.locate_files)])
+            position = self._mt_status()
+            if position.get('file_number') is not None and position['file_number'] != self.locate_files:
+                result['warnings'].append('after mt fsf %d the drive is at file %s, not %d' % (
+                    self.locate_files, position['file_number'], self.locate_files))
+        except MechanicsError as exc:
+            if result['filemarks'].get('written'):
+                raise
+            # A cartridge we may not write: fewer marks than asked, the locate is not measured.
+            result['locate_error'] = exc.msg
+            result['warnings'].append('locate not measured: %s' % exc.msg)
+
     def _write_marks(self):
         """File marks for the locate, through the safety gate and the write benchmark's writer; or why not."""
-        from ansible_collections.tapeops.qualify.plugins.module_utils._measure import _tape_safety
-        from ansible_collections.tapeops.qualify.plugins.module_utils._measure import _tape_writer as W
         record = {'written': False, 'media': None, 'files': self.locate_files, 'file_mb': self.file_mb}
-        self.gate.loaded(self.barcode)   # moved into the drive by this barcode: the changer must still agree
-        try:
-            record['media'] = self.gate.probe()
-        except _tape_safety.TapeSafetyError as exc:  # the drive could not be opened: busy, swapped node, no media
-            raise MechanicsError(exc.msg, exc.reason, partial=self.result) from None
-        try:
-            record['media_decision'] = self.gate.admit()
-        except _tape_safety.TapeSafetyError as exc:
-            # a cartridge the media rule does not admit is only moved, spaced over and rewound
-            record.update(refused=True, reason=exc.reason, msg=exc.msg)
-            self.result['warnings'].append('no file marks written for the locate: %s' % exc.msg)
+        if not self._admitted(record):
             return record
-        pool = W.make_pool('random', size=16 * W.MIB, seed=7)
-        views = W.block_views(pool, 262144)
-        payload = self.locate_files * self.file_mb * MB
-        try:
-            fd = self.gate.open_for_write()
-        except _tape_safety.TapeSafetyError as exc:
-            raise MechanicsError(exc.msg, exc.reason, partial=self.result) from None
-        try:
-            try:
-                W.mtop(fd, W.MTSETBLK, 0, timeout=self.op_timeout)
-                deadline = 2 * payload / float(MB) + self.op_timeout   # >= 1 MB/s or we call it hung
-                marked = W.call_with_timeout(
-                    lambda: W.filemark_run(fd, views, payload, self.file_mb * MB,
-                                           lambda f: W.mtop(f, W.MTWEOF, 1, timeout=self.op_timeout)),
-                    deadline, 'Writing the files for the locate')
-                baseline = W.call_with_timeout(lambda: W.write_stream(fd, views, payload), deadline,
-                                               'Writing the baseline')
-            finally:
-                W.mtop(fd, W.MTREW, 1, timeout=self.op_timeout)
-        finally:
-            os.close(fd)
+        marked, baseline = self._write_files()
         record.update(written=True, marks=marked['marks'], bytes=marked['bytes'] + baseline['bytes'],
                       marked_run=marked, baseline_run=dict((k, v) for k, v in baseline.items()
                                                            if k != 'series_mb_s'))
@@ -649,6 +401,34 @@ class MechanicsBenchmark:
             record['seconds_lost_per_mark'] = round(
                 max(0.0, marked['seconds'] - marked['bytes'] / base_rate) / marked['marks'], 4)
         return record
+
+    def _admitted(self, record):
+        """Whether the media rule lets the benchmark write on the cartridge now loaded; ``record`` gets what the
+        gate read at BOT and its decision, or why it refused (a refusal is a warning, not an error)."""
+        self.gate.loaded(self.barcode)   # moved into the drive by this barcode: the changer must still agree
+        try:
+            record['media'] = self.gate.probe()
+        except _tape_safety.TapeSafetyError as exc:  # the drive could not be opened: busy, swapped node, no media
+            raise MechanicsError(exc.msg, exc.reason, partial=self.result) from None
+        try:
+            record['media_decision'] = self.gate.admit()
+        except _tape_safety.TapeSafetyError as exc:
+            # a cartridge the media rule does not admit is only moved, spaced over and rewound
+            record.update(refused=True, reason=exc.reason, msg=exc.msg)
+            self.result['warnings'].append('no file marks written for the locate: %s' % exc.msg)
+            return False
+        return True
+
+    def _write_files(self):
+        """``(marked run, baseline run)`` of :func:`write_locate_files`, through the gate's one open for writing."""
+        try:
+            fd = self.gate.open_for_write()
+        except _tape_safety.TapeSafetyError as exc:
+            raise MechanicsError(exc.msg, exc.reason, partial=self.result) from None
+        try:
+            return write_locate_files(fd, self.locate_files, self.file_mb, self.op_timeout)
+        finally:
+            os.close(fd)
 
     def _restore(self, where):
         """Put the cartridge back where it was; True when mtx status confirms it, else False."""
@@ -677,32 +457,3 @@ class MechanicsBenchmark:
             self.result['warnings'].append('%s is in %s %s, not back in %s %s: put it back by hand (mtx -f %s ...)'
                                            % (self.barcode, now, element, where, expected, self.changer))
         return ok
-
-
-def drive_spec(generation, form_factor=None, vendor=None, interface=None, model=None):
-    """``_drive_model.lookup`` for the mechanics forecast; None when the generation is unknown."""
-    from ansible_collections.tapeops.qualify.plugins.module_utils._judge import _drive_model
-    if generation in (None, ''):
-        return None
-    return _drive_model.lookup(generation, form_factor=form_factor, vendor=vendor, interface=interface,
-                               overrides=model or None)
-
-
-def analyse(result, current=None, target=None, rate_mb_s=None, backup=None):
-    """Add ``forecast`` (object sizes, current and target) and ``size_warnings`` to a benchmark result.
-
-    ``current``: the drive's DriveSpec (None: from the discovered generation);
-    ``rate_mb_s``: a measured streaming rate for the current drive (else the
-    model's native rate); ``backup``: ``tapeops_backup`` for the size check.
-    """
-    if current is None:
-        gen = ((result.get('drive') or {}).get('generation') or {})
-        if gen.get('generation'):
-            current = drive_spec(gen['generation'], gen.get('form_factor'), gen.get('vendor'))
-    filemarks = result.get('filemarks') or {}
-    rate_basis = 'measured (given)' if rate_mb_s else None
-    out = forecast(result.get('summary') or {}, current=current, target=target, rate_mb_s=rate_mb_s,
-                   filemark_s=filemarks.get('seconds_lost_per_mark'), rate_basis=rate_basis)
-    result['forecast'] = out
-    result['size_warnings'] = size_warnings(out, backup_sizes_mb(backup))
-    return result

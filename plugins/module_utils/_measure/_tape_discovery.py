@@ -208,35 +208,43 @@ def decode_element_status_ex(data):
                 warnings.append('element descriptor at byte %d is cut short (%d of %d bytes)'
                                 % (pos, len(desc), desc_len))
                 complete = False
-            entry = {
-                'address': (desc[0] << 8) | desc[1],
-                'full': bool(desc[2] & 0x01),
-                'source_address': ((desc[10] << 8) | desc[11]) if desc[9] & 0x80 else None,
-                'volume_tag': None,
-                'identifier': None,
-            }
-            off = 12
-            if pvoltag:
-                if off + 32 <= len(desc):
-                    entry['volume_tag'] = bytes(desc[off:off + 32]).decode('ascii', 'replace').strip() or None
-                off += 36
-            if avoltag:
-                off += 36
-            if off + 4 <= len(desc):
-                id_len = desc[off + 3]
-                ident = bytes(desc[off + 4:off + 4 + id_len])
-                # Some changers (tgt) send fewer identifier bytes than they announce: the prefix is kept,
-                # marked, and match_drive_element accepts a prefix only when it fits exactly one drive.
-                entry['identifier'] = ident.decode('ascii', 'replace').rstrip('\x00').strip() or None
-                if len(ident) < id_len:
-                    entry['identifier_truncated'] = True
-                    warnings.append('device identifier of element %d is cut short (%d of %d bytes)'
-                                    % (entry['address'], len(ident), id_len))
-                    complete = False
+            entry = _element_descriptor(desc, pvoltag, avoltag, warnings)
+            if entry.get('identifier_truncated'):
+                complete = False
             out.append(entry)
             pos += desc_len
         pos = max(pos, end)
     return {'elements': out, 'complete': complete, 'warnings': warnings}
+
+
+def _element_descriptor(desc, pvoltag, avoltag, warnings):
+    """One element descriptor of READ ELEMENT STATUS: address, full, source, volume tag, identifier; what a
+    cut-short descriptor lacks is None, a cut identifier its prefix with ``identifier_truncated`` (and a warning)."""
+    entry = {
+        'address': (desc[0] << 8) | desc[1],
+        'full': bool(desc[2] & 0x01),
+        'source_address': ((desc[10] << 8) | desc[11]) if desc[9] & 0x80 else None,
+        'volume_tag': None,
+        'identifier': None,
+    }
+    off = 12
+    if pvoltag:
+        if off + 32 <= len(desc):
+            entry['volume_tag'] = bytes(desc[off:off + 32]).decode('ascii', 'replace').strip() or None
+        off += 36
+    if avoltag:
+        off += 36
+    if off + 4 <= len(desc):
+        id_len = desc[off + 3]
+        ident = bytes(desc[off + 4:off + 4 + id_len])
+        # Some changers (tgt) send fewer identifier bytes than they announce: the prefix is kept,
+        # marked, and match_drive_element accepts a prefix only when it fits exactly one drive.
+        entry['identifier'] = ident.decode('ascii', 'replace').rstrip('\x00').strip() or None
+        if len(ident) < id_len:
+            entry['identifier_truncated'] = True
+            warnings.append('device identifier of element %d is cut short (%d of %d bytes)'
+                            % (entry['address'], len(ident), id_len))
+    return entry
 
 
 def match_drive_element(drive, elements):
@@ -387,32 +395,12 @@ def _changer_elements(sg, runner):
     return decode_element_status_ex(parse_sg_raw_hex((result.stdout or '') + '\n' + (result.stderr or '')))
 
 
-def _mtx_status(result):
-    """``mtx status`` from its stdout; a fatal message on stderr becomes the error."""
-    status = _mtx.parse_mtx_status(result.stdout or '')
-    if result.rc != 0 and not (result.stdout or '').strip() and (result.stderr or '').strip():
-        # mtx failed and said why on stderr (or could not be run): that is the error, not "mtx printed nothing"
-        status['error'] = status['error_hint'] = None
-    if (result.stderr or '').strip():
-        err = _mtx.parse_mtx_status(result.stderr)
-        status['sense'].update(err['sense'])
-        if err['error'] and not status['error']:
-            status['error'], status['error_hint'] = err['error'], err['error_hint']
-            status['complete'] = False
-    if status['error'] is None and result.rc != 0 and not status['drives']:
-        said = (result.stderr or result.stdout or '').strip().splitlines()
-        device = result.cmd[2] if len(result.cmd) > 2 else 'DEVICE'
-        status['error'] = said[-1] if said else 'mtx failed with exit code %s' % result.rc
-        status['error_hint'] = 'Run "mtx -f %s status" by hand to see why.' % device
-    return status
-
-
 def _mtx_run(runner, sg):
     """``(CliResult, status)`` of ``mtx -f sg status``; a missing mtx is said to be missing, with its package.
 
     An mtx that is not installed fails to start: the tool runner says so and names the package (``_cli.missing_tool``).
     Its "No such file or directory" is not mtx's own message for a changer node that does not open, which
-    ``_mtx_status`` reads stderr for, so the runner's words are the changer's error and hint.
+    ``_mtx.parse_mtx_result`` reads stderr for, so the runner's words are the changer's error and hint.
     """
     cmd = ['mtx', '-f', sg, 'status']
     try:
@@ -433,7 +421,7 @@ def changer_drive_barcode(runner, sg, element):
     cartridge; ``error`` is the changer's failure, or None.
     """
     result, status = _mtx_run(runner, sg)
-    status = status or _mtx_status(result)
+    status = status or _mtx.parse_mtx_result(result)
     if result.rc != 0 or status.get('error'):
         return None, status.get('error') or (result.stderr or '').strip() or 'mtx status failed'
     return _mtx.drive_barcode(status, element), None
@@ -462,7 +450,7 @@ def discover_changers(runner, sys_root=None):
         }
         if sg:
             result, status = _mtx_run(runner, sg)
-            status = status or _mtx_status(result)
+            status = status or _mtx.parse_mtx_result(result)
             if result.rc != 0 or status['error']:
                 changer['error'] = status['error'] or (result.stderr or '').strip() or 'mtx status failed'
             changer['status'] = status
@@ -538,6 +526,77 @@ class HungGuard:
             raise
 
 
+def _drive_of(name, scsi_dir, runner, sys_root):
+    """Drive ``name`` (nstN) as sysfs, its serial, READ BLOCK LIMITS, its HBA path and ``mt status`` describe it."""
+    sg = sg_of(scsi_dir)
+    drive = {
+        'nst': '/dev/%s' % name, 'st': '/dev/%s' % name[1:], 'sg': sg, 'hctl': os.path.basename(scsi_dir),
+        'vendor': _read(os.path.join(scsi_dir, 'vendor')),
+        'product': _read(os.path.join(scsi_dir, 'model')),
+        'revision': _read(os.path.join(scsi_dir, 'rev')),
+        'serial': None,
+        'serial_hex': None,
+        'warnings': [],
+    }
+    drive['serial'], drive['serial_hex'] = _serial(scsi_dir, sg, runner)
+    drive['block_limits'] = _block_limits(sg, runner)
+    drive['hba_max_transfer_bytes'] = hba_max_transfer(sg)
+    drive['link'] = _hba_link.device_link(scsi_dir, sys_root)
+    _read_mt_status(drive, runner)
+    return drive
+
+
+def _serial(scsi_dir, sg, runner):
+    """``(serial, serial_hex)``: VPD page 0x80 as sysfs holds it, else the serial ``sg_inq`` reads (no hex then)."""
+    serial = serial_hex = None
+    try:
+        with open(os.path.join(scsi_dir, 'vpd_pg80'), 'rb') as handle:
+            serial, serial_hex = vpd80_serial(handle.read())
+    except OSError:
+        pass
+    if not serial and sg:
+        result = _run(runner, ['sg_inq', '-p', '0x80', sg])
+        serial = _scsi_inquiry.parse_sg_inq(result.stdout)['serial']
+    return serial, serial_hex
+
+
+def _block_limits(sg, runner):
+    """READ BLOCK LIMITS (``sg_read_block_limits``); every limit None when it cannot be read."""
+    if sg:
+        result = _run(runner, ['sg_read_block_limits', '-H', sg])
+        data = _scsi_inquiry.parse_hex_bytes(result.stdout) if result.rc == 0 else b''
+        if len(data) >= 6:
+            return _scsi_inquiry.decode_read_block_limits(data)
+    return {'min': None, 'max': None, 'granularity': None}
+
+
+def _read_mt_status(drive, runner):
+    """What ``mt status`` says of the drive (busy, block size, density, loaded, write protected) into ``drive``."""
+    status, result, text = _mt_status(runner, drive['nst'])
+    drive['busy'] = 'busy' in text.lower()
+    drive['mt_status'] = status if result.rc == 0 else None
+    drive['mt_error'] = None if result.rc == 0 else text.strip()
+    drive['warnings'].extend(status['warnings'] if result.rc == 0 else [])
+    drive['block_size'] = status['block_size']
+    drive['density_code'] = '0x%02x' % status['density_code'] if status['density_code'] is not None else None
+    # None = mt did not say (GNU/Solaris/FreeBSD mt print no status bits), never "no".
+    drive['media_loaded'] = status['media_loaded'] if result.rc == 0 else None
+    drive['write_protected'] = status['write_protected'] if result.rc == 0 else None
+
+
+def _changer_link(drive, changers):
+    """``(changer, barcode)``: the changer element holding the drive (matched by serial) and the barcode of the
+    cartridge in it; ``(None, None)`` when no changer holds it."""
+    for changer in changers:
+        index, how = match_drive_element(drive, changer['elements'])
+        if index is None:
+            continue
+        element = changer['elements'][index]
+        link = {'sg': changer['sg'], 'element': index, 'element_address': element['address'], 'matched_by': how}
+        return link, (_mtx.drive_barcode(changer['status'], index) if changer['status'] else None)
+    return None, None
+
+
 def discover(runner=None, sys_root=None, log_pages=True, only=None, settings=None):
     """``{'drives': [...], 'changers': [...]}`` for this host (see tape_drive_info RETURN).
 
@@ -564,65 +623,17 @@ def discover(runner=None, sys_root=None, log_pages=True, only=None, settings=Non
         nst = '/dev/%s' % name
         if only and nst not in only and name not in only:
             continue
-        scsi_dir = os.path.realpath(os.path.join(tape_class, name, 'device'))
-        sg = sg_of(scsi_dir)
-        drive = {
-            'nst': nst, 'st': '/dev/%s' % name[1:], 'sg': sg, 'hctl': os.path.basename(scsi_dir),
-            'vendor': _read(os.path.join(scsi_dir, 'vendor')),
-            'product': _read(os.path.join(scsi_dir, 'model')),
-            'revision': _read(os.path.join(scsi_dir, 'rev')),
-            'serial': None,
-            'serial_hex': None,
-            'warnings': [],
-        }
-        try:
-            with open(os.path.join(scsi_dir, 'vpd_pg80'), 'rb') as handle:
-                drive['serial'], drive['serial_hex'] = vpd80_serial(handle.read())
-        except OSError:
-            pass
-        if not drive['serial'] and sg:
-            result = _run(runner, ['sg_inq', '-p', '0x80', sg])
-            drive['serial'] = _scsi_inquiry.parse_sg_inq(result.stdout)['serial']
-        limits = None
-        if sg:
-            result = _run(runner, ['sg_read_block_limits', '-H', sg])
-            data = _scsi_inquiry.parse_hex_bytes(result.stdout) if result.rc == 0 else b''
-            if len(data) >= 6:
-                limits = _scsi_inquiry.decode_read_block_limits(data)
-        drive['block_limits'] = limits or {'min': None, 'max': None, 'granularity': None}
-        drive['hba_max_transfer_bytes'] = hba_max_transfer(sg)
-        drive['link'] = _hba_link.device_link(scsi_dir, sys_root)
-        status, result, text = _mt_status(runner, nst)
-        drive['busy'] = 'busy' in text.lower()
-        drive['mt_status'] = status if result.rc == 0 else None
-        drive['mt_error'] = None if result.rc == 0 else text.strip()
-        drive['warnings'].extend(status['warnings'] if result.rc == 0 else [])
-        drive['block_size'] = status['block_size']
-        drive['density_code'] = '0x%02x' % status['density_code'] if status['density_code'] is not None else None
-        # None = mt did not say (GNU/Solaris/FreeBSD mt print no status bits), never "no".
-        drive['media_loaded'] = status['media_loaded'] if result.rc == 0 else None
-        drive['write_protected'] = status['write_protected'] if result.rc == 0 else None
+        drive = _drive_of(name, os.path.realpath(os.path.join(tape_class, name, 'device')), runner, sys_root)
         drive['generation'], drive['drive_model'] = _identify(drive, settings)
         drive['mtweofi_supported'] = weofi
         drive['mtweofi_basis'] = weofi_basis
         drive['st_options'] = _st_sysfs.read_options(name, sys_root)
         drive['stats'] = _st_sysfs.read_stats(name, sys_root)
-        drive['changer'] = None
-        drive['barcode'] = None
-        for changer in changers:
-            index, how = match_drive_element(drive, changer['elements'])
-            if index is None:
-                continue
-            element = changer['elements'][index]
-            drive['changer'] = {'sg': changer['sg'], 'element': index, 'element_address': element['address'],
-                                'matched_by': how}
-            if changer['status']:
-                drive['barcode'] = _mtx.drive_barcode(changer['status'], index)
-            break
-        drive['log_pages'] = read_log_pages(sg, runner) if log_pages else None
+        drive['changer'], drive['barcode'] = _changer_link(drive, changers)
+        drive['log_pages'] = read_log_pages(drive['sg'], runner) if log_pages else None
         if drive['log_pages']:
             drive['warnings'].extend(drive['log_pages']['warnings'])
         # a drive that hung in discovery gets no write test: it would only hang the same way
-        drive['hung'] = runner.reason(nst) or runner.reason(sg)
+        drive['hung'] = runner.reason(nst) or runner.reason(drive['sg'])
         drives.append(drive)
     return {'drives': drives, 'changers': changers}

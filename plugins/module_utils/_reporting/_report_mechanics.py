@@ -18,6 +18,7 @@ from __future__ import annotations
 
 from ansible_collections.tapeops.qualify.plugins.module_utils import _records
 from ansible_collections.tapeops.qualify.plugins.module_utils._measure import _mechanics
+from ansible_collections.tapeops.qualify.plugins.module_utils._judge import _mechanics as _mechanics_analysis
 from ansible_collections.tapeops.qualify.plugins.module_utils._judge import _verdict
 from ansible_collections.tapeops.qualify.plugins.module_utils._reporting import _templates, _words
 
@@ -129,7 +130,7 @@ def notes(mech):
         out.append({'id': 'not_restored', 'barcode': mech.get('barcode'), 'where': mech.get('final_location')})
     target = (mech.get('forecast') or {}).get('target') or {}
     for op, scaling in sorted((target.get('scaling') or {}).items()):
-        if op in _mechanics.MODEL_FIELD:
+        if op in _mechanics_analysis.MODEL_FIELD:
             out.append({'id': 'target_scaling', 'operation': op, 'basis': scaling.get('basis')})
     return out
 

@@ -6,7 +6,8 @@
 
 Private to this collection: may change without notice.
 
-Pure function on text captured with ``LC_ALL=C``. Accepts the variants real
+Pure functions on text captured with ``LC_ALL=C`` (``parse_mtx_status``), or on
+the runner's result of it (``parse_mtx_result``: stdout and stderr). Accepts the variants real
 libraries print: padded and unpadded VolumeTags, ``VolumeTag = X`` on drives
 and ``VolumeTag=X`` on slots, ``Empty:VolumeTag=`` (IBM TS4500), import/export
 slots, "Request Sense" noise before the status, a truncated last line, and a
@@ -81,57 +82,69 @@ def parse_mtx_status(text):
     cut = bool(text) and not text.endswith('\n') and bool(lines)
     other = []
     for index, line in enumerate(lines):
-        last_cut = cut and index == len(lines) - 1
-        match = _SENSE.match(line)
-        if match:
-            result['sense'][match.group('key').strip().lower().replace(' ', '_')] = match.group('value').strip()
-            continue
-        match = _HEADER.match(line)
-        if match:
-            result['changer'] = match.group('dev')
-            result['drives_count'] = int(match.group('drives'))
-            result['slots_count'] = int(match.group('slots'))
-            result['import_export_count'] = int(match.group('ie'))
-            continue
-        match = _DRIVE.match(line)
-        if match:
-            entry = {
-                'element': int(match.group('el')),
-                'full': match.group('state') == 'Full',
-                'source_element': int(match.group('src')) if match.group('src') else None,
-                'barcode': _tag(match.group('tag')),
-            }
-            if last_cut:
-                entry['barcode'] = None
-                result['warnings'].append('the last line %r may be cut short; its barcode is not used' % line.strip())
-            result['drives'].append(entry)
-            continue
-        match = _SLOT.match(line)
-        if match:
-            entry = {
-                'element': int(match.group('el')),
-                'full': match.group('state') == 'Full',
-                'barcode': _tag(match.group('tag')),
-                'import_export': bool(match.group('ie')),
-            }
-            if last_cut:
-                entry['barcode'] = None
-                result['warnings'].append('the last line %r may be cut short; its barcode is not used' % line.strip())
-            result['slots'].append(entry)
-            continue
-        stripped = line.strip()
-        if not stripped:
-            continue
-        for rx, hint in _FATAL:
-            if rx.search(stripped):
-                if result['error'] is None:
-                    result['error'], result['error_hint'] = stripped, hint
-                break
-        else:
-            if _MODE_SENSE.match(stripped):
-                result['warnings'].append('%s (mtx uses default element addresses)' % stripped)
-            else:
-                other.append(stripped)
+        _read_line(result, line, cut and index == len(lines) - 1, other)
+    _conclude(result, lines, cut, other)
+    return result
+
+
+def _element(line):
+    """``('drives', entry)`` or ``('slots', entry)`` for a data transfer or storage element line, else None."""
+    match = _DRIVE.match(line)
+    if match:
+        return 'drives', {
+            'element': int(match.group('el')),
+            'full': match.group('state') == 'Full',
+            'source_element': int(match.group('src')) if match.group('src') else None,
+            'barcode': _tag(match.group('tag')),
+        }
+    match = _SLOT.match(line)
+    if match:
+        return 'slots', {
+            'element': int(match.group('el')),
+            'full': match.group('state') == 'Full',
+            'barcode': _tag(match.group('tag')),
+            'import_export': bool(match.group('ie')),
+        }
+    return None
+
+
+def _read_line(result, line, last_cut, other):
+    """One line into ``result``: sense data, the header, an element, a fatal message; ``other`` gets the rest."""
+    match = _SENSE.match(line)
+    if match:
+        result['sense'][match.group('key').strip().lower().replace(' ', '_')] = match.group('value').strip()
+        return
+    match = _HEADER.match(line)
+    if match:
+        result['changer'] = match.group('dev')
+        result['drives_count'] = int(match.group('drives'))
+        result['slots_count'] = int(match.group('slots'))
+        result['import_export_count'] = int(match.group('ie'))
+        return
+    element = _element(line)
+    if element is not None:
+        kind, entry = element
+        if last_cut:
+            entry['barcode'] = None
+            result['warnings'].append('the last line %r may be cut short; its barcode is not used' % line.strip())
+        result[kind].append(entry)
+        return
+    stripped = line.strip()
+    if not stripped:
+        return
+    for rx, hint in _FATAL:
+        if rx.search(stripped):
+            if result['error'] is None:
+                result['error'], result['error_hint'] = stripped, hint
+            return
+    if _MODE_SENSE.match(stripped):
+        result['warnings'].append('%s (mtx uses default element addresses)' % stripped)
+    else:
+        other.append(stripped)
+
+
+def _conclude(result, lines, cut, other):
+    """The error of a run without a listing, the lines nobody recognised, and whether the listing is complete."""
     if result['drives_count'] is None and result['error'] is None and other:
         # No listing at all and a message nobody recognised: that message is the error.
         result['error'] = other[-1]
@@ -148,7 +161,27 @@ def parse_mtx_status(text):
     elif result['error'] is None and not lines:
         result['error'] = 'mtx printed nothing'
         result['error_hint'] = 'Run "mtx -f DEVICE status" by hand; check that DEVICE is the changer\'s sg node.'
-    return result
+
+
+def parse_mtx_result(result):
+    """``mtx -f DEVICE status`` as the runner returned it (``_cli.CliResult``): stdout parsed, and a fatal
+    message on stderr, or a failure that printed no listing, as the ``error`` (with ``error_hint``)."""
+    status = parse_mtx_status(result.stdout or '')
+    if result.rc != 0 and not (result.stdout or '').strip() and (result.stderr or '').strip():
+        # mtx failed and said why on stderr (or could not be run): that is the error, not "mtx printed nothing"
+        status['error'] = status['error_hint'] = None
+    if (result.stderr or '').strip():
+        err = parse_mtx_status(result.stderr)
+        status['sense'].update(err['sense'])
+        if err['error'] and not status['error']:
+            status['error'], status['error_hint'] = err['error'], err['error_hint']
+            status['complete'] = False
+    if status['error'] is None and result.rc != 0 and not status['drives']:
+        said = (result.stderr or result.stdout or '').strip().splitlines()
+        device = result.cmd[2] if len(result.cmd) > 2 else 'DEVICE'
+        status['error'] = said[-1] if said else 'mtx failed with exit code %s' % result.rc
+        status['error_hint'] = 'Run "mtx -f %s status" by hand to see why.' % device
+    return status
 
 
 def drive_barcode(status, element):

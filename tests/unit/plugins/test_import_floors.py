@@ -27,12 +27,12 @@ FLOORS = {
     # the records' one reading of an st node name (_records.st_name)
     '_config': {'_errors', '_records'},
     '_run': {'_errors', '_records'},
-    # a module names its drive on the host with the judge's resolver and model; Bacula's Maximum File Size is
-    # read with the config parser
-    '_measure': {'_errors', '_records', '_tools', '_config', '_judge'},
-    '_judge': {'_errors', '_records', '_run', '_tools'},
+    # a module names its drive on the host with the judge's resolver and model
+    '_measure': {'_errors', '_records', '_tools', '_judge'},
+    # the mechanics forecast reads Bacula's Maximum File Size with the config parser (_config._bacula_conf)
+    '_judge': {'_errors', '_records', '_run', '_tools', '_config'},
     '_inputs': {'_errors', '_config'},
-    # the mechanics section reads the mechanics analysis of _measure
+    # the mechanics section names the timed operations as the benchmark does (_measure._mechanics.OPERATIONS)
     '_reporting': {'_errors', '_records', '_run', '_tools', '_judge', '_measure'},
     'plugin_utils': {'_errors'},
     'doc_fragments': set(),

@@ -90,9 +90,15 @@ def test_check_mode_forecasts_the_same():
      'drive has unknown keys warp; it takes generation, form_factor, vendor, interface and any drive model field '
      '(native_mb_s, speed_steps_mb_s, speed_floor_mb_s, buffer_mb, backhitch_s, sync_mark_s, load_s, unload_s, '
      'rewind_s, locate_s, compressed_max_mb_s, interface_mb_s, compression_ratio, native_capacity_gb).'),
+    # the drive resolver's and the drive model's words, naming the option
     ({'drive': {'generation': 'DLT-4'}, 'feed_mb_s': 100},
-     'Cannot read an LTO generation from \'DLT-4\'. Use a number 1-10 or text like "LTO-9", "LTO-9 HH", "lto8", '
-     '"Ultrium 7" or "LTO-10".'),
+     'drive: Cannot read an LTO generation from \'DLT-4\'. Use a number 1-10 or text like "LTO-9", "LTO-9 HH", '
+     '"lto8", "Ultrium 7" or "LTO-10".'),
+    ({'drive': {'generation': 'LTO-8 HH', 'form_factor': 'FH'}, 'feed_mb_s': 100},
+     "drive: generation 'LTO-8 HH' says HH but form_factor says FH; give one."),
+    ({'drive': {'generation': 'LTO-5', 'speed_floor_mb_s': 500}, 'feed_mb_s': 100},
+     'drive: speed_floor_mb_s 500 is above the native rate of LTO-5 (140.0 MB/s). The floor is the slowest native '
+     '(uncompressed) speed the drive can stream at; check the inventory value.'),
     ({'drive': {'generation': 'LTO-9'}, 'feed_mb_s': 100, 'tape_ratio': 0.5},
      'tape_ratio must be at least 1.0 (host bytes per tape byte), got 0.5.'),
 ])

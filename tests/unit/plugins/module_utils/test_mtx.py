@@ -2,6 +2,7 @@
 
 import pytest
 
+from ansible_collections.tapeops.qualify.plugins.module_utils._tools import _cli
 from ansible_collections.tapeops.qualify.plugins.module_utils._tools import _mtx
 
 from _tape_fixtures import fixture, fixtures, header
@@ -118,3 +119,31 @@ def test_quadstor_vtl_adic_scalar24_drive_loaded_from_slot_1():
     assert r['changer'] == '/dev/sg3' and r['complete'] is True
     assert _mtx.drive_barcode(r, 0) == 'TEST55' and r['drives'][0]['source_element'] == 1
     assert [s['barcode'] for s in r['slots'] if s['full']] == ['TEST66S', 'TEST67S', 'TEST68S']
+
+
+# ---------------------------------------------------------------- the runner's result of mtx status
+
+def test_a_result_with_the_failure_on_stderr_is_the_changers_error():
+    # IBM 33614LX offline: mtx exits 1, its sense data and the fatal message on stderr, nothing on stdout
+    result = _cli.CliResult(['mtx', '-f', '/dev/sg6', 'status'], 1, '',
+                            fixture('mtx', 'mtx_status_error__IBM-33614LX-not-ready__1.txt'))
+    status = _mtx.parse_mtx_result(result)
+    assert status['error'] == 'READ ELEMENT STATUS Command Failed' and 'random mode' in status['error_hint']
+    assert status['sense']['sense_key'] == 'Not Ready' and status['complete'] is False and status['drives'] == []
+
+
+def test_a_result_that_failed_without_a_listing_says_what_mtx_said():
+    # mtx's own message for a node that does not open (scsi_linux.c), on stderr with exit code 1
+    status = _mtx.parse_mtx_result(_cli.CliResult(['mtx', '-f', '/dev/sg6', 'status'], 1, '',
+                                                  'mtx: cannot open SCSI device /dev/sg6\n'))
+    assert status['error'] == 'mtx: cannot open SCSI device /dev/sg6'
+    assert status['error_hint'].startswith('mtx could not open the changer: check the sg node (lsscsi -g)')
+    # stdout and stderr empty: "printed nothing" is the error, not an empty changer
+    status = _mtx.parse_mtx_result(_cli.CliResult(['mtx', '-f', '/dev/sg6', 'status'], 2, '', ''))
+    assert status['error'] == 'mtx printed nothing' and status['drives'] == []
+
+
+def test_a_result_that_listed_the_changer_is_its_status():
+    text = fixture('mtx', 'mtx_status__TANDBERG-StorageLoader-1drive-7slot-LTO5__1.txt')
+    result = _cli.CliResult(['mtx', '-f', '/dev/sg5', 'status'], 0, text, '')
+    assert _mtx.parse_mtx_result(result) == _mtx.parse_mtx_status(text)

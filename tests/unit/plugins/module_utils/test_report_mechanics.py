@@ -15,7 +15,8 @@ import json
 import pytest
 
 from ansible_collections.tapeops.qualify.plugins.module_utils._judge import _drive_model as dm
-from ansible_collections.tapeops.qualify.plugins.module_utils._measure import _mechanics as mech
+from ansible_collections.tapeops.qualify.plugins.module_utils._judge import _mechanics as mech
+from ansible_collections.tapeops.qualify.plugins.module_utils._measure import _mechanics as timed
 from ansible_collections.tapeops.qualify.plugins.module_utils import _run
 from ansible_collections.tapeops.qualify.plugins.module_utils._reporting import (
     _render, _report, _report_mechanics, _words)
@@ -43,10 +44,10 @@ class Warnings:
 def mechanics_result(backup, target='LTO-9 FH', restored=True, filemark_s=0.5, rate=7.0):
     """A tape_mechanics_benchmark result as the module returns it (its record, the plan and drive beside it)."""
     result = {'changed': True, 'device': '/dev/nst0', 'barcode': 'MA1001L5', 'slot': 1, 'warnings': [],
-              'plan': {'barcode': 'MA1001L5'}, 'summary': mech.summarize(SAMPLES), 'restored': restored,
+              'plan': {'barcode': 'MA1001L5'}, 'summary': timed.summarize(SAMPLES), 'restored': restored,
               'final_location': {'where': 'drive', 'element': 0},
               'filemarks': {'written': True, 'marks': 4, 'seconds_lost_per_mark': filemark_s, 'media': {}},
-              'drive': {'generation': {'generation': 5, 'form_factor': 'FH', 'vendor': 'IBM'}}}
+              'drive': {'nst': '/dev/nst0', 'vendor': 'IBM', 'product': 'ULT3580-TD5'}}   # lab-ma1's INQUIRY
     mech.analyse(result, target=dm.lookup(target, vendor='IBM') if target else None, rate_mb_s=rate, backup=backup)
     return tape_mechanics_benchmark.returned(Warnings(), result)
 
@@ -108,7 +109,7 @@ def test_the_notes_are_data_and_words_says_them():
     notes = _report_mechanics.notes(mech)
     assert [n['id'] for n in notes] == ['filemarks_refused', 'locate_not_measured', 'not_restored'] + [
         'target_scaling'] * 4
-    # the target's times the drive model has a figure for (_mechanics.MODEL_FIELD), in name order
+    # the target's times the drive model has a figure for (_judge/_mechanics.MODEL_FIELD), in name order
     assert [n['operation'] for n in notes[3:]] == ['load_ready', 'locate', 'rewind', 'unload']
     assert notes[2] == {'id': 'not_restored', 'barcode': 'MA1001L5', 'where': {'where': 'drive', 'element': 0}}
     assert [_words.mechanics_note(n) for n in notes[:3]] == [

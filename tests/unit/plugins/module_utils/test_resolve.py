@@ -207,11 +207,11 @@ def test_discovery_keeps_the_drive_when_its_inventory_entry_cannot_be_read(tmp_p
 def test_identity_record_round_trips():
     ident, _spec = _resolve.resolve({'vendor': 'HP', 'product': 'Ultrium 6-SCSI', 'density_code': '0x58'},
                                     {'model': {'buffer_mb': 64}})
-    assert _resolve.DriveIdentity.from_dict(ident.to_dict()) == ident
+    assert _resolve.Identification.from_dict(ident.to_dict()) == ident
     # an older discovery record (keys this one no longer has) still loads
     old = {'generation': 6, 'form_factor': None, 'vendor': 'HPE', 'inquiry_vendor': 'HP', 'product': 'ULTRIUM 6-SCSI',
            'reason': 'HP product ID', 'source': 'inquiry'}
-    assert _resolve.DriveIdentity.from_dict(old).generation == 6
+    assert _resolve.Identification.from_dict(old).generation == 6
 
 
 def test_setting_for_matches_nst_as_path_or_name():
@@ -225,22 +225,52 @@ def test_setting_for_matches_nst_as_path_or_name():
 MT_HH9 = 'mt_status_mtst__IBM-ULT3580-HH9-N9B1-lin_tape__2.txt'
 
 
-def test_the_mechanics_forecast_takes_the_resolvers_drive_with_the_inventory_model(tmp_path):
-    from ansible_collections.tapeops.qualify.plugins.modules import tape_mechanics_benchmark as module
+def test_the_mechanics_forecast_takes_the_resolvers_drive_with_the_inventory_entry(tmp_path):
+    from ansible_collections.tapeops.qualify.plugins.module_utils._judge import _mechanics
     drive = discover(tmp_path, inquiry_of(LSSCSI_HH9), MT_HH9)
     assert drive['generation']['medium']['code'] == '0x60'
     result = {'drive': drive, 'warnings': []}
-    spec = module.current_drive(result, {'load_s': 0.24})
+    spec = _mechanics.current_drive(result, {'nst': '/dev/nst0', 'model': {'load_s': 0.24}})
     assert (spec.label, spec.load_s, result['warnings']) == ('LTO-9 HH', 0.24, [])
     # the result records the drive the forecast used
     assert result['drive']['drive_model']['load_s'] == 0.24
     assert result['drive']['generation']['inventory'] == {'model': {'load_s': 0.24}}
+    # the whole entry, as discovery and the verdict apply it: its interface and floor too, not only its model
     result = {'drive': dict(drive), 'warnings': []}
-    spec = module.current_drive(result, {'load_seconds': 1})
+    spec = _mechanics.current_drive(result, {'nst': 'nst0', 'interface': 'FC', 'speed_floor_mb_s': 100.0})
+    assert spec == _resolve.resolve(drive, {'interface': 'FC', 'speed_floor_mb_s': 100.0})[1]
+    assert (spec.interface, spec.speed_floor_mb_s) == ('FC', 100.0)
+    assert result['drive']['generation']['inventory'] == {'interface': 'FC', 'speed_floor_mb_s': 100.0}
+    result = {'drive': dict(drive), 'warnings': []}
+    spec = _mechanics.current_drive(result, {'nst': '/dev/nst0', 'model': {'load_seconds': 1}})
     assert spec.load_s == _drive_model.lookup(9, 'HH', 'IBM').load_s == 16.0
-    assert result['warnings'] == ["drive_model: tapeops_drives: Unknown drive model field 'load_seconds' in the "
-                                  "inventory; the fields are: %s.; the current drive is forecast without it"
+    assert result['warnings'] == ["tapeops_drives: Unknown drive model field 'load_seconds' in the inventory; the "
+                                  "fields are: %s.; the current drive is forecast without its tapeops_drives entry"
                                   % ', '.join(_drive_model.OVERRIDABLE)]
+
+
+def test_a_drive_named_rather_than_discovered_is_an_entry_without_inquiry():
+    # the mechanics' target_* options, streaming_forecast's drive: the resolver's lookup, no INQUIRY, no cartridge
+    ident, spec = _resolve.resolve(setting={'generation': 'LTO-9 FH', 'vendor': 'IBM', 'model': {'load_s': 20}},
+                                   given_in='target_generation')
+    assert spec == _drive_model.lookup('LTO-9 FH', vendor='IBM', overrides={'load_s': 20})
+    assert (ident.source, ident.reason, ident.notes) == ('inventory', 'generation LTO-9 FH set in target_generation', ())
+    # the errors name the option the drive came from
+    with pytest.raises(_resolve.ResolveError) as info:
+        _resolve.resolve(setting={'generation': 'LTO-11'}, given_in='target_generation')
+    assert str(info.value).startswith("target_generation: Cannot read an LTO generation from 'LTO-11'.")
+    with pytest.raises(_resolve.ResolveError) as info:
+        _resolve.resolve(setting={'generation': 'LTO-8 HH', 'form_factor': 'FH'}, given_in='drive')
+    assert str(info.value) == "drive: generation 'LTO-8 HH' says HH but form_factor says FH; give one."
+    with pytest.raises(_resolve.ResolveError) as info:
+        _resolve.resolve(setting={'generation': 9, 'interface': 'USB'}, given_in='drive')
+    assert str(info.value) == "drive: interface must be 'SAS', 'FC' or 'SCSI', got 'USB'."
+
+
+def test_a_form_factor_written_out_agrees_with_the_generations():
+    # "half" is what "HH" in the generation says: the drive model reads both alike, so the resolver does
+    spec = _resolve.resolve(setting={'generation': 'LTO-8 HH', 'form_factor': 'half'})[1]
+    assert (spec.label, spec.native_mb_s) == ('LTO-8 HH', _drive_model.lookup('LTO-8 HH').native_mb_s)
 
 
 def test_the_media_read_rates_take_the_resolvers_drive_with_what_discovery_applied(tmp_path):

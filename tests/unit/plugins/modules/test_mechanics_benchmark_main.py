@@ -23,6 +23,7 @@ import dataclasses
 import os
 
 from ansible_collections.tapeops.qualify.plugins.module_utils import _records
+from ansible_collections.tapeops.qualify.plugins.module_utils._judge import _drive_model
 from ansible_collections.tapeops.qualify.plugins.module_utils._measure import _tape_safety as S
 from ansible_collections.tapeops.qualify.plugins.modules import tape_mechanics_benchmark
 
@@ -100,3 +101,29 @@ def test_a_cartridge_the_changer_does_not_hold_is_refused(tmp_path, monkeypatch)
     assert result['msg'].startswith('Cartridge NOTHERE1 is not in the changer /dev/sg5')
     record = _records.Mechanics.from_result(dict(result, failed=False, item={'nst': '/dev/nst0'}))
     assert (record.status, record.reason, record.device) == ('failed', 'no_cartridge', '/dev/nst0')
+
+
+def test_the_drive_is_forecast_as_its_inventory_entry_names_it_and_the_target_as_target_star(tmp_path, monkeypatch):
+    # discovery finds no drive here (no sysfs entry for it), so no INQUIRY: the tapeops_drives entry of nst0 names
+    # it (the HP Ultrium 7 whose mt status the recorded mt-st prints), as discovery and the verdict apply it; the
+    # target comes from target_*
+    the_host(tmp_path, monkeypatch)
+    args = dict(ARGS, drive_settings=[{'nst': '/dev/nst1', 'generation': 'LTO-5'},
+                                      {'nst': 'nst0', 'generation': 'LTO-7', 'vendor': 'HPE'}],
+                target_generation='LTO-9 FH', target_vendor='IBM')
+    failed, result = run_module(tape_mechanics_benchmark.main, args, monkeypatch)
+    assert failed is False and result['status'] == 'ok'
+    current, target = result['forecast']['current'], result['forecast']['target']
+    assert (current['label'], current['rate_mb_s'], current['rate_basis']) == (
+        'LTO-7', _drive_model.lookup(7, vendor='HPE').native_mb_s, "the drive model's native rate")
+    assert (target['label'], target['rate_mb_s']) == ('LTO-9 FH', 400.0)
+    # every operation timed: the mount's overhead and the object sizes it sets, for both drives
+    assert current['overheads_s']['mount'] is not None and target['overheads_s']['mount'] is not None
+
+
+def test_a_target_the_drive_model_cannot_read_is_refused_before_anything_moves(tmp_path, monkeypatch):
+    drive = the_host(tmp_path, monkeypatch)
+    failed, result = run_module(tape_mechanics_benchmark.main, dict(ARGS, target_generation='LTO-11'), monkeypatch)
+    assert failed is True and result['reason'] == 'bad_input'
+    assert result['msg'].startswith("target_generation: Cannot read an LTO generation from 'LTO-11'.")
+    assert drive.opens == []

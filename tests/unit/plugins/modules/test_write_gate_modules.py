@@ -30,8 +30,9 @@ from ansible_collections.tapeops.qualify.plugins.module_utils._measure import _t
 from ansible_collections.tapeops.qualify.plugins.module_utils._measure import _tape_safety as S
 from ansible_collections.tapeops.qualify.plugins.module_utils._measure import _tape_writer as W
 from ansible_collections.tapeops.qualify.plugins.module_utils._tools import _cli
+from ansible_collections.tapeops.qualify.plugins.module_utils._tools import _mtx
 
-from module_harness import FakeDrive, FakeStat, fake_sys, fit, run_module_process, set_module_args
+from module_harness import FakeDrive, FakeStat, fake_sys, fit, fixture_text, run_module_process, set_module_args
 
 WRITING_MODULES = {
     'tape_write_benchmark': {},
@@ -291,13 +292,11 @@ CHANGER = '/dev/sg5'
 
 def changer_says(monkeypatch, fixture):
     """Discovery of /dev/nst0 as drive 0 of a changer whose `mtx status` printed ``fixture``; its calls counted."""
-    from ansible_collections.tapeops.qualify.plugins.module_utils._tools import _mtx
-    from module_harness import fixture_text
     text = fixture_text(fixture)
     failed = fixture.startswith('mtx/mtx_status_error')
     result = _cli.CliResult(['mtx', '-f', CHANGER, 'status'], 1 if failed else 0, '' if failed else text,
                             text if failed else '')
-    status = S._tape_discovery._mtx_status(result)
+    status = _mtx.parse_mtx_result(result)
     calls = []
 
     def discover(**kwargs):
@@ -429,7 +428,6 @@ def test_a_changer_not_ready_for_element_status_either_leaves_a_given_barcode_un
     # A changer that is not ready fails `mtx status` and READ ELEMENT STATUS alike, so discovery cannot link it to
     # the drive. The changer as discovery's own discover_changers reads it from a sysfs tree laid out as the
     # kernel's, `mtx status` answering with the real Not Ready capture and sg_raw failing as it does then.
-    from module_harness import fixture_text
     sys_root = tmp_path / 'sys'
     changer_dir = sys_root / 'bus' / 'scsi' / 'devices' / '0:0:1:1'
     (changer_dir / 'scsi_generic' / 'sg5').mkdir(parents=True)
