@@ -355,7 +355,7 @@ def test_cache_modes(tmp_path, mode):
 
 
 def test_parse_size_units():
-    from ansible_collections.tapeops.qualify.plugins.module_utils._measure._source_read import SourceReadError, parse_size
+    from ansible_collections.tapeops.qualify.plugins.module_utils._measure._source_plan import SourceReadError, parse_size
     assert parse_size('64k') == 65536
     assert parse_size('64K') == 65536
     assert parse_size('1.5M') == 1572864
