@@ -32,6 +32,9 @@ drive goes through the collection's one safety gate
    step was written (or ``read_back_block_size``), verify each one against the
    pattern pools still in memory, rewind (``_tape_reader``). After the log
    pages, so the drive's write counters are the writes' alone.
+
+``TapeBenchmark.run`` takes these steps in order; the file-mark runs are
+``_tape_filemarks.FilemarkRuns``, the read-back ``ReadBack`` below.
 """
 
 from __future__ import annotations
@@ -48,19 +51,13 @@ from ansible_collections.tapeops.qualify.plugins.module_utils._measure import _t
 from ansible_collections.tapeops.qualify.plugins.module_utils._measure import _tape_reader as R
 from ansible_collections.tapeops.qualify.plugins.module_utils._measure import _tape_safety
 from ansible_collections.tapeops.qualify.plugins.module_utils._measure import _tape_writer as W
+from ansible_collections.tapeops.qualify.plugins.module_utils._measure._tape_filemarks import (
+    FILEMARK_SKIPPED,
+    FilemarkRuns,
+)
 from ansible_collections.tapeops.qualify.plugins.module_utils._errors import TapeopsError
 
 DEFAULT_BLOCK_SIZES = (65536, 131072, 262144, 524288, 1048576)
-
-# Why a planned file-mark run was not run: its ``error``, as the run record carries it (bytes 0).
-FILEMARK_SKIPPED = {
-    'no_mtweofi': 'skipped: the st driver has no MTWEOFI',
-    'write_error': 'skipped: the sweep stopped on a write error (%s); no more writes after a medium or hardware '
-                   'error',
-    'no_measured_segment': 'skipped: a %d MB segment closes fewer than two in a %d MB run and no smaller segment was '
-                           'measured to compute it from; give filemark_payload_mb of %d or more, or a smaller segment '
-                           'beside it',
-}
 
 
 class BenchmarkError(TapeopsError):
@@ -91,6 +88,126 @@ def plan_block_sizes(requested, limits, hba_max):
     return run, skipped
 
 
+def rewind(fd, timeout):
+    """Rewind; False when the drive refused or did not answer in time."""
+    try:
+        W.mtop(fd, W.MTREW, 1, timeout=timeout)
+        return True
+    except (OSError, W.TapeTimeout):
+        return False
+
+
+def _pool_of(pools, indexed_step):
+    index, step = indexed_step
+    pattern, pool = pools[index % len(pools)]
+    if pattern != step['pattern']:
+        raise AssertionError('sweep step %d is %s, expected %s' % (index, step['pattern'], pattern))
+    return pool
+
+
+class ReadBack:
+    """Step 8: read the sweep back from BOT of the device the gate cleared and this run wrote; verify; time it.
+
+    ``enabled`` is the module's ``read_back``; ``block_size`` its ``read_back_block_size`` (None: each step at the
+    size it was written).
+    """
+
+    def __init__(self, gate, enabled, block_size, step_seconds, op_timeout):
+        self.gate = gate
+        self.enabled = bool(enabled)
+        self.block_size = int(block_size) if block_size else None
+        if block_size is not None and not self.enabled:
+            raise ValueError('read_back_block_size is set but read_back is false: set read_back: true to read the '
+                             'written data back.')
+        if block_size is not None and int(block_size) <= 0:
+            raise ValueError('read_back_block_size must be a positive size such as 256K, got %r.' % (block_size,))
+        self.step_seconds = step_seconds
+        self.op_timeout = op_timeout
+
+    def plan(self, sweep_bytes):
+        return {
+            'enabled': self.enabled,
+            'block_size': self.block_size,
+            'max_bytes_read': sweep_bytes if self.enabled else 0,
+            'rule': 'reads only the sweep this run has just written, from BOT of the same device',
+        }
+
+    def check_size(self, drive):
+        """A read_back_block_size the path cannot carry is refused before anything is written."""
+        if not self.block_size:
+            return
+        _run, skipped = plan_block_sizes([self.block_size], drive.get('block_limits'),
+                                         drive.get('hba_max_transfer_bytes'))
+        if skipped:
+            raise ValueError('read_back_block_size %s cannot be read on this path: %s. Use a smaller size.' % (
+                R.fmt_size(self.block_size), skipped[0]['reason']))
+
+    def run(self, pools, result):
+        """The read-back record; its warnings go to ``result['warnings']``."""
+        steps = R.tape_steps(result.get('sweep'))
+        record = {'block_size': self.block_size, 'verification': 'regenerated',
+                  'verification_basis': 'each block compared (memcmp) with the bytes of the pattern pools the '
+                                        'sweep wrote from, still in memory in this run',
+                  'steps': [], 'rewound': None}
+        if not steps:
+            record.update(R.summarize([]), verified=None, error='the sweep wrote no block: nothing to read back')
+            return record
+        try:
+            fd = self.gate.open(os.O_RDONLY)
+        except _tape_safety.TapeSafetyError as exc:
+            raise BenchmarkError(exc.msg, exc.reason, partial=result) from None
+        try:
+            try:
+                self._from_bot(fd, result)
+                self._read_steps(fd, pools, steps, record, result)
+            finally:
+                record['rewound'] = rewind(fd, self.op_timeout)
+        finally:
+            os.close(fd)
+        if record['mismatched_blocks'] or record['error']:
+            result['warnings'].append('read-back did not verify: %d block(s) differ from what was written%s.' % (
+                record['mismatched_blocks'], '; %s' % record['error'] if record['error'] else ''))
+        if record['verify_capped']:
+            result['warnings'].append('read-back: verifying took %.0f %% of the read time; the read rate may be '
+                                      'understated.' % (100 * record['verify_share']))
+        return record
+
+    def _from_bot(self, fd, result):
+        """Variable-block mode, rewound, and proven at BOT."""
+        W.mtop(fd, W.MTSETBLK, 0, timeout=self.op_timeout)
+        W.mtop(fd, W.MTREW, 1, timeout=self.op_timeout)
+        status = W.mtget(fd, timeout=self.op_timeout)
+        if status['file_number'] != 0 or status['block_number'] != 0:
+            raise BenchmarkError('Read-back: the tape is not at BOT after rewinding (file %s, block %s). '
+                                 'Check the drive (mt status, dmesg).' % (
+                                     status['file_number'], status['block_number']), 'read_back_position',
+                                 partial=result)
+
+    def _read_steps(self, fd, pools, steps, record, result):
+        """Each sweep step read back and verified into ``record['steps']``; stops at the first error."""
+        step_timeout = (self.step_seconds or 3600) + self.op_timeout
+        # The sweep runs every pattern per block size in pool order and only ever stops at the end,
+        # so sweep step k was written from pools[k % len(pools)] (a pattern listed twice has two seeds).
+        first = W.block_views(_pool_of(pools, steps[0]), steps[0][1]['block_size'])[0]
+        capacity = R.compare_capacity(first)
+        readinto = R.file_readinto(fd)
+        for index, step in steps:
+            views = W.block_views(_pool_of(pools, (index, step)), step['block_size'])
+            size = self.block_size or step['block_size']
+            one = functools.partial(R.read_step, step, views, size, readinto, step_index=index)
+            try:
+                rec = W.call_with_timeout(one, step_timeout, 'Reading back %d-byte blocks' % step['block_size'])
+            except R.ReadBlockTooSmall as exc:
+                record['steps'].append(exc.record)
+                record.update(R.summarize(record['steps'], capacity), verified=None, error=exc.msg)
+                result['read_back'] = record
+                raise BenchmarkError(exc.msg, 'read_back_block_size_too_small', partial=result)
+            record['steps'].append(rec)
+            if rec['error']:
+                break
+        record.update(R.summarize(record['steps'], capacity))
+
+
 class TapeBenchmark:
     """Run the benchmark for one cleared device; results as a dict."""
 
@@ -105,12 +222,8 @@ class TapeBenchmark:
         self.patterns = list(patterns)
         self.step_bytes = int(step_bytes)
         self.step_seconds = step_seconds
-        self.filemark_segments = list(filemark_segments or [])
-        self.filemark_payload = int(filemark_payload)
-        self.filemark_block_size = int(filemark_block_size)
-        self.filemark_pattern = filemark_pattern
-        self.overwrite = overwrite
-        self.allowed_barcodes = list(allowed_barcodes or [])
+        self.filemarks = FilemarkRuns(filemark_segments, filemark_payload, filemark_block_size, filemark_pattern,
+                                      op_timeout, write=write, clock=clock)
         self.barcode = barcode
         self.op_timeout = op_timeout
         self.log_pages = log_pages
@@ -125,16 +238,9 @@ class TapeBenchmark:
                                            barcode=barcode, op_timeout=op_timeout, runner=self._runner(),
                                            sys_root=sys_root)
         self.gate.identity = identity
-        self.read_back = bool(read_back)
-        self.read_back_block_size = int(read_back_block_size) if read_back_block_size else None
-        if read_back_block_size is not None and not self.read_back:
-            raise ValueError('read_back_block_size is set but read_back is false: set read_back: true to read the '
-                             'written data back.')
-        if read_back_block_size is not None and int(read_back_block_size) <= 0:
-            raise ValueError('read_back_block_size must be a positive size such as 256K, got %r.'
-                             % (read_back_block_size,))
+        self.read_back = ReadBack(self.gate, read_back, read_back_block_size, step_seconds, op_timeout)
         self.result = None
-        for pattern in self.patterns + [self.filemark_pattern]:
+        for pattern in self.patterns + [self.filemarks.pattern]:
             W.parse_ratio(pattern)
 
     # -------------------------------------------------------------- plan
@@ -152,8 +258,7 @@ class TapeBenchmark:
         run, skipped = plan_block_sizes(self.block_sizes, drive.get('block_limits'),
                                         drive.get('hba_max_transfer_bytes'))
         sweep_bytes = self.step_bytes * len(run) * len(self.patterns)
-        # only the segments a run closes twice are written; the larger ones are computed (_filemark_segments)
-        fm_runs = len(self._filemark_segments()[0]) * 2 + (1 if self.filemark_segments else 0)
+        filemarks = self.filemarks
         return {
             'device': self.device,
             'identity': self.identity.as_dict() if self.identity else None,
@@ -162,22 +267,19 @@ class TapeBenchmark:
             'patterns': self.patterns,
             'step_bytes': self.step_bytes,
             'step_seconds': self.step_seconds,
-            'filemark_segments_mb': [s // W.MB for s in self.filemark_segments],
-            'filemark_payload_mb': self.filemark_payload // W.MB if self.filemark_segments else 0,
-            'filemark_block_size': self.filemark_block_size,
-            'max_bytes_written': sweep_bytes + fm_runs * self.filemark_payload,
+            'filemark_segments_mb': [s // W.MB for s in filemarks.segments],
+            'filemark_payload_mb': filemarks.payload // W.MB if filemarks.segments else 0,
+            'filemark_block_size': filemarks.block_size,
+            # only the segments a run closes twice are written; the larger ones are computed (FilemarkRuns)
+            'max_bytes_written': sweep_bytes + filemarks.bytes_planned(),
             'barcode': self.barcode,
             'media_rule': 'write only blank media, or barcode in allowed_barcodes, or overwrite=true',
-            'read_back': {
-                'enabled': self.read_back,
-                'block_size': self.read_back_block_size,
-                'max_bytes_read': sweep_bytes if self.read_back else 0,
-                'rule': 'reads only the sweep this run has just written, from BOT of the same device',
-            },
+            'read_back': self.read_back.plan(sweep_bytes),
         }
 
     # -------------------------------------------------------------- run
     def run(self, check_mode=False):
+        """Steps 1-8 (the module docstring); check mode stops after the plan."""
         drive = self.identify()
         plan = self.plan(drive)
         result = {'device': self.device, 'plan': plan, 'drive': drive, 'changed': False, 'warnings': []}
@@ -187,56 +289,67 @@ class TapeBenchmark:
                              'detail': 'check mode: no drive opened, the st driver version decides' if check_mode
                              else 'before the ioctl probe'}
         self._set_mtweofi(result)
-        self._check_read_size(drive)
+        self.read_back.check_size(drive)
         if check_mode:
             return result
-        if not plan['block_sizes']:
-            raise BenchmarkError('No requested block size fits this drive path (%s).' % plan['skipped_block_sizes'],
-                                 'no_block_size')
-        pool_size = max(16 * W.MIB, 8 * max(plan['block_sizes'] + [self.filemark_block_size]))
-        started = time.monotonic()
-        pools = [(p, W.make_pool(p, size=pool_size, seed=i)) for i, p in enumerate(self.patterns)]
-        result['pool_seconds'] = round(time.monotonic() - started, 3)
+        pools = self._make_pools(plan, result)
         sg = drive.get('sg')
         if self.log_pages:
             result['log_pages_before'] = self._log_pages(sg, result, 'before')
-
-        try:
-            worm = self._worm_from_logs(result.get('log_pages_before')) if self.log_pages else _tape_safety._UNSET
-            result['media'] = self.gate.probe(worm=worm)
-            result['media_decision'] = self.gate.admit()
-            fd = self.gate.open_for_write()
-        except _tape_safety.TapeSafetyError as exc:
-            # what was read before the refusal (log pages, the probe) goes with it
-            raise BenchmarkError(exc.msg, exc.reason, partial=result) from None
-
+        fd = self._admit(result)
         name = self.identity.name
         result['changed'] = True
         try:
             try:
-                W.mtop(fd, W.MTSETBLK, 0, timeout=self.op_timeout)
-                self._probe_mtweofi(fd, result)
-                stats_start = _st_sysfs.read_stats(name, self.sys_root)
-                result.update(self._sweep(fd, pools, plan['block_sizes'], name, result))
-                result['filemarks'] = []
-                write_error = self._write_error(result['sweep'])
-                if self.filemark_segments and write_error:
-                    # a drive that failed a write is not written to again: each planned run says why it did not run
-                    result['filemarks'] = self._filemarks_skipped(FILEMARK_SKIPPED['write_error'] % write_error)
-                elif self.filemark_segments:
-                    self._filemarks(fd, name, result['mtweofi_supported'], out=result['filemarks'])
-                stats_end = _st_sysfs.read_stats(name, self.sys_root)
-                result['st_stats_delta'] = _st_sysfs.stats_delta(stats_start, stats_end)
-                result['contention'] = self._contention(stats_start, stats_end, result)
+                self._write(fd, pools, name, result)
             finally:
-                result['rewound'] = self._rewind(fd)
+                result['rewound'] = rewind(fd, self.op_timeout)
         finally:
             os.close(fd)
         if self.log_pages:
             result['log_pages_after'] = self._log_pages(sg, result, 'after')
-        if self.read_back:
-            result['read_back'] = self._read_back(pools, result)
+        if self.read_back.enabled:
+            result['read_back'] = self.read_back.run(pools, result)
         return result
+
+    def _make_pools(self, plan, result):
+        """Step 3: the pattern pools, generated before the drive is opened."""
+        if not plan['block_sizes']:
+            raise BenchmarkError('No requested block size fits this drive path (%s).' % plan['skipped_block_sizes'],
+                                 'no_block_size')
+        pool_size = max(16 * W.MIB, 8 * max(plan['block_sizes'] + [self.filemarks.block_size]))
+        started = time.monotonic()
+        pools = [(p, W.make_pool(p, size=pool_size, seed=i)) for i, p in enumerate(self.patterns)]
+        result['pool_seconds'] = round(time.monotonic() - started, 3)
+        return pools
+
+    def _admit(self, result):
+        """Step 5 and the open of step 6: the gate's probe and media decision, then the descriptor to write."""
+        try:
+            worm = self._worm_from_logs(result.get('log_pages_before')) if self.log_pages else _tape_safety._UNSET
+            result['media'] = self.gate.probe(worm=worm)
+            result['media_decision'] = self.gate.admit()
+            return self.gate.open_for_write()
+        except _tape_safety.TapeSafetyError as exc:
+            # what was read before the refusal (log pages, the probe) goes with it
+            raise BenchmarkError(exc.msg, exc.reason, partial=result) from None
+
+    def _write(self, fd, pools, name, result):
+        """Step 6 and the counters of step 7: MTWEOFI probe, sweep, file-mark runs, st counters around them."""
+        W.mtop(fd, W.MTSETBLK, 0, timeout=self.op_timeout)
+        self._probe_mtweofi(fd, result)
+        stats_start = _st_sysfs.read_stats(name, self.sys_root)
+        result.update(self._sweep(fd, pools, result['plan']['block_sizes'], name, result))
+        result['filemarks'] = []
+        write_error = self._write_error(result['sweep'])
+        if self.filemarks.segments and write_error:
+            # a drive that failed a write is not written to again: each planned run says why it did not run
+            result['filemarks'] = self.filemarks.skipped(FILEMARK_SKIPPED['write_error'] % write_error)
+        elif self.filemarks.segments:
+            self.filemarks.run(fd, result['mtweofi_supported'], out=result['filemarks'])
+        stats_end = _st_sysfs.read_stats(name, self.sys_root)
+        result['st_stats_delta'] = _st_sysfs.stats_delta(stats_start, stats_end)
+        result['contention'] = self._contention(stats_start, stats_end, result)
 
     def _contention(self, before, after, result):
         """Whether someone else used the drive during the writes (``_contention.drive``); None when not counted."""
@@ -245,82 +358,6 @@ class TapeBenchmark:
         nodes = _drive_lock.drive_nodes(self.identity.scsi_device, self.sys_root) if self.identity else {}
         users = _drive_lock.users_of(nodes, self.proc_root) if nodes else []
         return _contention.drive(before, after, written, 0, users)
-
-    # -------------------------------------------------------------- read-back
-    def _check_read_size(self, drive):
-        """A read_back_block_size the path cannot carry is refused before anything is written."""
-        if not self.read_back_block_size:
-            return
-        _run, skipped = plan_block_sizes([self.read_back_block_size], drive.get('block_limits'),
-                                         drive.get('hba_max_transfer_bytes'))
-        if skipped:
-            raise ValueError('read_back_block_size %s cannot be read on this path: %s. Use a smaller size.' % (
-                R.fmt_size(self.read_back_block_size), skipped[0]['reason']))
-
-    @staticmethod
-    def _pool_of(pools, indexed_step):
-        index, step = indexed_step
-        pattern, pool = pools[index % len(pools)]
-        if pattern != step['pattern']:
-            raise AssertionError('sweep step %d is %s, expected %s' % (index, step['pattern'], pattern))
-        return pool
-
-    def _read_back(self, pools, result):
-        """Read the sweep back from BOT of the device this run cleared and wrote; verify; time it."""
-        steps = R.tape_steps(result.get('sweep'))
-        record = {'block_size': self.read_back_block_size, 'verification': 'regenerated',
-                  'verification_basis': 'each block compared (memcmp) with the bytes of the pattern pools the '
-                                        'sweep wrote from, still in memory in this run',
-                  'steps': [], 'rewound': None}
-        if not steps:
-            record.update(R.summarize([]), verified=None, error='the sweep wrote no block: nothing to read back')
-            return record
-        step_timeout = (self.step_seconds or 3600) + self.op_timeout
-        try:
-            fd = self.gate.open(os.O_RDONLY)
-        except _tape_safety.TapeSafetyError as exc:
-            raise BenchmarkError(exc.msg, exc.reason, partial=result) from None
-        try:
-            try:
-                W.mtop(fd, W.MTSETBLK, 0, timeout=self.op_timeout)
-                W.mtop(fd, W.MTREW, 1, timeout=self.op_timeout)
-                status = W.mtget(fd, timeout=self.op_timeout)
-                if status['file_number'] != 0 or status['block_number'] != 0:
-                    raise BenchmarkError('Read-back: the tape is not at BOT after rewinding (file %s, block %s). '
-                                         'Check the drive (mt status, dmesg).' % (
-                                             status['file_number'], status['block_number']), 'read_back_position',
-                                         partial=result)
-                # The sweep runs every pattern per block size in pool order and only ever stops at the end,
-                # so sweep step k was written from pools[k % len(pools)] (a pattern listed twice has two seeds).
-                first = W.block_views(self._pool_of(pools, steps[0]), steps[0][1]['block_size'])[0]
-                capacity = R.compare_capacity(first)
-                readinto = R.file_readinto(fd)
-                for index, step in steps:
-                    views = W.block_views(self._pool_of(pools, (index, step)), step['block_size'])
-                    size = self.read_back_block_size or step['block_size']
-                    one = functools.partial(R.read_step, step, views, size, readinto, step_index=index)
-                    try:
-                        rec = W.call_with_timeout(one, step_timeout, 'Reading back %d-byte blocks' % step['block_size'])
-                    except R.ReadBlockTooSmall as exc:
-                        record['steps'].append(exc.record)
-                        record.update(R.summarize(record['steps'], capacity), verified=None, error=exc.msg)
-                        result['read_back'] = record
-                        raise BenchmarkError(exc.msg, 'read_back_block_size_too_small', partial=result)
-                    record['steps'].append(rec)
-                    if rec['error']:
-                        break
-                record.update(R.summarize(record['steps'], capacity))
-            finally:
-                record['rewound'] = self._rewind(fd)
-        finally:
-            os.close(fd)
-        if record['mismatched_blocks'] or record['error']:
-            result['warnings'].append('read-back did not verify: %d block(s) differ from what was written%s.' % (
-                record['mismatched_blocks'], '; %s' % record['error'] if record['error'] else ''))
-        if record['verify_capped']:
-            result['warnings'].append('read-back: verifying took %.0f %% of the read time; the read rate may be '
-                                      'understated.' % (100 * record['verify_share']))
-        return record
 
     def _log_pages(self, sg, result, when):
         """Log pages, or an empty record and a warning: never an exception that loses the run."""
@@ -366,13 +403,6 @@ class TapeBenchmark:
     def _worm_from_logs(pages):
         return _tape_safety.worm_from_log_pages(pages)
 
-    def _rewind(self, fd):
-        try:
-            W.mtop(fd, W.MTREW, 1, timeout=self.op_timeout)
-            return True
-        except (OSError, W.TapeTimeout):
-            return False
-
     def _sweep(self, fd, pools, sizes, name, result):
         """The sweep; each step lands in ``result['sweep']`` as it ends (kept when a later one times out)."""
         def on_step(phase, block_size, pattern, context=None):
@@ -415,90 +445,3 @@ class TapeBenchmark:
         if last['errno'] == errno.EINVAL and not last.get('bytes'):
             return None
         return last.get('error') or errno.errorcode.get(last['errno'], str(last['errno']))
-
-    def _skipped_run(self, kind, segment, why):
-        return {'bytes': 0, 'seconds': 0, 'marks': 0, 'mb_s': None, 'mark_seconds': 0, 'error': why,
-                'segment_mb': segment // W.MB if segment else None, 'kind': kind, 'seconds_lost_per_mark': None,
-                'block_size': self.filemark_block_size, 'basis': None}
-
-    def _filemarks_skipped(self, why):
-        """Every planned file-mark run (the baseline, then sync and immediate per segment), not run: ``why``."""
-        out = [self._skipped_run('none', None, why)]
-        for segment in sorted(self.filemark_segments):
-            out.extend(self._skipped_run(kind, segment, why) for kind in ('sync', 'immediate'))
-        return out
-
-    def _filemarks(self, fd, name, mtweofi_supported=None, out=None):
-        """The file-mark runs, each appended to ``out`` as it ends (kept when a later one times out)."""
-        pool = W.make_pool(self.filemark_pattern, size=max(16 * W.MIB, 8 * self.filemark_block_size), seed=99)
-        views = W.block_views(pool, self.filemark_block_size)
-        timeout = self.op_timeout
-
-        def marker(op):
-            return lambda f: W.mtop(f, op, 1, timeout=timeout)
-
-        budget = self.filemark_payload * (2 * len(self._filemark_segments()[0]) + 1)
-        deadline = budget / (1.0 * W.MB) + timeout  # >= 1 MB/s or we call it hung
-
-        def one(segment, op):
-            return W.call_with_timeout(
-                lambda: W.filemark_run(fd, views, self.filemark_payload, segment, marker(op), write=self.write,
-                                       clock=self.clock),
-                deadline, 'File-mark run')
-
-        out = [] if out is None else out
-        baseline = one(None, W.MTWEOF)
-        base_rate = baseline['bytes'] / baseline['seconds'] if baseline['seconds'] else None
-        out.append(dict(baseline, segment_mb=None, kind='none', seconds_lost_per_mark=None,
-                        block_size=self.filemark_block_size, basis='measured'))
-        measured, computed = self._filemark_segments()
-        for segment in measured:
-            for kind, op in (('sync', W.MTWEOF), ('immediate', W.MTWEOFI)):
-                if kind == 'immediate' and mtweofi_supported is False:
-                    out.append(self._skipped_run(kind, segment, FILEMARK_SKIPPED['no_mtweofi']))
-                    continue
-                try:
-                    run = one(segment, op)
-                except OSError as exc:
-                    run = {'bytes': 0, 'seconds': 0, 'marks': 0, 'mb_s': None, 'mark_seconds': 0,
-                           'error': '%s: %s' % (errno.errorcode.get(exc.errno, exc.errno), exc.strerror)}
-                lost = None
-                if run['marks'] and base_rate:
-                    lost = round((run['seconds'] - run['bytes'] / base_rate) / run['marks'], 4)
-                out.append(dict(run, segment_mb=segment // W.MB, kind=kind, seconds_lost_per_mark=lost,
-                                block_size=self.filemark_block_size, basis='measured'))
-                if run['error']:
-                    return out
-        for segment in computed:
-            for kind in ('sync', 'immediate'):
-                if kind == 'immediate' and mtweofi_supported is False:
-                    out.append(self._skipped_run(kind, segment, FILEMARK_SKIPPED['no_mtweofi']))
-                    continue
-                out.append(self._computed_run(kind, segment, base_rate, out))
-        return out
-
-    def _filemark_segments(self):
-        """(measured, computed) segment sizes: a run measures a segment only when it writes two marks or more.
-
-        A segment of half the payload or more would close one segment or none in the run: its rate is then
-        computed from the per-mark cost measured at the largest segment that was written.
-        """
-        segments = sorted(self.filemark_segments)
-        measured = [s for s in segments if self.filemark_payload // s >= 2]
-        return measured, [s for s in segments if s not in measured]
-
-    def _computed_run(self, kind, segment, base_rate, runs):
-        """The rate at ``segment`` from the baseline rate and the cost per mark of ``kind`` measured at the largest
-        written segment: a stream of ``segment`` bytes then a mark loses that cost once per segment."""
-        rows = [r for r in runs if r.get('kind') == kind and r.get('basis') == 'measured'
-                and r.get('seconds_lost_per_mark') is not None]
-        if not rows or not base_rate:
-            return self._skipped_run(kind, segment, FILEMARK_SKIPPED['no_measured_segment'] % (
-                segment // W.MB, self.filemark_payload // W.MB, 2 * segment // W.MB))
-        source = max(rows, key=lambda r: r['segment_mb'])
-        lost = max(0.0, source['seconds_lost_per_mark'])
-        seconds_per_segment = segment / base_rate + lost
-        return {'bytes': 0, 'seconds': None, 'marks': 0, 'mark_seconds': None, 'error': None,
-                'mb_s': round(segment / seconds_per_segment / W.MB, 1), 'segment_mb': segment // W.MB, 'kind': kind,
-                'seconds_lost_per_mark': source['seconds_lost_per_mark'], 'block_size': self.filemark_block_size,
-                'basis': 'computed', 'computed_from_segment_mb': source['segment_mb']}

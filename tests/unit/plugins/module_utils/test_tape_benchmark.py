@@ -160,7 +160,7 @@ def test_immediate_runs_are_skipped_when_st_has_no_mtweofi(monkeypatch):
     monkeypatch.setattr(B.W, 'filemark_run', filemark_run)
     bench = B.TapeBenchmark('/dev/nst0', filemark_segments=[2 * W.MB], filemark_payload=4 * W.MB,
                             filemark_block_size=65536)
-    out = bench._filemarks(3, 'nst0', mtweofi_supported=False)
+    out = bench.filemarks.run(3, mtweofi_supported=False)
     assert [(m['kind'], m['error']) for m in out] == [
         ('none', None), ('sync', None), ('immediate', 'skipped: the st driver has no MTWEOFI')]
     assert runs == [None, 2 * W.MB]
@@ -187,7 +187,7 @@ def test_the_full_profiles_larger_segment_is_computed_not_written_without_marks(
     monkeypatch.setattr(B.W, 'filemark_run', filemark_run)
     bench = B.TapeBenchmark('/dev/nst0', filemark_segments=[20000 * W.MB, 2000 * W.MB],
                             filemark_payload=16000 * W.MB, filemark_block_size=262144)
-    out = bench._filemarks(3, 'nst0', mtweofi_supported=True)
+    out = bench.filemarks.run(3, mtweofi_supported=True)
     assert runs == [None, 2000 * W.MB, 2000 * W.MB]
     assert [(r['kind'], r['segment_mb'], r['basis'], r['marks']) for r in out] == [
         ('none', None, 'measured', 0), ('sync', 2000, 'measured', 8), ('immediate', 2000, 'measured', 8),
@@ -208,7 +208,7 @@ def test_a_segment_with_nothing_smaller_measured_says_what_payload_it_needs(monk
     filemark_run, runs = _drive_of(100.0, 5.0)
     monkeypatch.setattr(B.W, 'filemark_run', filemark_run)
     bench = B.TapeBenchmark('/dev/nst0', filemark_segments=[20000 * W.MB], filemark_payload=16000 * W.MB)
-    out = bench._filemarks(3, 'nst0', mtweofi_supported=True)
+    out = bench.filemarks.run(3, mtweofi_supported=True)
     assert runs == [None]
     assert [(r['kind'], r['basis']) for r in out] == [('none', 'measured'), ('sync', None), ('immediate', None)]
     assert out[1]['error'] == ('skipped: a 20000 MB segment closes fewer than two in a 16000 MB run and no smaller '

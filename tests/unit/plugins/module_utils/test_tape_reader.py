@@ -225,7 +225,7 @@ def test_the_compare_capacity_is_far_above_tape_rates_here():
 # ----------------------------------------------------------------- the benchmark's read-back step
 
 class Drive(Tape):
-    """The st ioctls and open of one drive, for TapeBenchmark._read_back."""
+    """The st ioctls and open of one drive, for TapeBenchmark's read-back (ReadBack)."""
 
     def __init__(self):
         super().__init__()
@@ -267,7 +267,7 @@ def test_read_back_opens_read_only_rewinds_and_verifies_a_pattern_listed_twice(d
     pools = [(p, W.make_pool(p, size=4 * W.MIB, seed=i)) for i, p in enumerate(['random', 'random'])]
     steps, _c, _s = W.sweep(3, pools, [64 * KIB, 128 * KIB], 2 * W.MB, write=drive.write)
     result = {'sweep': steps, 'warnings': []}
-    record = bench()._read_back(pools, result)
+    record = bench().read_back.run(pools, result)
     assert drive.opened == [('/dev/nst0', os.O_RDONLY)]
     assert drive.ops[:2] == [W.MTSETBLK, W.MTREW] and drive.ops[-1] == W.MTREW and record['rewound'] is True
     assert record['verified'] is True and len(record['steps']) == 4
@@ -283,7 +283,7 @@ def test_read_back_too_small_fails_with_the_sentence_and_keeps_the_writes(drive)
     steps, _c, _s = W.sweep(3, pools, [256 * KIB], 2 * W.MB, write=drive.write)
     result = {'sweep': steps, 'warnings': []}
     with pytest.raises(B.BenchmarkError) as caught:
-        bench(read_back_block_size=64 * KIB)._read_back(pools, result)
+        bench(read_back_block_size=64 * KIB).read_back.run(pools, result)
     exc = caught.value
     assert exc.reason == 'read_back_block_size_too_small'
     assert 'the tape was written with 256 KiB blocks: read with at least that' in exc.msg
@@ -296,13 +296,13 @@ def test_read_back_mismatch_is_a_warning_not_a_failure(drive):
     steps, _c, _s = W.sweep(3, pools, [64 * KIB], 2 * W.MB, write=drive.write)
     drive.blocks[1] = bytes(len(drive.blocks[1]))
     result = {'sweep': steps, 'warnings': []}
-    record = bench()._read_back(pools, result)
+    record = bench().read_back.run(pools, result)
     assert record['verified'] is False and record['mismatched_blocks'] == 1
     assert result['warnings'][0] == 'read-back did not verify: 1 block(s) differ from what was written.'
 
 
 def test_read_back_with_nothing_written_reads_nothing(drive):
-    record = bench()._read_back([('random', bytearray(W.MIB))], {'sweep': [
+    record = bench().read_back.run([('random', bytearray(W.MIB))], {'sweep': [
         {'block_size': 65536, 'pattern': 'random', 'bytes': 0, 'blocks': 0, 'error': 'EINVAL: Invalid argument'}],
         'warnings': []})
     assert drive.opened == [] and record['verified'] is None and 'nothing to read back' in record['error']
@@ -321,7 +321,7 @@ def test_read_back_arguments_are_checked_before_anything_runs(kwargs, words):
 def test_a_read_size_the_path_cannot_carry_is_refused_before_writing():
     b = bench(read_back_block_size=2 * 1024 * KIB)
     with pytest.raises(ValueError) as caught:
-        b._check_read_size({'block_limits': {'min': 1, 'max': 1048576, 'granularity': 0}})
+        b.read_back.check_size({'block_limits': {'min': 1, 'max': 1048576, 'granularity': 0}})
     assert 'read_back_block_size 2 MiB cannot be read on this path: above READ BLOCK LIMITS maximum 1048576' in \
         str(caught.value)
-    bench(read_back_block_size=1024 * KIB)._check_read_size({'block_limits': {'max': 1048576}})
+    bench(read_back_block_size=1024 * KIB).read_back.check_size({'block_limits': {'max': 1048576}})
