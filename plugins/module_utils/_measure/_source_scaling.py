@@ -93,26 +93,12 @@ def _split_unit(unit):
     return dict(unit, files_sizes=files[:cut]), dict(unit, files_sizes=files[cut:])
 
 
-def assign_streams(sources, count):
-    """Split the sources among ``count`` streams, as backup software splits its concurrency.
+def _split_units(units, count):
+    """Halve the largest units until there are ``count`` (or every unit is one file); True when one was cut.
 
-    ``sources``: ``[{'path', 'files_sizes': [(path, size), ...], ...}]`` in the
-    order given. Returns ``(streams, split)`` where each stream is
-    ``{'name', 'units': [unit, ...], 'files_sizes': [...], 'paths': [...]}`` and
-    ``split`` says whether a source had to be cut into parts. With fewer
-    streams than sources, each stream reads several whole sources one after
-    another (largest first onto the least loaded stream); with more, the
-    largest parts are halved until there are enough. The count is capped at
-    the number of files (a file is never read by two streams).
+    The parts of a source cut are numbered so the result can say "part 2 of 3".
     """
-    count = int(count)
-    if count < 1:
-        raise ValueError('A step needs at least one stream.')
-    units = [dict(source, part=None) for source in sources if source['files_sizes']]
-    if not units:
-        raise ValueError('No source holds a file to read.')
     split = False
-    # Number the parts of each source so the result can say "part 2 of 3".
     while len(units) < count:
         order = sorted(range(len(units)), key=lambda i: -sum(s for _p, s in units[i]['files_sizes']))
         for index in order:
@@ -131,29 +117,55 @@ def assign_streams(sources, count):
             if len(parts) > 1:
                 for number, unit in enumerate(parts, 1):
                     unit['part'] = [number, len(parts)]
-    count = min(count, len(units))
+    return split
+
+
+def _share_units(units, count):
+    """``count`` lists of units: one each, or the largest first onto the stream with the fewest bytes."""
     streams = [{'units': [], 'bytes': 0} for _i in range(count)]
     if len(units) == count:
         for stream, unit in zip(streams, units):
             stream['units'].append(unit)
-    else:
-        # Largest source first onto the stream with the fewest bytes (ties: the lower index).
-        ranked = sorted(range(len(units)), key=lambda i: (-sum(s for _p, s in units[i]['files_sizes']), i))
-        for index in ranked:
-            target = min(range(count), key=lambda i: (streams[i]['bytes'], i))
-            streams[target]['units'].append(units[index])
-            streams[target]['bytes'] += sum(s for _p, s in units[index]['files_sizes'])
-        for stream in streams:
-            # Sources in the order the user gave them (a stream reads them one after another).
-            stream['units'].sort(key=units.index)
+        return [stream['units'] for stream in streams]
+    # Largest source first onto the stream with the fewest bytes (ties: the lower index).
+    ranked = sorted(range(len(units)), key=lambda i: (-sum(s for _p, s in units[i]['files_sizes']), i))
+    for index in ranked:
+        target = min(range(count), key=lambda i: (streams[i]['bytes'], i))
+        streams[target]['units'].append(units[index])
+        streams[target]['bytes'] += sum(s for _p, s in units[index]['files_sizes'])
+    for stream in streams:
+        # Sources in the order the user gave them (a stream reads them one after another).
+        stream['units'].sort(key=units.index)
+    return [stream['units'] for stream in streams]
+
+
+def assign_streams(sources, count):
+    """Split the sources among ``count`` streams, as backup software splits its concurrency.
+
+    ``sources``: ``[{'path', 'files_sizes': [(path, size), ...], ...}]`` in the
+    order given. Returns ``(streams, split)`` where each stream is
+    ``{'name', 'units': [unit, ...], 'files_sizes': [...], 'paths': [...]}`` and
+    ``split`` says whether a source had to be cut into parts. With fewer
+    streams than sources, each stream reads several whole sources one after
+    another (largest first onto the least loaded stream); with more, the
+    largest parts are halved until there are enough. The count is capped at
+    the number of files (a file is never read by two streams).
+    """
+    count = int(count)
+    if count < 1:
+        raise ValueError('A step needs at least one stream.')
+    units = [dict(source, part=None) for source in sources if source['files_sizes']]
+    if not units:
+        raise ValueError('No source holds a file to read.')
+    split = _split_units(units, count)
     out = []
-    for number, stream in enumerate(streams):
-        files = [item for unit in stream['units'] for item in unit['files_sizes']]
+    for number, stream_units in enumerate(_share_units(units, min(count, len(units)))):
+        files = [item for unit in stream_units for item in unit['files_sizes']]
         paths = []
-        for unit in stream['units']:
+        for unit in stream_units:
             if unit['path'] not in paths:
                 paths.append(unit['path'])
-        out.append({'name': 'stream%d' % number, 'units': stream['units'], 'files_sizes': files, 'paths': paths})
+        out.append({'name': 'stream%d' % number, 'units': stream_units, 'files_sizes': files, 'paths': paths})
     return out, split
 
 

@@ -99,6 +99,135 @@ def open_fails(path):
     return None
 
 
+# What a directory entry of each type is, when it is not a directory or a regular file (``_TreeWalk._entry``).
+_OTHER_TYPES = ((stat.S_ISFIFO, 'fifo'), (stat.S_ISSOCK, 'socket'), (stat.S_ISCHR, 'char_device'),
+                (stat.S_ISBLK, 'block_device'))
+
+
+class _TreeWalk:
+    """One walk of ``walk_tree``: the result it fills, the hard links it has seen."""
+
+    def __init__(self, follow_symlinks, one_file_system, max_files, max_listed):
+        self.follow_symlinks = follow_symlinks
+        self.one_file_system = one_file_system
+        self.max_files = max_files
+        self.max_listed = max_listed
+        self.result = {'files': [], 'empty_files': 0, 'dirs': 0, 'passed_over': [], 'passed_over_counts': {},
+                       'bytes': 0}
+        self.linked = set()
+
+    def skip(self, path, reason, detail=None):
+        result = self.result
+        result['passed_over_counts'][reason] = result['passed_over_counts'].get(reason, 0) + 1
+        if len(result['passed_over']) < self.max_listed:
+            why = SKIP_REASONS[reason] if detail is None else '%s: %s' % (SKIP_REASONS[reason], detail)
+            result['passed_over'].append({'path': path, 'reason': reason, 'why': why})
+
+    def add_file(self, path, st):
+        result = self.result
+        if st.st_nlink > 1:
+            key = (st.st_dev, st.st_ino)
+            if key in self.linked:
+                self.skip(path, 'hardlink')
+                return
+            self.linked.add(key)
+        if self.max_files is not None and len(result['files']) >= self.max_files:
+            self.skip(path, 'max_files')
+            return
+        failed = open_fails(path)
+        if failed is not None:
+            if failed.errno in (errno.EACCES, errno.EPERM):
+                self.skip(path, 'permission_denied', 'open() refused to uid %d' % os.geteuid())
+            else:
+                self.skip(path, 'unreadable', failed.strerror or str(failed))
+            return
+        if st.st_size == 0:
+            result['empty_files'] += 1
+            return
+        result['files'].append((path, st.st_size))
+        result['bytes'] += st.st_size
+
+    def tree(self, root, root_st):
+        """Every directory below ``root``, depth first in name order."""
+        root_dev = root_st.st_dev
+        # Stack of (directory path, ancestors' (dev, ino) set) - iterative so a deep tree
+        # cannot exhaust Python's recursion limit.
+        stack = [(root, frozenset([(root_st.st_dev, root_st.st_ino)]))]
+        while stack:
+            directory, ancestors = stack.pop()
+            self.result['dirs'] += 1
+            entries = self._entries(directory)
+            if entries is None:
+                continue
+            subdirs = []
+            for entry in entries:
+                self._entry(entry, ancestors, root_dev, subdirs)
+            # Depth first, in name order: push in reverse so the first name pops first.
+            for item in reversed(subdirs):
+                stack.append(item)
+
+    def _entries(self, directory):
+        """The directory's entries in name order, or None (passed over) when it cannot be listed."""
+        try:
+            with os.scandir(directory) as iterator:
+                return sorted(iterator, key=lambda e: e.name)
+        except PermissionError:
+            self.skip(directory, 'permission_denied')
+        except FileNotFoundError:
+            self.skip(directory, 'vanished')
+        except OSError as exc:
+            if exc.errno == errno.ELOOP:
+                self.skip(directory, 'symlink_loop')
+            else:
+                raise
+        return None
+
+    def _entry(self, entry, ancestors, root_dev, subdirs):
+        """A file added, a directory to walk appended to ``subdirs``, anything else passed over."""
+        path = entry.path
+        try:
+            st = entry.stat(follow_symlinks=False)
+        except FileNotFoundError:
+            self.skip(path, 'vanished')
+            return
+        mode = st.st_mode
+        if stat.S_ISLNK(mode):
+            st = self._link_target(path)
+            if st is None:
+                return
+            mode = st.st_mode
+        if stat.S_ISDIR(mode):
+            key = (st.st_dev, st.st_ino)
+            if key in ancestors:
+                self.skip(path, 'symlink_loop')
+            elif self.one_file_system and st.st_dev != root_dev:
+                self.skip(path, 'other_filesystem')
+            else:
+                subdirs.append((path, ancestors | frozenset([key])))
+        elif stat.S_ISREG(mode):
+            self.add_file(path, st)
+        else:
+            self.skip(path, next((reason for is_type, reason in _OTHER_TYPES if is_type(mode)), 'unknown_type'))
+
+    def _link_target(self, path):
+        """The stat of what a symlink points to, or None (passed over) when it is not followed or leads nowhere."""
+        if not self.follow_symlinks:
+            self.skip(path, 'symlink')
+            return None
+        try:
+            return os.stat(path)
+        except FileNotFoundError:
+            self.skip(path, 'broken_symlink')
+        except OSError as exc:
+            if exc.errno == errno.ELOOP:
+                self.skip(path, 'symlink_loop')
+            elif exc.errno == errno.EACCES:
+                self.skip(path, 'permission_denied')
+            else:
+                raise
+        return None
+
+
 def walk_tree(root, follow_symlinks=False, one_file_system=True, max_files=None, max_listed=100):
     """Regular files below ``root`` in backup order.
 
@@ -112,116 +241,12 @@ def walk_tree(root, follow_symlinks=False, one_file_system=True, max_files=None,
     Ansible reads a result's ``skipped`` as "the task was skipped".)
     """
     root_st = check_source_path(root)
-    result = {'files': [], 'empty_files': 0, 'dirs': 0, 'passed_over': [], 'passed_over_counts': {}, 'bytes': 0}
-
-    def skip(path, reason, detail=None):
-        result['passed_over_counts'][reason] = result['passed_over_counts'].get(reason, 0) + 1
-        if len(result['passed_over']) < max_listed:
-            why = SKIP_REASONS[reason] if detail is None else '%s: %s' % (SKIP_REASONS[reason], detail)
-            result['passed_over'].append({'path': path, 'reason': reason, 'why': why})
-
-    linked = set()
-
-    def add_file(path, st):
-        if st.st_nlink > 1:
-            key = (st.st_dev, st.st_ino)
-            if key in linked:
-                skip(path, 'hardlink')
-                return
-            linked.add(key)
-        if max_files is not None and len(result['files']) >= max_files:
-            skip(path, 'max_files')
-            return
-        failed = open_fails(path)
-        if failed is not None:
-            if failed.errno in (errno.EACCES, errno.EPERM):
-                skip(path, 'permission_denied', 'open() refused to uid %d' % os.geteuid())
-            else:
-                skip(path, 'unreadable', failed.strerror or str(failed))
-            return
-        if st.st_size == 0:
-            result['empty_files'] += 1
-            return
-        result['files'].append((path, st.st_size))
-        result['bytes'] += st.st_size
-
+    walk = _TreeWalk(follow_symlinks, one_file_system, max_files, max_listed)
     if stat.S_ISREG(root_st.st_mode):
-        add_file(root, root_st)
-        return result
-
-    root_dev = root_st.st_dev
-    # Stack of (directory path, ancestors' (dev, ino) set) - iterative so a deep tree
-    # cannot exhaust Python's recursion limit.
-    stack = [(root, frozenset([(root_st.st_dev, root_st.st_ino)]))]
-    while stack:
-        directory, ancestors = stack.pop()
-        result['dirs'] += 1
-        try:
-            with os.scandir(directory) as iterator:
-                entries = sorted(iterator, key=lambda e: e.name)
-        except PermissionError:
-            skip(directory, 'permission_denied')
-            continue
-        except FileNotFoundError:
-            skip(directory, 'vanished')
-            continue
-        except OSError as exc:
-            if exc.errno == errno.ELOOP:
-                skip(directory, 'symlink_loop')
-                continue
-            raise
-        subdirs = []
-        for entry in entries:
-            path = entry.path
-            try:
-                st = entry.stat(follow_symlinks=False)
-            except FileNotFoundError:
-                skip(path, 'vanished')
-                continue
-            mode = st.st_mode
-            if stat.S_ISLNK(mode):
-                if not follow_symlinks:
-                    skip(path, 'symlink')
-                    continue
-                try:
-                    st = os.stat(path)
-                except FileNotFoundError:
-                    skip(path, 'broken_symlink')
-                    continue
-                except OSError as exc:
-                    if exc.errno == errno.ELOOP:
-                        skip(path, 'symlink_loop')
-                        continue
-                    if exc.errno == errno.EACCES:
-                        skip(path, 'permission_denied')
-                        continue
-                    raise
-                mode = st.st_mode
-            if stat.S_ISDIR(mode):
-                key = (st.st_dev, st.st_ino)
-                if key in ancestors:
-                    skip(path, 'symlink_loop')
-                    continue
-                if one_file_system and st.st_dev != root_dev:
-                    skip(path, 'other_filesystem')
-                    continue
-                subdirs.append((path, ancestors | frozenset([key])))
-            elif stat.S_ISREG(mode):
-                add_file(path, st)
-            elif stat.S_ISFIFO(mode):
-                skip(path, 'fifo')
-            elif stat.S_ISSOCK(mode):
-                skip(path, 'socket')
-            elif stat.S_ISCHR(mode):
-                skip(path, 'char_device')
-            elif stat.S_ISBLK(mode):
-                skip(path, 'block_device')
-            else:
-                skip(path, 'unknown_type')
-        # Depth first, in name order: push in reverse so the first name pops first.
-        for item in reversed(subdirs):
-            stack.append(item)
-    return result
+        walk.add_file(root, root_st)
+    else:
+        walk.tree(root, root_st)
+    return walk.result
 
 
 def parse_mountinfo(text):

@@ -152,55 +152,55 @@ def compare_capacity(view, total=64 * MB, clock=time.perf_counter):
     return rate_mb_s(rounds * len(buf), seconds)
 
 
+def _step_record(step, read_size, seconds, got_bytes, blocks, series, mismatched, mismatches, verify_seconds,
+                 error, err_no):
+    """The record ``read_step`` returns (``seconds``: the wall time of the step's reads so far)."""
+    expected_blocks = int(step['blocks'])
+    return {
+        'block_size': int(step['block_size']),
+        'pattern': step.get('pattern'),
+        'read_size': read_size,
+        'bytes': got_bytes,
+        'blocks': blocks,
+        'blocks_expected': expected_blocks,
+        'seconds': round(seconds, 6),
+        'mb_s': rate_mb_s(got_bytes, seconds),
+        'write_mb_s': step.get('mb_s'),
+        'series_mb_s': series,
+        'verified': error is None and mismatched == 0 and blocks == expected_blocks,
+        'mismatched_blocks': mismatched,
+        'mismatches': mismatches,
+        'verify_seconds': round(verify_seconds, 6),
+        'error': error,
+        'errno': err_no,
+    }
+
+
+def _mismatch(index, want_len, n, buf, want):
+    return {'block': index, 'expected_bytes': want_len, 'read_bytes': n,
+            'first_difference': first_difference(memoryview(buf)[:n], want)}
+
+
 def read_step(step, views, read_size, readinto, clock=time.monotonic, step_index=None):
     """Read one sweep step back (``step['blocks']`` reads of ``read_size``) and verify each block.
 
     ``views`` are the step's expected blocks (``_tape_writer.block_views``),
     ``readinto(buf)`` one read(2) into ``buf`` returning the byte count.
-    Returns ``{block_size, pattern, read_size, bytes, blocks, seconds, mb_s,
-    write_mb_s, series_mb_s, verified, mismatched_blocks, mismatches,
-    verify_seconds, error, errno}``. A file mark or end of data before the
-    last block, a block of the wrong length or content, and an I/O error make
-    ``verified`` false; a buffer smaller than the block raises
+    Returns ``_step_record``'s ``{block_size, pattern, read_size, bytes, blocks,
+    seconds, mb_s, write_mb_s, series_mb_s, verified, mismatched_blocks,
+    mismatches, verify_seconds, error, errno}``. A file mark or end of data
+    before the last block, a block of the wrong length or content, and an I/O
+    error make ``verified`` false; a buffer smaller than the block raises
     :class:`ReadBlockTooSmall` (with the record so far in ``record``).
     """
-    block_size = int(step['block_size'])
     expected_blocks = int(step['blocks'])
-    buf = bytearray(read_size)
-    nviews = len(views)
-    got_bytes = 0
-    blocks = 0
-    mismatched = 0
-    mismatches = []
+    buf, nviews = bytearray(read_size), len(views)
+    got_bytes = blocks = mismatched = tick_bytes = 0
+    mismatches, series = [], []
     verify_seconds = 0.0
-    error = None
-    err_no = None
-    series = []
+    error = err_no = None
     start = clock()
     tick = start + 1.0
-    tick_bytes = 0
-
-    def record():
-        seconds = clock() - start
-        return {
-            'block_size': block_size,
-            'pattern': step.get('pattern'),
-            'read_size': read_size,
-            'bytes': got_bytes,
-            'blocks': blocks,
-            'blocks_expected': expected_blocks,
-            'seconds': round(seconds, 6),
-            'mb_s': rate_mb_s(got_bytes, seconds),
-            'write_mb_s': step.get('mb_s'),
-            'series_mb_s': series,
-            'verified': error is None and mismatched == 0 and blocks == expected_blocks,
-            'mismatched_blocks': mismatched,
-            'mismatches': mismatches,
-            'verify_seconds': round(verify_seconds, 6),
-            'error': error,
-            'errno': err_no,
-        }
-
     for index in range(expected_blocks):
         want = views[index % nviews]
         want_len = block_length(step, index)
@@ -209,13 +209,14 @@ def read_step(step, views, read_size, readinto, clock=time.monotonic, step_index
         try:
             n = readinto(buf)
         except OSError as exc:
-            if exc.errno == errno.ENOMEM and read_size < want_len:
-                error = 'ENOMEM: %s' % too_small_words(want_len, read_size)
-                err_no = exc.errno
-                raise ReadBlockTooSmall(want_len, read_size, step_index, index, record()) from None
-            error = '%s: %s (block %d of %d)' % (
-                errno.errorcode.get(exc.errno, exc.errno), exc.strerror, index, expected_blocks)
             err_no = exc.errno
+            if err_no == errno.ENOMEM and read_size < want_len:
+                error = 'ENOMEM: %s' % too_small_words(want_len, read_size)
+                raise ReadBlockTooSmall(want_len, read_size, step_index, index, _step_record(
+                    step, read_size, clock() - start, got_bytes, blocks, series, mismatched, mismatches,
+                    verify_seconds, error, err_no)) from None
+            error = '%s: %s (block %d of %d)' % (errno.errorcode.get(err_no, err_no), exc.strerror, index,
+                                                 expected_blocks)
             break
         if not n:
             error = 'a file mark or end of data after %d of %d blocks' % (index, expected_blocks)
@@ -230,13 +231,13 @@ def read_step(step, views, read_size, readinto, clock=time.monotonic, step_index
         if not same:
             mismatched += 1
             if len(mismatches) < MAX_MISMATCHES_KEPT:
-                mismatches.append({'block': index, 'expected_bytes': want_len, 'read_bytes': n,
-                                   'first_difference': first_difference(memoryview(buf)[:n], want)})
+                mismatches.append(_mismatch(index, want_len, n, buf, want))
         if now >= tick:
             series.append(round((got_bytes - tick_bytes) / (now - tick + 1.0) / MB, 1))
             tick_bytes = got_bytes
             tick = now + 1.0
-    return record()
+    return _step_record(step, read_size, clock() - start, got_bytes, blocks, series, mismatched, mismatches,
+                        verify_seconds, error, err_no)
 
 
 def summarize(records, capacity_mb_s=None):

@@ -118,22 +118,13 @@ def _char_name(sys_root, major, minor):
 WRITE_HINT = ' Refusing to write. Set device to a non-rewinding tape node such as /dev/nst0.'
 
 
-def check_tape_device(path, sys_root=SYS_ROOT, stat_func=os.stat, hint=WRITE_HINT, rewinding_ok=False):
-    """Return a TapeIdentity for ``path`` or raise TapeSafetyError.
-
-    Nothing is opened: only stat() and sysfs reads. Longer than 60 lines on
-    purpose: one chain of refusals, in the order they must be made, each with
-    its own sentence; split up, the order would no longer be visible.
-    ``hint`` ends the refusals of what is no tape node; ``rewinding_ok``
-    accepts the auto-rewinding node (st0), for a caller that never opens the
-    drive (tape_drive_observe reads its sysfs counters, which every node of
-    the drive shares).
-    """
+def _stat_device(path, stat_func):
+    """stat() of the device path given; a path that is missing or cannot be examined is refused."""
     if not path or not isinstance(path, str):
         raise TapeSafetyError('No tape device given. Set device to the non-rewinding node, e.g. /dev/nst0.',
                               'missing')
     try:
-        info = stat_func(path)
+        return stat_func(path)
     except FileNotFoundError:
         raise TapeSafetyError('%s does not exist. Set device to a non-rewinding tape node such as /dev/nst0 '
                               '(tapeops.qualify.tape_drive_info lists them).' % path, 'missing')
@@ -145,7 +136,10 @@ def check_tape_device(path, sys_root=SYS_ROOT, stat_func=os.stat, hint=WRITE_HIN
     except OSError as exc:
         raise TapeSafetyError('Cannot stat %s: %s. Check the path and its permissions, and set device to a '
                               'non-rewinding tape node such as /dev/nst0.' % (path, exc.strerror), 'missing')
-    mode = info.st_mode
+
+
+def _refuse_file_type(path, mode, hint):
+    """Anything but a character device is refused, each kind with its own sentence."""
     if stat.S_ISREG(mode):
         raise TapeSafetyError('%s is a regular file, not a tape drive.%s' % (path, hint), 'regular_file')
     if stat.S_ISDIR(mode):
@@ -156,25 +150,31 @@ def check_tape_device(path, sys_root=SYS_ROOT, stat_func=os.stat, hint=WRITE_HIN
     if not stat.S_ISCHR(mode):
         raise TapeSafetyError('%s is not a character device (FIFO or socket), not a tape drive.%s' % (path, hint),
                               'not_char_device')
-    major, minor = os.major(info.st_rdev), os.minor(info.st_rdev)
-    kernel_name = _char_name(sys_root, major, minor)
-    if major != ST_MAJOR:
-        if major == SG_MAJOR:
-            what = ('a SCSI generic (sg) node%s: commands sent through it bypass the st driver and can reach '
-                    'any SCSI device, disks included' % (' (%s)' % kernel_name if kernel_name else ''))
-            reason = 'sg_node'
-        elif major == MEM_MAJOR:
-            what = 'a memory device (%s), such as /dev/null or /dev/zero' % (kernel_name or 'major 1')
-            reason = 'memory_device'
-        elif major == CH_MAJOR:
-            what = 'a medium changer node (%s)' % (kernel_name or 'sch')
-            reason = 'changer_node'
-        else:
-            what = 'a character device of another driver (major %d%s)' % (
-                major, ', %s' % kernel_name if kernel_name else '')
-            reason = 'other_char_device'
-        raise TapeSafetyError('%s is %s, not an st tape device (major 9).%s' % (path, what, hint), reason)
-    link = os.path.join(sys_root, 'dev', 'char', '%d:%d' % (major, minor))
+
+
+def _refuse_other_driver(path, major, kernel_name, hint):
+    """A character device of a driver other than st: refused, saying which one it is."""
+    if major == SG_MAJOR:
+        what = ('a SCSI generic (sg) node%s: commands sent through it bypass the st driver and can reach '
+                'any SCSI device, disks included' % (' (%s)' % kernel_name if kernel_name else ''))
+        reason = 'sg_node'
+    elif major == MEM_MAJOR:
+        what = 'a memory device (%s), such as /dev/null or /dev/zero' % (kernel_name or 'major 1')
+        reason = 'memory_device'
+    elif major == CH_MAJOR:
+        what = 'a medium changer node (%s)' % (kernel_name or 'sch')
+        reason = 'changer_node'
+    else:
+        what = 'a character device of another driver (major %d%s)' % (
+            major, ', %s' % kernel_name if kernel_name else '')
+        reason = 'other_char_device'
+    raise TapeSafetyError('%s is %s, not an st tape device (major 9).%s' % (path, what, hint), reason)
+
+
+def _st_node(path, sys_root, minor, hint, rewinding_ok):
+    """(sysfs directory, st node name, its device directory) of an st minor: a stale node, the rewinding node
+    (unless ``rewinding_ok``) and a node not bound to a sequential-access device are refused."""
+    link = os.path.join(sys_root, 'dev', 'char', '%d:%d' % (ST_MAJOR, minor))
     if not os.path.lexists(link):
         raise TapeSafetyError('%s has st major 9 but no st device is registered for minor %d in %s: the drive is '
                               'gone or the node is stale. Rescan (tape_drive_info) and retry.' % (path, minor, link),
@@ -189,6 +189,27 @@ def check_tape_device(path, sys_root=SYS_ROOT, stat_func=os.stat, hint=WRITE_HIN
     if dev_type != str(TYPE_SEQUENTIAL):
         raise TapeSafetyError('%s (%s) is not bound to a SCSI sequential-access device (sysfs type %s, expected 1).'
                               '%s' % (path, name, dev_type, hint), 'not_sequential')
+    return sysfs, name, device_dir
+
+
+def check_tape_device(path, sys_root=SYS_ROOT, stat_func=os.stat, hint=WRITE_HINT, rewinding_ok=False):
+    """Return a TapeIdentity for ``path`` or raise TapeSafetyError.
+
+    Nothing is opened: only stat() and sysfs reads. One chain of refusals,
+    in the order they must be made, each with its own sentence: the path
+    (``_stat_device``), the kind of file (``_refuse_file_type``), the driver
+    (``_refuse_other_driver``), the st node in sysfs (``_st_node``).
+    ``hint`` ends the refusals of what is no tape node; ``rewinding_ok``
+    accepts the auto-rewinding node (st0), for a caller that never opens the
+    drive (tape_drive_observe reads its sysfs counters, which every node of
+    the drive shares).
+    """
+    info = _stat_device(path, stat_func)
+    _refuse_file_type(path, info.st_mode, hint)
+    major, minor = os.major(info.st_rdev), os.minor(info.st_rdev)
+    if major != ST_MAJOR:
+        _refuse_other_driver(path, major, _char_name(sys_root, major, minor), hint)
+    sysfs, name, device_dir = _st_node(path, sys_root, minor, hint, rewinding_ok)
     index = name[3:] if name.startswith('nst') else name[2:]
     digits = ''.join(ch for ch in index if ch.isdigit())
     return TapeIdentity(
