@@ -174,6 +174,70 @@ def _daemon_message(output):
     return lines[0] if lines else ''
 
 
+def _config_files(module, path, validate):
+    """(a Bareos configuration directory?, the files holding Device resources, the test command)."""
+    if os.path.isdir(path):
+        files = sorted(glob.glob(os.path.join(path, 'bareos-sd.d', 'device', '*.conf')))
+        if not files:
+            module.fail_json(msg='%s has no bareos-sd.d/device/*.conf: give the Bareos configuration directory '
+                                 '(usually /etc/bareos) or the Bacula bacula-sd.conf file.' % path)
+        return True, files, 'bareos-sd -t -c %s' if validate is None else validate
+    if os.path.isfile(path):
+        return False, [path], 'bacula-sd -t -c %s' if validate is None else validate
+    module.fail_json(msg='%s does not exist: install the storage daemon or set bacula_sd_config.' % path)
+
+
+def _edit(module, files, settings, wanted):
+    """({file: (before, after)} of the files that change, the changes, the tape devices found) in memory."""
+    def select(res):
+        if not is_tape_device(res):
+            return False
+        return not wanted or res.name in wanted
+
+    new_texts = {}
+    changes = []
+    found = []
+    for name in files:
+        before = _read(name)
+        try:
+            after, file_changes = set_directives(before, settings, select)
+            found.extend(d for d in list_devices(after) if d['tape'] and (not wanted or d['name'] in wanted))
+        except BaculaConfError as exc:
+            module.fail_json(msg='%s: %s' % (name, exc))
+        for change in file_changes:
+            change['file'] = name
+        changes.extend(file_changes)
+        if after != before:
+            new_texts[name] = (before, after)
+    return new_texts, changes, found
+
+
+def _test_staged(module, validate, path, layout_dir, new_texts, changes):
+    """The daemon's test of the new configuration in a staging copy; its stdout, or the module fails."""
+    stage = tempfile.mkdtemp(prefix='tapeops-sd-', dir=module.tmpdir)
+    try:
+        if layout_dir:
+            target = os.path.join(stage, 'config')
+            shutil.copytree(path, target, symlinks=True)
+            for name, (dummy, after) in new_texts.items():
+                with open(os.path.join(target, os.path.relpath(name, path)), 'wb') as handle:
+                    handle.write(to_bytes(after))
+        else:
+            target = os.path.join(stage, os.path.basename(path))
+            with open(target, 'wb') as handle:
+                handle.write(to_bytes(new_texts[path][1]))
+        return _validate(module, validate, target).stdout
+    except CliError as exc:
+        kwargs = exc.as_fail_kwargs()
+        said = _daemon_message((exc.stdout or '') + '\n' + (exc.stderr or ''))
+        if said:
+            kwargs['msg'] = 'The storage daemon rejected the new configuration: %s. Nothing was changed; fix ' \
+                            'that value (bacula_sd_* variables) and run again.' % said
+        module.fail_json(changes=changes, **kwargs)
+    finally:
+        shutil.rmtree(stage, ignore_errors=True)
+
+
 def main():
     module = AnsibleModule(
         argument_spec=dict(
@@ -197,41 +261,8 @@ def main():
         module.fail_json(msg=str(exc))
 
     wanted = set(p['devices'])
-
-    def select(res):
-        if not is_tape_device(res):
-            return False
-        return not wanted or res.name in wanted
-
-    layout_dir = os.path.isdir(path)
-    if layout_dir:
-        files = sorted(glob.glob(os.path.join(path, 'bareos-sd.d', 'device', '*.conf')))
-        if not files:
-            module.fail_json(msg='%s has no bareos-sd.d/device/*.conf: give the Bareos configuration directory '
-                                 '(usually /etc/bareos) or the Bacula bacula-sd.conf file.' % path)
-        validate = 'bareos-sd -t -c %s' if p['validate'] is None else p['validate']
-    elif os.path.isfile(path):
-        files = [path]
-        validate = 'bacula-sd -t -c %s' if p['validate'] is None else p['validate']
-    else:
-        module.fail_json(msg='%s does not exist: install the storage daemon or set bacula_sd_config.' % path)
-
-    new_texts = {}
-    changes = []
-    found = []
-    for name in files:
-        before = _read(name)
-        try:
-            after, file_changes = set_directives(before, settings, select)
-            found.extend(d for d in list_devices(after) if d['tape'] and (not wanted or d['name'] in wanted))
-        except BaculaConfError as exc:
-            module.fail_json(msg='%s: %s' % (name, exc))
-        for change in file_changes:
-            change['file'] = name
-        changes.extend(file_changes)
-        if after != before:
-            new_texts[name] = (before, after)
-
+    layout_dir, files, validate = _config_files(module, path, p['validate'])
+    new_texts, changes, found = _edit(module, files, settings, wanted)
     missing = wanted - set(d['name'] for d in found)
     if missing:
         module.fail_json(msg='No tape Device resource named %s in %s: check bacula_sd_devices against the Name '
@@ -247,32 +278,8 @@ def main():
         result['diff'] = [dict(before=b, after=a, before_header=n, after_header=n) for n, (b, a) in sorted(new_texts.items())]
     if result['block_size_changed']:
         module.warn(BLOCK_WARNING)
-
     if new_texts and validate:
-        stage = tempfile.mkdtemp(prefix='tapeops-sd-', dir=module.tmpdir)
-        try:
-            if layout_dir:
-                target = os.path.join(stage, 'config')
-                shutil.copytree(path, target, symlinks=True)
-                for name, (dummy, after) in new_texts.items():
-                    with open(os.path.join(target, os.path.relpath(name, path)), 'wb') as handle:
-                        handle.write(to_bytes(after))
-            else:
-                target = os.path.join(stage, os.path.basename(path))
-                with open(target, 'wb') as handle:
-                    handle.write(to_bytes(new_texts[path][1]))
-            res = _validate(module, validate, target)
-            result['validate_stdout'] = res.stdout
-        except CliError as exc:
-            kwargs = exc.as_fail_kwargs()
-            said = _daemon_message((exc.stdout or '') + '\n' + (exc.stderr or ''))
-            if said:
-                kwargs['msg'] = 'The storage daemon rejected the new configuration: %s. Nothing was changed; fix ' \
-                                'that value (bacula_sd_* variables) and run again.' % said
-            module.fail_json(changes=changes, **kwargs)
-        finally:
-            shutil.rmtree(stage, ignore_errors=True)
-
+        result['validate_stdout'] = _test_staged(module, validate, path, layout_dir, new_texts, changes)
     if new_texts and not module.check_mode:
         for name, (dummy, after) in sorted(new_texts.items()):
             if p['backup']:

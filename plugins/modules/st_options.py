@@ -140,6 +140,35 @@ def _read_back(name, modes):
     return dict((mode, read_options(name + MODE_SUFFIX[mode], SYS_ROOT)) for mode in modes)
 
 
+def _apply(module, config, entry, results):
+    """stinit applies ``config`` to the drive of ``entry``; the kernel's settings after it must be the expected."""
+    try:
+        stinit = find_tool('stinit', module=module)
+        res = run([stinit, '-v', '-f', config, entry['device']], module=module, check=True,
+                  hint='stinit could not apply %s; check the file with "stinit -p -f %s".' % (config, config))
+    except CliError as exc:
+        module.fail_json(drives=results, **exc.as_fail_kwargs())
+    entry['after'] = _read_back(entry['name'], entry['expected'])
+    left = compare(entry['expected'], entry['after'])
+    if left:
+        module.fail_json(
+            msg='%s (%s %s): after stinit the kernel still shows %s. The drive or the st driver does not '
+                'accept these settings; remove them from st_tuning_definitions or check dmesg.'
+                % (entry['device'], entry['vendor'], entry['model'],
+                   ', '.join('mode %d %s=%s (wanted %s)' % (d['mode'], d['setting'], d['actual'], d['expected'])
+                             for d in left)),
+            drives=results, cmd=res.cmd, rc=res.rc, stdout=res.stdout, stderr=res.stderr)
+
+
+def _diff(entry):
+    """The drive's differences as Ansible's diff: what sysfs showed, what stinit was to set."""
+    return dict(before_header='%s (sysfs)' % entry['device'], after_header='%s (sysfs)' % entry['device'],
+                before=''.join('mode %d %s=%s\n' % (x['mode'], x['setting'], x['actual'])
+                               for x in entry['differences']),
+                after=''.join('mode %d %s=%s\n' % (x['mode'], x['setting'], x['expected'])
+                              for x in entry['differences']))
+
+
 def main():
     module = AnsibleModule(
         argument_spec=dict(
@@ -177,31 +206,10 @@ def main():
         changed = True
         if module.check_mode or not p['apply']:
             continue
-        try:
-            stinit = find_tool('stinit', module=module)
-            res = run([stinit, '-v', '-f', p['config'], drive['device']], module=module, check=True,
-                      hint='stinit could not apply %s; check the file with "stinit -p -f %s".'
-                           % (p['config'], p['config']))
-        except CliError as exc:
-            module.fail_json(drives=results, **exc.as_fail_kwargs())
-        entry['after'] = _read_back(drive['name'], expected)
-        left = compare(expected, entry['after'])
-        if left:
-            module.fail_json(
-                msg='%s (%s %s): after stinit the kernel still shows %s. The drive or the st driver does not '
-                    'accept these settings; remove them from st_tuning_definitions or check dmesg.'
-                    % (drive['device'], drive['vendor'], drive['model'],
-                       ', '.join('mode %d %s=%s (wanted %s)' % (d['mode'], d['setting'], d['actual'], d['expected'])
-                                 for d in left)),
-                drives=results, cmd=res.cmd, rc=res.rc, stdout=res.stdout, stderr=res.stderr)
+        _apply(module, p['config'], entry, results)
     result = dict(changed=changed and p['apply'], drives=results, rendered=rendered)
     if module._diff:
-        result['diff'] = [dict(before_header='%s (sysfs)' % d['device'], after_header='%s (sysfs)' % d['device'],
-                               before=''.join('mode %d %s=%s\n' % (x['mode'], x['setting'], x['actual'])
-                                              for x in d['differences']),
-                               after=''.join('mode %d %s=%s\n' % (x['mode'], x['setting'], x['expected'])
-                                             for x in d['differences']))
-                          for d in results if d['differences']]
+        result['diff'] = [_diff(d) for d in results if d['differences']]
     module.exit_json(**result)
 
 

@@ -112,85 +112,105 @@ def _unquote(value):
     return value
 
 
+def _string_end(text, i):
+    """Index just after the quoted string whose first character is ``text[i]`` (the opening quote is before it).
+
+    A backslash escapes the next character; a string that reaches the end of
+    its line or of the file is refused.
+    """
+    n = len(text)
+    while i < n:
+        ch = text[i]
+        if ch == '\\':
+            i += 2
+            continue
+        if ch == '"':
+            return i + 1
+        if ch == '\n':
+            raise BaculaConfError('unterminated quoted string at line %d.' % (text.count('\n', 0, i) + 1))
+        i += 1
+    raise BaculaConfError('unterminated quoted string at the end of the file.')
+
+
+class _Scanner:
+    """What ``parse_resources`` knows at a character: the depth, the resource open, the statement begun."""
+
+    def __init__(self, text):
+        self.text = text
+        self.resources = []
+        self.depth = 0
+        self.current = None
+        self.stmt_start = None  # start of the current statement at depth 0 or 1
+
+    def end_directive(self, i):
+        """The statement begun inside a resource ends at ``i``: it becomes one of its directives."""
+        if self.stmt_start is not None and self.depth == 1:
+            _add_directive(self.current, self.text, self.stmt_start, i)
+            self.stmt_start = None
+
+    def open_brace(self, i):
+        if self.depth == 0:
+            start = self.stmt_start if self.stmt_start is not None else i
+            head_lines = self.text[start:i].split('\n')
+            head = head_lines[-1].strip() or (head_lines[-2].strip() if len(head_lines) > 1 else '')
+            self.current = Resource(head, start, i, None, [])
+            self.stmt_start = None
+        elif self.depth == 1:
+            # A nested block (rare in SD configs): its directives are not managed.
+            self.stmt_start = None
+        self.depth += 1
+
+    def close_brace(self, i):
+        if self.depth == 0:
+            raise BaculaConfError('unbalanced "}" at line %d.' % (self.text.count('\n', 0, i) + 1))
+        if self.depth == 1:
+            self.end_directive(i)
+            self.current.close_brace = i
+            self.resources.append(self.current)
+            self.current = None
+        self.depth -= 1
+
+    def separator(self, ch, i):
+        """A newline or ``;``: ends a directive; at the top level a ``;`` ends the statement."""
+        if self.depth == 1 and self.stmt_start is not None:
+            self.end_directive(i)
+        elif self.depth == 0 and ch == ';':
+            self.stmt_start = None
+
+
 def parse_resources(text):
     """Return the top-level resources of ``text`` with their depth-1 directives.
 
     Raises BaculaConfError on unbalanced braces or an unterminated string.
     """
-    resources = []
+    scan = _Scanner(text)
     i = 0
     n = len(text)
-    depth = 0
-    current = None
-    stmt_start = None  # start of the current statement at depth 0 or 1
-    in_quote = False
     while i < n:
         ch = text[i]
-        if in_quote:
-            if ch == '\\':
-                i += 2
-                continue
-            if ch == '"':
-                in_quote = False
-            elif ch == '\n':
-                raise BaculaConfError('unterminated quoted string at line %d.' % (text.count('\n', 0, i) + 1))
-            i += 1
-            continue
         if ch == '#':
+            scan.end_directive(i)
             nl = text.find('\n', i)
-            if stmt_start is not None and depth == 1:
-                _add_directive(current, text, stmt_start, i)
-                stmt_start = None
             i = n if nl < 0 else nl
             continue
         if ch == '"':
-            in_quote = True
-            if stmt_start is None:
-                stmt_start = i
-            i += 1
+            if scan.stmt_start is None:
+                scan.stmt_start = i
+            i = _string_end(text, i + 1)
             continue
         if ch == '{':
-            if depth == 0:
-                start = stmt_start if stmt_start is not None else i
-                head_lines = text[start:i].split('\n')
-                head = head_lines[-1].strip() or (head_lines[-2].strip() if len(head_lines) > 1 else '')
-                current = Resource(head, start, i, None, [])
-                stmt_start = None
-            elif depth == 1:
-                # A nested block (rare in SD configs): its directives are not managed.
-                stmt_start = None
-            depth += 1
-            i += 1
-            continue
-        if ch == '}':
-            if depth == 0:
-                raise BaculaConfError('unbalanced "}" at line %d.' % (text.count('\n', 0, i) + 1))
-            if depth == 1:
-                if stmt_start is not None:
-                    _add_directive(current, text, stmt_start, i)
-                    stmt_start = None
-                current.close_brace = i
-                resources.append(current)
-                current = None
-            depth -= 1
-            i += 1
-            continue
-        if ch in '\n;':
-            if depth == 1 and stmt_start is not None:
-                _add_directive(current, text, stmt_start, i)
-                stmt_start = None
-            elif depth == 0 and ch == ';':
-                stmt_start = None
-            i += 1
-            continue
-        if stmt_start is None and not ch.isspace():
-            stmt_start = i
+            scan.open_brace(i)
+        elif ch == '}':
+            scan.close_brace(i)
+        elif ch in '\n;':
+            scan.separator(ch, i)
+        elif scan.stmt_start is None and not ch.isspace():
+            scan.stmt_start = i
         i += 1
-    if in_quote:
-        raise BaculaConfError('unterminated quoted string at the end of the file.')
-    if depth != 0:
+    if scan.depth != 0:
+        current = scan.current
         raise BaculaConfError('a resource is missing its closing "}" (opened as %r).' % (current.type if current else '?'))
-    return resources
+    return scan.resources
 
 
 def _add_directive(resource, text, start, end):

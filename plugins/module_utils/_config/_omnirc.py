@@ -98,14 +98,8 @@ def parse_omnirc(text):
     return result
 
 
-def update_omnirc(text, keys):
-    """Return ``(new_text, changes)`` with ``keys`` applied to omnirc ``text``.
-
-    ``changes`` is a list of ``{'key', 'before', 'after'}`` (``None`` for absent).
-    """
-    keys = validate_keys(keys)
-    lines = text.splitlines()
-    trailing_newline = text.endswith('\n') or not text
+def _key_lines(lines):
+    """({KEY: [indexes of its active lines]}, {KEY: index of the commented example to insert it after})."""
     active = {}
     commented = {}
     tight_seen = set()
@@ -126,20 +120,29 @@ def update_omnirc(text, keys):
         match = _ACTIVE_RE.match(line)
         if match:
             active.setdefault(match.group('key'), []).append(idx)
+    return active, commented
 
-    changes = []
-    replace = {}
-    drop = set()
-    insert_after = {}
-    append = []
-    for key, value in keys.items():
-        positions = active.get(key, [])
+
+class _Edits:
+    """The line edits that apply ``keys`` to omnirc ``lines``, and the changes they make."""
+
+    def __init__(self, lines, keys):
+        active, commented = _key_lines(lines)
+        self.changes = []
+        self.replace = {}
+        self.drop = set()
+        self.insert_after = {}
+        self.append = []
+        for key, value in keys.items():
+            self._key(lines, key, value, active.get(key, []), commented)
+
+    def _key(self, lines, key, value, positions, commented):
         before = _ACTIVE_RE.match(lines[positions[-1]]).group('value').strip() if positions else None
         if value is None:
             if positions:
-                drop.update(positions)
-                changes.append({'key': key, 'before': before, 'after': None})
-            continue
+                self.drop.update(positions)
+                self.changes.append({'key': key, 'before': before, 'after': None})
+            return
         if positions:
             # One key per line: keep the first occurrence, drop duplicates
             # (they would shadow it).
@@ -147,30 +150,43 @@ def update_omnirc(text, keys):
             indent = _ACTIVE_RE.match(lines[first]).group('indent')
             new_line = '%s%s=%s' % (indent, key, value)
             if before != value or len(positions) > 1:
-                replace[first] = new_line
-                drop.update(positions[1:])
-                changes.append({'key': key, 'before': before, 'after': value})
-            continue
+                self.replace[first] = new_line
+                self.drop.update(positions[1:])
+                self.changes.append({'key': key, 'before': before, 'after': value})
+            return
         line = '%s=%s' % (key, value)
         if key in commented:
-            insert_after.setdefault(commented[key], []).append(line)
+            self.insert_after.setdefault(commented[key], []).append(line)
         else:
-            append.append(line)
-        changes.append({'key': key, 'before': None, 'after': value})
+            self.append.append(line)
+        self.changes.append({'key': key, 'before': None, 'after': value})
 
-    if not changes:
+    def apply(self, lines):
+        out = []
+        for idx, line in enumerate(lines):
+            if idx in self.drop:
+                continue
+            out.append(self.replace.get(idx, line))
+            out.extend(self.insert_after.get(idx, []))
+        out.extend(self.append)
+        return out
+
+
+def update_omnirc(text, keys):
+    """Return ``(new_text, changes)`` with ``keys`` applied to omnirc ``text``.
+
+    ``changes`` is a list of ``{'key', 'before', 'after'}`` (``None`` for absent).
+    """
+    keys = validate_keys(keys)
+    lines = text.splitlines()
+    trailing_newline = text.endswith('\n') or not text
+    edits = _Edits(lines, keys)
+    if not edits.changes:
         return text, []
-    out = []
-    for idx, line in enumerate(lines):
-        if idx in drop:
-            continue
-        out.append(replace.get(idx, line))
-        out.extend(insert_after.get(idx, []))
-    out.extend(append)
-    new_text = '\n'.join(out)
-    if trailing_newline or append:
+    new_text = '\n'.join(edits.apply(lines))
+    if trailing_newline or edits.append:
         new_text += '\n'
-    return new_text, changes
+    return new_text, edits.changes
 
 
 def _block_limit_kb(hba_max_transfer_bytes, max_block_kb):

@@ -56,6 +56,24 @@ def _tag(raw):
     return volid or None
 
 
+def _element(unit, flags, rest):
+    """One element line's entry: ``unit``, its ``flags`` (``FULL,ACCESS``) and the fields after them."""
+    names = [f for f in (flags or '').split(',') if f]
+    entry = {'unit': unit, 'flags': names, 'full': 'FULL' in names, 'barcode': None, 'source': None}
+    fields = dict(_FIELD.findall(rest))
+    if 'voltag' in fields:
+        entry['barcode'] = _tag(fields['voltag'])
+    if fields.get('avoltag'):
+        entry['alternate_barcode'] = _tag(fields['avoltag'])
+    if fields.get('source'):
+        entry['source'] = fields['source']
+    if 'sense' in fields:
+        entry['sense'] = fields['sense']
+    if 'intaddr' in fields and fields['intaddr'].isdigit():
+        entry['address'] = int(fields['intaddr'])
+    return entry
+
+
 def parse_chio_status(text):
     """``{'pickers', 'slots', 'portals', 'drives': [{unit, full, flags, barcode,
     source, sense, ...}], 'complete', 'warnings'}``.
@@ -88,27 +106,14 @@ def parse_chio_status(text):
         if not match:
             out['warnings'].append('unrecognised line: %r' % stripped[:120])
             continue
-        kind, unit, flags, rest = match.group(1), int(match.group(2)), match.group(3), match.group(4)
-        names = [f for f in (flags or '').split(',') if f]
-        entry = {'unit': unit, 'flags': names, 'full': 'FULL' in names, 'barcode': None, 'source': None}
-        fields = dict(_FIELD.findall(rest))
-        if 'voltag' in fields:
-            entry['barcode'] = _tag(fields['voltag'])
-        if fields.get('avoltag'):
-            entry['alternate_barcode'] = _tag(fields['avoltag'])
-        if fields.get('source'):
-            entry['source'] = fields['source']
-        if 'sense' in fields:
-            entry['sense'] = fields['sense']
-        if 'intaddr' in fields and fields['intaddr'].isdigit():
-            entry['address'] = int(fields['intaddr'])
+        entry = _element(int(match.group(2)), match.group(3), match.group(4))
         if cut and index == len(lines) - 1:
             # The last line may have lost its end: keep nothing it might have cut.
             entry['barcode'] = None
             entry['source'] = None
             out['complete'] = False
             out['warnings'].append('the last line may be cut short; its barcode and source are not used')
-        out[kind + 's'].append(entry)
+        out[match.group(1) + 's'].append(entry)
     count = sum(len(out[k]) for k in ('pickers', 'slots', 'portals', 'drives'))
     if not count:
         said = '; '.join(errors) if errors else 'no element at all'

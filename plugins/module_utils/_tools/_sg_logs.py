@@ -260,6 +260,47 @@ def _param_from_dump(code, data, warnings, payload_only=False):
     return param_value(data[4:4 + plen])
 
 
+class _HexParameters:
+    """The parameters a page body prints as hex dumps, each decoded when its dump ends."""
+
+    def __init__(self, warnings):
+        self.decoded = {}
+        self.warnings = warnings
+        self.code = None
+        self.payload_only = False
+        self.data = []
+
+    def start(self, code, payload_only):
+        self.code, self.payload_only = code, payload_only
+
+    def add(self, data):
+        """A hex dump line's bytes, kept when a parameter is open."""
+        if self.code is not None:
+            self.data.extend(data)
+
+    def close(self):
+        """The open parameter decoded (its first value kept); none open afterwards."""
+        if self.code is not None:
+            value = _param_from_dump(self.code, self.data, self.warnings, self.payload_only)
+            if value is not None:
+                self.decoded.setdefault('0x%04x' % self.code, value)
+        self.code, self.data = None, []
+
+
+def _add_value(result, match):
+    """A ``key: value`` line into ``result`` (the first value of a key kept; a unit goes into the key)."""
+    key, raw = match.group('key'), match.group('value')
+    if raw == '':
+        return
+    value, unit = _value(raw)
+    name = snake(key)
+    if not name:
+        return
+    if unit in ('gb', 'mb', 'kb', 'c', 'ms'):
+        name = '%s_%s' % (name, unit)
+    result.setdefault(name, value)
+
+
 def parse_page(text):
     """Parse one decoded page body into ``{snake_key: value}``.
 
@@ -274,36 +315,22 @@ def parse_page(text):
     """
     result = {}
     notes = []
-    params = {}
     warnings = []
+    params = _HexParameters(warnings)
     pending = None
-    current_param = None
-    payload_only = False
-    param_bytes = []
     lines = _lines(text)
-
-    def close_param():
-        if current_param is not None:
-            value = _param_from_dump(current_param, param_bytes, warnings, payload_only)
-            if value is not None:
-                params.setdefault('0x%04x' % current_param, value)
-
     for index, line in enumerate(lines):
         stripped = line.strip()
         dumped = hex_line(line) if stripped else None
         if dumped is not None:
-            if current_param is not None:
-                param_bytes.extend(dumped[1])
+            params.add(dumped[1])
             continue
-        close_param()
-        current_param, param_bytes = None, []
+        params.close()
         if not stripped or stripped.startswith('.....'):
             continue
         match = _PARAM_HEX.match(stripped)
         if match:
-            code = next(g for g in match.groups() if g)
-            current_param = int(code, 16)
-            payload_only = bool(match.group('c') or match.group('d'))
+            params.start(int(next(g for g in match.groups() if g), 16), bool(match.group('c') or match.group('d')))
             continue
         if _page_start(stripped) is not None:
             continue
@@ -312,31 +339,22 @@ def parse_page(text):
             stripped = pending + ' ' + stripped
             pending = None
         match = _KV.match(stripped)
-        if not match:
-            following = lines[index + 1].strip() if index + 1 < len(lines) else ''
-            if following[:1].islower():
-                pending = stripped
-            else:
-                notes.append(stripped)
+        if match:
+            _add_value(result, match)
             continue
-        key, raw = match.group('key'), match.group('value')
-        if raw == '':
-            continue
-        value, unit = _value(raw)
-        name = snake(key)
-        if not name:
-            continue
-        if unit in ('gb', 'mb', 'kb', 'c', 'ms'):
-            name = '%s_%s' % (name, unit)
-        result.setdefault(name, value)
-    close_param()
+        following = lines[index + 1].strip() if index + 1 < len(lines) else ''
+        if following[:1].islower():
+            pending = stripped
+        else:
+            notes.append(stripped)
+    params.close()
     cut = _cut_warning(text)
     if cut:
         warnings.append(cut)
     if notes:
         result['_notes'] = notes
-    if params:
-        result['parameters'] = params
+    if params.decoded:
+        result['parameters'] = params.decoded
     if warnings:
         result['warnings'] = warnings
     return result
