@@ -48,6 +48,7 @@ class SourceReadBenchmark:
         self.ingest_run = None
 
     def run(self):
+        """The module's result: the plan in check mode, else the steps measured; the scratch always removed."""
         self.options = ReadOptions(self.params, self.warnings)
         fio = self._find_fio()
         self.sources = Sources(self.params, self.warnings)
@@ -68,7 +69,8 @@ class SourceReadBenchmark:
 
     def _find_fio(self):
         try:
-            return self.params.get('fio_path') or find_tool('fio', self.module)   # missing: its package (_cli.TOOL_PACKAGES)
+            # missing: its package (_cli.TOOL_PACKAGES)
+            return self.params.get('fio_path') or find_tool('fio', self.module)
         except CliError as exc:
             raise SourceReadError(**exc.as_fail_kwargs())
 
