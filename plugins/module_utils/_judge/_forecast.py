@@ -219,23 +219,37 @@ def forecast(drive, feed_mb_s=None, feed_series_mb_s=None, tape_ratio=None, path
         raise ForecastInputError("replay must be 'cycles' or 'once', got %r." % (replay,))
     ratio, path, segment, mark_cost, data, min_samples = _checked_inputs(
         tape_ratio, path_mb_s, segment_size_mb, filemark_mode, filemark_seconds, data_gb, min_samples)
-    full, floor = need(params, ratio)
-    feed_stats = _stats(series)
     jobs = _checked_jobs(job_gb, job_gap_s)
     sim = _simulate(params, series, measured, ratio, path, segment, filemark_mode, mark_cost, trace,
                     once=replay == 'once', jobs=jobs)
+    inputs = {
+        'tape_ratio': ratio, 'path_mb_s': path, 'segment_size_mb': segment, 'filemark_mode': filemark_mode,
+        'filemark_seconds': mark_cost, 'data_gb': data, 'block_size_bytes': block_size_bytes,
+        'streams': streams,
+    }
+    result = _document(params, sim, series, measured, min_samples, inputs)
+    if jobs is not None:
+        # only when asked: forecasts without job boundaries keep their documents as they were
+        result['inputs'].update(job_gb=job_gb, job_gap_s=jobs[1])
+        result['job_boundaries'] = sim['job_marks']
+    return result
+
+
+def _document(params, sim, series, measured, min_samples, inputs):
+    """The forecast's result from the simulation ``sim`` of ``series`` with the checked ``inputs``."""
+    ratio, data = inputs['tape_ratio'], inputs['data_gb']
+    full, floor = need(params, ratio)
     hours = sim['seconds'] / 3600.0
     host_mb = sim['host_mb']
     effective = host_mb / sim['seconds'] if sim['seconds'] else 0.0
     per_hour = sim['backhitches'] / hours if hours else 0.0
     per_tb = sim['backhitches'] / (host_mb / 1e6) if host_mb > 1e-3 else None
     inconclusive = _inconclusive(measured, len(series), min_samples, host_mb)
-    cls = class_of(inconclusive, per_hour, effective, full, floor)
     window = None
     if data is not None and effective > 0:
         window = (data * 1000.0 / effective + params['mount_s']) / 3600.0
-    result = {
-        'class': cls,
+    return {
+        'class': class_of(inconclusive, per_hour, effective, full, floor),
         'inconclusive_reason': inconclusive,
         'drive_label': params['label'],
         'effective_mb_s': round(effective, 3),
@@ -250,16 +264,12 @@ def forecast(drive, feed_mb_s=None, feed_series_mb_s=None, tape_ratio=None, path
         'time_share': _time_share(sim, params),
         'need_full_mb_s': round(full, 3),
         'need_floor_mb_s': round(floor, 3),
-        'feed': dict((k, round(v, 3) if isinstance(v, float) else v) for k, v in feed_stats.items()),
+        'feed': dict((k, round(v, 3) if isinstance(v, float) else v) for k, v in _stats(series).items()),
         'feed_measured': measured,
         'simulated_seconds': round(sim['seconds'], 1),
         'replays': sim['replays'],
         'window_hours': None if window is None else round(window, 3),
-        'inputs': {
-            'tape_ratio': ratio, 'path_mb_s': path, 'segment_size_mb': segment, 'filemark_mode': filemark_mode,
-            'filemark_seconds': mark_cost, 'data_gb': data, 'block_size_bytes': block_size_bytes,
-            'streams': streams,
-        },
+        'inputs': inputs,
         'drive': {
             'native_mb_s': params['native_mb_s'], 'speed_steps_mb_s': list(reversed(params['steps'])),
             'buffer_mb': params['buffer_mb'], 'backhitch_s': params['backhitch_s'],
@@ -268,11 +278,6 @@ def forecast(drive, feed_mb_s=None, feed_series_mb_s=None, tape_ratio=None, path
         },
         'trace': sim['trace'],
     }
-    if jobs is not None:
-        # only when asked: forecasts without job boundaries keep their documents as they were
-        result['inputs'].update(job_gb=job_gb, job_gap_s=jobs[1])
-        result['job_boundaries'] = sim['job_marks']
-    return result
 
 
 def _checked_jobs(job_gb, job_gap_s):

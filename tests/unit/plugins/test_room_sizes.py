@@ -27,7 +27,6 @@ ALLOWED = {
         "the forecast's time-step loop: the state of every simulated tick (buffer, speed step, head motion, "
         "timers, the marks' flush, the trace) changes together; split up, it would pass that state back and "
         "forth on every tick of hours of simulated time",
-    ('module_utils/_judge/_forecast.py', 'forecast'): TO_SPLIT,
     ('module_utils/_judge/_drive_model.py', 'lookup'): TO_SPLIT,
     ('module_utils/_judge/_verdict.py', 'source_numbers'): TO_SPLIT,
     ('module_utils/_judge/_verdict.py', '_Judgement'): TO_SPLIT,
