@@ -66,6 +66,16 @@ def _bacula_size(value):
     return '%dMB' % max(_positive_int(value), 1000)
 
 
+def _option(name):
+    """The converter of one key of a fix whose value is a dict ({'max_sg_segs': 513, 'block_size': 2097152})."""
+    def convert(value):
+        if not isinstance(value, dict) or name not in value:
+            raise FixesError('expected a value with %s, got %r' % (name, value))
+        return _positive_int(value[name])
+    convert.__name__ = '_option_%s' % name
+    return convert
+
+
 def _true(value):
     if value is not True:
         raise FixesError('expected true, got %r' % (value,))
@@ -78,6 +88,11 @@ TABLE = (
     Row('block_size', ANY, 'st_tuning', 'st_tuning_block_size', False, _positive_int, CHECKS,
         'st_tuning checks that each drive\'s HBA path carries it (st_tuning_fail_on_preflight) and keeps the '
         'drives in variable-block mode (its st options)'),
+    Row('st_direct_io', ANY, 'st_tuning', 'st_tuning_max_sg_segs', False, _option('max_sg_segs'), SETS,
+        'st module option max_sg_segs in /etc/modprobe.d/st.conf (community.general.modprobe; st takes it when next '
+        'loaded; where st is built in, st_tuning says what to put on the kernel command line and changes nothing)'),
+    Row('st_direct_io', ANY, 'st_tuning', 'st_tuning_block_size', False, _option('block_size'), CHECKS,
+        'st_tuning checks that each drive\'s HBA path carries the block size the option is for'),
     Row('block_size', BACULA, 'bacula_sd', 'bacula_sd_maximum_block_size', False, _positive_int, SETS,
         'Maximum Block Size of the tape Device resources'),
     Row('block_size', DATA_PROTECTOR, 'dp_omnirc', 'block_size_kb', True, _kib, RECOMMENDS,
@@ -96,9 +111,9 @@ TABLE = (
 # no fix for it: a role gets these and its rows' variables, and the playbook passes exactly those
 # (tests/unit/roles/test_apply_fixes_contract.py holds the playbook, the roles' argument specs and
 # defaults to this table). st_tuning_block_size has no such value: st_tuning runs only for a
-# block_size fix, which sets it.
+# block_size or st_direct_io fix, each of which sets it (to the same block size when both are there).
 ROLE_VARIABLES = {
-    'st_tuning': {'st_tuning_devices': [], 'st_tuning_fail_on_preflight': True},
+    'st_tuning': {'st_tuning_devices': [], 'st_tuning_fail_on_preflight': True, 'st_tuning_max_sg_segs': None},
     'dp_omnirc': {'dp_omnirc_immediate_filemarks': False, 'dp_omnirc_drives': []},
     'bacula_sd': {'bacula_sd_flavor': 'bacula', 'bacula_sd_maximum_block_size': None,
                   'bacula_sd_maximum_file_size': None},

@@ -59,10 +59,12 @@ _RANK = _forecast.RANK
 
 # The order fixes are listed in: settings that cost nothing first, then more
 # streams (and the memory they need), then infrastructure.
-FIX_ORDER = ('block_size', 'immediate_filemarks', 'segment_size', 'streams', 'memory', 'drive_path', 'staging')
+FIX_ORDER = ('block_size', 'st_direct_io', 'immediate_filemarks', 'segment_size', 'streams', 'memory', 'drive_path',
+             'staging')
 # Without a streams fix, the memory rule is the last thing to do: it only matters once more
 # streams run.
-FIX_ORDER_NO_STREAMS = ('block_size', 'immediate_filemarks', 'segment_size', 'drive_path', 'staging', 'memory')
+FIX_ORDER_NO_STREAMS = ('block_size', 'st_direct_io', 'immediate_filemarks', 'segment_size', 'drive_path', 'staging',
+                        'memory')
 
 DEFAULTS = {
     # Most parallel streams (Data Protector Disk Agent concurrency, Bacula
@@ -487,6 +489,31 @@ def _block_limit(drive):
     return min(limits)
 
 
+def st_direct_io(drive, block):
+    """What st's max_sg_segs must be for ``block`` to go by direct I/O, as data, or None.
+
+    st maps the application's buffer page by page into one command, at most min(st max_sg_segs, the HBA's
+    sg_tablesize) pages (``direct_io_max_bytes`` of st_preflight_info); a larger block is copied through st's
+    own driver buffer (``_stinit.transfer_limits``). Only where st's max_sg_segs is the smaller of the two,
+    the HBA takes the block's pages and its maximum transfer the block, and st tries direct I/O at all, does
+    raising max_sg_segs lift that: to the block's pages plus one, for a buffer that does not start on a page
+    (the preflight's own advice). ``drive``: the drive entry with the st preflight's ``host_sg_tablesize``,
+    ``direct_io_max_bytes``, ``hba_max_transfer_bytes``, ``st_max_sg_segs`` and ``st_try_direct_io``.
+    """
+    segs, table = _num(_get(drive, 'st_max_sg_segs')), _num(_get(drive, 'host_sg_tablesize'))
+    direct, hba = _num(_get(drive, 'direct_io_max_bytes')), _num(_get(drive, 'hba_max_transfer_bytes'))
+    if not (block and segs and table and direct) or _get(drive, 'st_try_direct_io') is False:
+        return None
+    if block <= direct or segs >= table or (hba and block > hba):
+        return None
+    page = int(direct) // int(segs)
+    pages = -(-int(block) // page)
+    if pages > table:
+        return None
+    return {'max_sg_segs': pages + 1, 'block_size': int(block), 'now_max_sg_segs': int(segs),
+            'sg_tablesize': int(table), 'page_size': page, 'direct_io_max_bytes': int(direct)}
+
+
 def drive_link(drive):
     """(usable MB/s or None, link dict or None) of the drive's HBA link (tape_drive_info / st_preflight_info
     ``drives[].link``, from ``_hba_link``): SAS negotiated link rate or FC port speed after line encoding."""
@@ -765,6 +792,13 @@ class _Judgement:
                     and self.best_bs >= VENDOR_MIN_BLOCK > (self.configured_bs or 0)):
                 self.add_fix('block_size', self.best_bs, block, best_mb_s=self.best_rate, path_mb_s=self.path_now,
                              block_size=self.configured_bs, limit=self.limit, limit_source=self.limit_source)
+        # the block size the drive will be written with: the fix's, else the configured one (else the recommended)
+        block = self.best_bs if 'block_size' in self.fixes or not self.configured_bs else self.configured_bs
+        direct = st_direct_io(self.drive, block)
+        if direct:
+            # no forecast with it: the write test measured the copy through st's buffer, not without it
+            self.add_fix('st_direct_io', {'max_sg_segs': direct['max_sg_segs'], 'block_size': direct['block_size']},
+                         **direct)
         if self.mode_now == 'sync' and self.mode_fixed == 'immediate' and self.segment_mb:
             immediate = self.case.run(self.capped(self.path_now), self.segment_mb, 'immediate')
             if _better(immediate, now, 0.01):

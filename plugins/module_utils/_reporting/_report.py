@@ -300,7 +300,8 @@ def host_links(drives_info, preflight):
 
 
 def _with_preflight(info, preflight):
-    """The drive entry completed with what the st preflight found (HBA path maximum, kernel MTWEOFI)."""
+    """The drive entry completed with what the st preflight found (HBA path maximum and sg_tablesize, st's direct I/O,
+    kernel MTWEOFI)."""
     if not isinstance(preflight, dict):
         return info
     merged = dict(info)
@@ -309,6 +310,14 @@ def _with_preflight(info, preflight):
         merged['hba_max_transfer_bytes'] = mine['hba_max_transfer_bytes']
     if not isinstance(merged.get('link'), dict) and isinstance(mine.get('link'), dict):
         merged['link'] = mine['link']
+    # what st's direct I/O takes (the verdict's st_direct_io fix): the HBA's sg_tablesize, st's max_sg_segs
+    for key in ('host_sg_tablesize', 'direct_io_max_bytes'):
+        if merged.get(key) is None and mine.get(key) is not None:
+            merged[key] = mine[key]
+    driver = preflight.get('st_driver') if isinstance(preflight.get('st_driver'), dict) else {}
+    for key, name in (('st_max_sg_segs', 'max_sg_segs'), ('st_try_direct_io', 'try_direct_io')):
+        if merged.get(key) is None and driver.get(name) is not None:
+            merged[key] = driver[name]
     if preflight.get('mtweofi_supported') is False or (
             merged.get('mtweofi_supported') is None and preflight.get('mtweofi_supported') is not None):
         merged['mtweofi_supported'] = preflight['mtweofi_supported']

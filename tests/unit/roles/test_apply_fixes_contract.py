@@ -44,7 +44,10 @@ BY_HAND = {'streams', 'staging', 'drive_path', 'memory'}
 # A verdict's value for each fix id the table maps: block_size of the recorded lab run
 # (tests/unit/fixtures/lab_runs/20261123-quick, every host), a segment size and immediate marks as
 # the verdict asks for them (test_fixes.py judges the recorded measurements for Data Protector and Bacula).
-VALUES = {'block_size': 65536, 'immediate_filemarks': True, 'segment_size': 17000}
+# st_direct_io as the verdict asks for it where st's max_sg_segs (256) keeps 2 MiB blocks from direct I/O on an HBA
+# whose sg_tablesize is larger (test_verdict.py's st_direct_io tests).
+VALUES = {'block_size': 65536, 'immediate_filemarks': True, 'segment_size': 17000,
+          'st_direct_io': {'max_sg_segs': 513, 'block_size': 2097152}}
 
 SOFTWARE = (None,) + _fixes.DATA_PROTECTOR + _fixes.BACULA
 
@@ -52,7 +55,7 @@ SOFTWARE = (None,) + _fixes.DATA_PROTECTOR + _fixes.BACULA
 # (docs/roles.md). A variable a fix could set belongs in _fixes.TABLE instead.
 FROM_THE_INVENTORY = {
     'st_tuning': {'st_tuning_config', 'st_tuning_definitions', 'st_tuning_apply_now', 'st_tuning_udev',
-                  'st_tuning_manage_packages', 'st_tuning_backup'},
+                  'st_tuning_manage_packages', 'st_tuning_backup', 'st_tuning_buffer_kbs'},
     'dp_omnirc': {'dp_omnirc_omni_home', 'dp_omnirc_keys', 'dp_omnirc_backup', 'dp_omnirc_mtweofi_supported',
                   'dp_omnirc_dp_version', 'dp_omnirc_hba_max_transfer_bytes', 'dp_omnirc_max_block_kb',
                   # keys of dp_omnirc_drives[] entries: the plan names the drive and its generation only

@@ -31,7 +31,7 @@ def test_the_first_runs_block_size_goes_to_st_tuning(tmp_path):
     failed, result = run_action(qualify_fixes_info, {'run_dir': run_dir}, {'inventory_hostname': 'lab-ma1'})
     assert not failed and result['changed'] is False and result['skipped'] is False
     assert result['roles'] == {'st_tuning': {'st_tuning_block_size': 65536, 'st_tuning_devices': ['/dev/nst0'],
-                                             'st_tuning_fail_on_preflight': True}}
+                                             'st_tuning_fail_on_preflight': True, 'st_tuning_max_sg_segs': None}}
     assert [m['id'] for m in result['manual']] == ['block_size', 'memory']
     assert result['msg'] == (
         'lab-ma1: /dev/nst0: Use 64 KiB tape blocks -> st_tuning st_tuning_block_size = 65536 (checks st_tuning '

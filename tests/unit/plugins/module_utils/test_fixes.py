@@ -98,7 +98,7 @@ def hand_made(fixes, software=None, drives=('/dev/nst0',), label='LTO-6', **verd
 # --------------------------------------------------------------- the recorded lab run
 
 ST_65536 = {'st_tuning': {'st_tuning_block_size': 65536, 'st_tuning_devices': ['/dev/nst0'],
-                          'st_tuning_fail_on_preflight': True}}
+                          'st_tuning_fail_on_preflight': True, 'st_tuning_max_sg_segs': None}}
 
 
 @pytest.mark.parametrize('host, manual', [
@@ -206,17 +206,25 @@ def test_dp_device_recommendation_takes_the_verdicts_block_size_within_the_limit
 @pytest.mark.parametrize('software, fix, roles, by_hand', [
     (None, {'id': 'block_size', 'value': 262144},
      {'st_tuning': {'st_tuning_block_size': 262144, 'st_tuning_devices': ['/dev/nst0'],
-                    'st_tuning_fail_on_preflight': True}}, True),
+                    'st_tuning_fail_on_preflight': True, 'st_tuning_max_sg_segs': None}}, True),
     ('bacula', {'id': 'block_size', 'value': 262144},
      {'st_tuning': {'st_tuning_block_size': 262144, 'st_tuning_devices': ['/dev/nst0'],
-                    'st_tuning_fail_on_preflight': True},
+                    'st_tuning_fail_on_preflight': True, 'st_tuning_max_sg_segs': None},
       'bacula_sd': {'bacula_sd_flavor': 'bacula', 'bacula_sd_maximum_block_size': 262144,
                     'bacula_sd_maximum_file_size': None}}, False),
     ('data_protector', {'id': 'block_size', 'value': 524288},
      {'st_tuning': {'st_tuning_block_size': 524288, 'st_tuning_devices': ['/dev/nst0'],
-                    'st_tuning_fail_on_preflight': True},
+                    'st_tuning_fail_on_preflight': True, 'st_tuning_max_sg_segs': None},
       'dp_omnirc': {'dp_omnirc_immediate_filemarks': False,
                     'dp_omnirc_drives': [{'name': '/dev/nst0', 'generation': 'LTO-6', 'block_size_kb': 512}]}}, True),
+    # st's max_sg_segs keeps 2 MiB blocks from direct I/O (test_verdict.py): the st module option, whatever the
+    # software, and the block size it is for checked against the HBA path
+    (None, {'id': 'st_direct_io', 'value': {'max_sg_segs': 513, 'block_size': 2097152}},
+     {'st_tuning': {'st_tuning_block_size': 2097152, 'st_tuning_devices': ['/dev/nst0'],
+                    'st_tuning_fail_on_preflight': True, 'st_tuning_max_sg_segs': 513}}, False),
+    ('bacula', {'id': 'st_direct_io', 'value': {'max_sg_segs': 513, 'block_size': 2097152}},
+     {'st_tuning': {'st_tuning_block_size': 2097152, 'st_tuning_devices': ['/dev/nst0'],
+                    'st_tuning_fail_on_preflight': True, 'st_tuning_max_sg_segs': 513}}, False),
     ('data_protector', {'id': 'immediate_filemarks', 'value': True},
      {'dp_omnirc': {'dp_omnirc_immediate_filemarks': True, 'dp_omnirc_drives': []}}, False),
     (None, {'id': 'immediate_filemarks', 'value': True}, {}, True),
@@ -244,6 +252,26 @@ def test_each_fix_id(software, fix, roles, by_hand):
     assert [m['id'] for m in plan['manual']] == ([fix['id']] if by_hand else [])
     if by_hand:
         assert plan['manual'][0]['text'] == '/dev/nst0: T %s. Where: S %s. Why: W %s.' % ((fix['id'],) * 3)
+
+
+def test_st_direct_io_with_the_block_size_fix_it_is_for():
+    """The verdict's two fixes for 2 MiB blocks: one st_tuning run, one block size, the option set."""
+    plan = _fixes.plan_host(hand_made([[{'id': 'block_size', 'value': 2097152},
+                                        {'id': 'st_direct_io', 'value': {'max_sg_segs': 513, 'block_size': 2097152}}]],
+                                      'bacula'))
+    assert plan['roles']['st_tuning'] == {'st_tuning_block_size': 2097152, 'st_tuning_devices': ['/dev/nst0'],
+                                          'st_tuning_fail_on_preflight': True, 'st_tuning_max_sg_segs': 513}
+    assert plan['roles']['bacula_sd']['bacula_sd_maximum_block_size'] == 2097152
+    assert plan['manual'] == []
+    assert '/dev/nst0: T st_direct_io -> st_tuning st_tuning_max_sg_segs = 513 (sets st module option max_sg_segs in ' \
+           '/etc/modprobe.d/st.conf' in ' '.join(plan['applied'])
+
+
+def test_st_direct_io_without_its_numbers_stays_by_hand():
+    plan = _fixes.plan_host(hand_made([{'id': 'st_direct_io', 'value': 513}], None))
+    assert plan['roles'] == {}
+    assert plan['manual'][0]['text'].endswith(
+        'Not applied: st_tuning_block_size cannot take it (expected a value with block_size, got 513).')
 
 
 def test_a_value_a_role_cannot_take_stays_by_hand():

@@ -346,3 +346,73 @@ def test_the_drives_own_back_hitch_count_is_reported():
     assert verdict['numbers']['drive_reported_backhitches'] == 4
     assert any('drive itself reported 4 back-hitches' in r for r in verdict['reasons'])
     assert run(src=source(flat(500.0)), tape=sweep({262144: 400.0}))['numbers']['drive_reported_backhitches'] is None
+
+
+# -- st's max_sg_segs keeps a block from direct I/O (st_direct_io) ---------------------------------
+
+# The st preflight of a drive whose HBA takes more pages than st maps: lab-ma2's st (max_sg_segs 256, 4 KiB pages,
+# so 1 MiB by direct I/O; sysfs_st_tuning fixture) on an HBA whose sg_tablesize (4096, lab-ma2's host0) and maximum
+# transfer (4 MiB) carry a 2 MiB block.
+ST_PATH = {'hba_max_transfer_bytes': 4194304, 'host_sg_tablesize': 4096, 'direct_io_max_bytes': 1048576,
+           'st_max_sg_segs': 256, 'st_try_direct_io': True}
+SWEEP_TO_2M = {262144: 200.0, 1048576: 250.0, 2097152: 360.0}   # 2 MiB clearly best
+
+
+def test_st_direct_io_asks_for_the_pages_of_the_block_and_one_more():
+    assert v.st_direct_io(ST_PATH, 2097152) == {
+        'max_sg_segs': 513, 'block_size': 2097152, 'now_max_sg_segs': 256, 'sg_tablesize': 4096,
+        'page_size': 4096, 'direct_io_max_bytes': 1048576}
+    # a block that is not a whole number of pages: its pages rounded up, and one more
+    assert v.st_direct_io(ST_PATH, 1310720 + 512)['max_sg_segs'] == 322
+
+
+@pytest.mark.parametrize('drive, block', [
+    (ST_PATH, 1048576),                                            # fits direct I/O already
+    (dict(ST_PATH, host_sg_tablesize=256), 2097152),               # the HBA's sg_tablesize is the limit, not st
+    (dict(ST_PATH, host_sg_tablesize=400), 2097152),               # st above 400 gains nothing: 512 pages needed
+    (dict(ST_PATH, hba_max_transfer_bytes=1310720), 2097152),      # the HBA refuses the block (block_size's fix)
+    (dict(ST_PATH, st_try_direct_io=False), 2097152),              # st does not try direct I/O
+    (dict(ST_PATH, host_sg_tablesize=None), 2097152),              # the HBA's side unknown: no claim
+    ({}, 2097152),                                                 # no preflight
+    (ST_PATH, None),                                               # no block size
+])
+def test_st_direct_io_only_where_raising_max_sg_segs_lifts_the_limit(drive, block):
+    assert v.st_direct_io(drive, block) is None
+
+
+def test_st_direct_io_fix_for_the_recommended_block_size():
+    verdict = run(src=source(flat(600.0)), tape=sweep(SWEEP_TO_2M), drive=ST_PATH,
+                  config={'block_size_bytes': 262144})
+    ids = [f['id'] for f in verdict['fixes']]
+    assert ids[:2] == ['block_size', 'st_direct_io']
+    assert verdict['fixes'][0]['value'] == 2097152
+    fix = verdict['fixes'][1]
+    assert fix['value'] == {'max_sg_segs': 513, 'block_size': 2097152}
+    assert fix['rank'] == 2 and fix['feed_after_mb_s'] is None and 'forecast' not in fix
+    assert fix['title'] == 'Let st send 2 MiB blocks without copying them (max_sg_segs=513)'
+    assert fix['setting'].startswith('st module option max_sg_segs=513: /etc/modprobe.d/st.conf where st is a module, '
+                                     'st.max_sg_segs=513 on the kernel command line where it is built in')
+    assert 'at most 256 pages of 4 KiB (st max_sg_segs 256, below the HBA\'s sg_tablesize 4096), 1 MiB' in fix['why']
+    assert 'A 2 MiB block is copied through st\'s own driver buffer' in fix['why']
+    # the fix forecasts nothing: the class and the rates are the block size fix's alone
+    without = run(src=source(flat(600.0)), tape=sweep(SWEEP_TO_2M), drive=dict(ST_PATH, host_sg_tablesize=256),
+                  config={'block_size_bytes': 262144})
+    assert 'st_direct_io' not in [f['id'] for f in without['fixes']]
+    assert (verdict['class'], verdict['numbers']) == (without['class'], without['numbers'])
+
+
+def test_st_direct_io_fix_for_the_configured_block_size_without_a_block_size_fix():
+    verdict = run(src=source(flat(600.0)), tape=sweep(SWEEP_TO_2M), drive=ST_PATH,
+                  config={'block_size_bytes': 2097152})
+    ids = [f['id'] for f in verdict['fixes']]
+    assert ids[0] == 'st_direct_io' and 'block_size' not in ids
+    assert verdict['fixes'][0]['value'] == {'max_sg_segs': 513, 'block_size': 2097152}
+
+
+def test_the_preflight_gives_the_verdict_what_st_direct_io_reads():
+    from ansible_collections.tapeops.qualify.plugins.module_utils._reporting import _report
+    preflight = {'st_driver': {'loaded': True, 'fixed_buffer_size': 32768, 'max_sg_segs': 256, 'try_direct_io': True},
+                 'drives': [{'device': '/dev/nst0', 'hba_max_transfer_bytes': 4194304, 'host_sg_tablesize': 4096,
+                             'direct_io_max_bytes': 1048576}]}
+    merged = _report._with_preflight({'nst': '/dev/nst0'}, preflight)
+    assert dict((k, merged.get(k)) for k in ST_PATH) == ST_PATH
