@@ -321,10 +321,12 @@ exec "$@"
 
 FAKE_MODPROBE = r'''#!/bin/sh
 # modprobe in the test's mount namespace: logs its arguments; a load (no -n, -r) makes st appear as the kernel would
+# (in this run's /proc/modules, and in the next runs' through the file they start from)
 echo "$*" >> "%(base)s/modprobe.log"
 for arg in "$@"; do case $arg in -n|-r|--first-time) exit 0;; esac; done
 shift
 echo "%(line)s" >> /proc/modules
+echo "%(line)s" >> "%(base)s/modules"
 mkdir -p /sys/module/st /sys/bus/scsi/drivers/st
 echo live > /sys/module/st/initstate
 for arg in "$@"; do
