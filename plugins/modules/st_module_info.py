@@ -15,11 +15,11 @@ description:
     C(initstate)), a module of the running kernel that is not loaded (C(modules.dep)), or absent.
   - Reads the options st runs with (C(/sys/bus/scsi/drivers/st/fixed_buffer_size) and C(max_sg_segs)), the
     C(options st) lines of the modprobe.d directories and the C(st.) words of the kernel command line.
-  - With O(options), plans them for the st_tuning role, which sets them with C(community.general.modprobe):
+  - With O(options), plans them for the st_tuning role, which sets them with C(community.general.modprobe);
     RV(params) for its C(params), RV(conf_content) for the C(/etc/modprobe.d/st.conf) it writes, RV(pending)
     for what the running st does not have yet and RV(message) for what it takes (also a warning while anything is
     pending). Where st is built in, only the
-    kernel command line sets them: RV(apply) is false and the message says what to add. Fails, before anything
+    kernel command line sets them, so RV(apply) is false and the message says what to add. Fails, before anything
     is changed, on a value st does not take, or where an option asked for is also set by a line
     C(community.general.modprobe) leaves in place (two options on one line, or another modprobe.d directory).
   - Reads files only; changes nothing.
