@@ -560,10 +560,22 @@ def _serial(scsi_dir, sg, runner):
     return serial, serial_hex
 
 
+# sg3_utils' exit status for a UNIT ATTENTION (sg_lib.h, SG_LIB_CAT_UNIT_ATTENTION)
+SG_UNIT_ATTENTION = 6
+
+
 def _block_limits(sg, runner):
-    """READ BLOCK LIMITS (``sg_read_block_limits``); every limit None when it cannot be read."""
+    """READ BLOCK LIMITS (``sg_read_block_limits``); every limit None when it cannot be read.
+
+    The first command after a cartridge was loaded or moved (by a changer, another
+    process) gets a UNIT ATTENTION instead of its answer: it is sent once more then,
+    as the log pages are.
+    """
     if sg:
-        result = _run(runner, ['sg_read_block_limits', '-H', sg])
+        cmd = ['sg_read_block_limits', '-H', sg]
+        result = _run(runner, cmd)
+        if result.rc == SG_UNIT_ATTENTION or 'unit attention' in (result.stderr or '').lower():
+            result = _run(runner, cmd)
         data = _scsi_inquiry.parse_hex_bytes(result.stdout) if result.rc == 0 else b''
         if len(data) >= 6:
             return _scsi_inquiry.decode_read_block_limits(data)

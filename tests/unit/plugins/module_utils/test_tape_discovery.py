@@ -313,3 +313,32 @@ def test_mtx_that_cannot_open_the_changer_node_keeps_its_own_hint(tmp_path, monk
     (changer,) = D.discover_changers(run_tools, sys_root=str(tmp_path))
     assert changer['error'] == "cannot open SCSI device '/dev/sg97' - No such file or directory"
     assert changer['status']['error_hint'].startswith('mtx could not open the changer: check the sg node')
+
+
+def test_read_block_limits_is_sent_again_after_a_unit_attention():
+    """The first command after a cartridge moved gets a UNIT ATTENTION (sg3_utils exit status 6).
+
+    The UA lines are those sg_logs printed on an HP Ultrium 5 right after an mtx unload
+    (github.com/waa/mtx-changer-python, a comment in tapealerts(), 2024-05-16: "Sense key: Unit
+    Attention", rc 6), with READ BLOCK LIMITS' own prefix; the answer is the lab drive's
+    (1 B .. 1 MiB, granularity 0) as ``sg_read_block_limits -H`` prints it.
+    """
+    calls = []
+    answers = [
+        _cli.CliResult(['sg_read_block_limits'], 6, '',
+                       'read block limits:  Fixed format, current;  Sense key: Unit Attention\n'
+                       ' Additional sense: Not ready to ready change, medium may have changed\n'),
+        _cli.CliResult(['sg_read_block_limits'], 0, ' 00     00 10 00 00 00 01\n', ''),
+    ]
+
+    def runner(cmd):
+        calls.append(cmd)
+        return answers[len(calls) - 1]
+    assert D._block_limits('/dev/sg1', runner) == {'min': 1, 'max': 1048576, 'granularity': 0}
+    assert calls == [['sg_read_block_limits', '-H', '/dev/sg1']] * 2
+
+    # only once: a drive that keeps answering so has no limits, and nothing more is sent
+    calls.clear()
+    answers[1] = answers[0]
+    assert D._block_limits('/dev/sg1', runner) == {'min': None, 'max': None, 'granularity': None}
+    assert len(calls) == 2
