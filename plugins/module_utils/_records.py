@@ -8,8 +8,8 @@ Private to this collection: may change without notice.
 
 tape_drive_info (each drive), tape_write_benchmark, source_read_benchmark,
 st_preflight_info, tape_mechanics_benchmark (``Mechanics.measured``),
-media_inventory (its ``summary``: ``Media.summary``) and bacula_sd_info
-(``StorageDaemonConfig``, what it read) exit with their record
+media_inventory (its ``summary``: ``Media.summary``), bacula_sd_info
+(``StorageDaemonConfig``, what it read) and bacula_job_run (``BaculaJob``) exit with their record
 as their documented RETURN structure (``to_dict``; a unit test holds RETURN
 and record to the same keys). The controller turns whatever
 Ansible hands it (a module result, an ``async_status`` result, a looped
@@ -568,6 +568,47 @@ class ObservedJudgement(Record):
     forecast: t.Optional[dict] = None
     agreement: t.Optional[dict] = None
     notes: t.Optional[list] = None
+
+
+@dataclasses.dataclass
+class BaculaJob(Record):
+    """A Bacula / Bareos job tapeops.qualify.bacula_job_run started and waited for, as bconsole reported it.
+
+    From the catalog (``llist jobid=N``): the job's id and names, ``status`` (Bacula's JobStatus: T = OK),
+    ``level``, ``files``, ``bytes`` (the File daemon's), ``error_count`` and its start and end. From its log
+    (``list joblog jobid=N``): Bacula's ``Rate`` over the whole job (``rate_mb_s``), the storage daemon's data
+    phase (``data_seconds``, ``data_mb_s``: its bytes over the whole seconds from the first data to the last),
+    its bytes (``sd_bytes``), the volumes and their last byte count, the termination line and the log's error and
+    warning messages. Rates in decimal MB/s. Not in the host document yet.
+    """
+
+    jobid: t.Optional[int] = None
+    job: t.Optional[str] = None
+    name: t.Optional[str] = None
+    client: t.Optional[str] = None
+    fileset: t.Optional[str] = None
+    pool: t.Optional[str] = None
+    status: t.Optional[str] = None
+    status_text: t.Optional[str] = None
+    level: t.Optional[str] = None
+    files: t.Optional[int] = None
+    bytes: t.Optional[int] = None
+    error_count: t.Optional[int] = None
+    start_time: t.Optional[str] = None
+    end_time: t.Optional[str] = None
+    elapsed_seconds: t.Optional[int] = None
+    rate_mb_s: t.Optional[float] = None
+    data_seconds: t.Optional[int] = None
+    data_mb_s: t.Optional[float] = None
+    sd_bytes: t.Optional[int] = None
+    volume_bytes: t.Optional[int] = None
+    volumes: t.Optional[list] = None
+    termination: t.Optional[str] = None
+    messages: t.Optional[list] = None
+
+    @property
+    def ok(self):
+        return self.status in ('T', 'W')
 
 
 @dataclasses.dataclass

@@ -117,6 +117,7 @@ TOOL_PACKAGES = {
     'btape': BACULA_SD + (('Bareos', 'bareos-storage-tape', 'bareos-storage-tape'),),
     'bacula-sd': BACULA_SD,
     'bareos-sd': BAREOS_SD,
+    'bconsole': (('Bacula', 'bacula-console', 'bacula-console'), ('Bareos', 'bareos-bconsole', 'bareos-bconsole')),
 }
 
 

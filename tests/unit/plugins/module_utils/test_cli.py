@@ -129,8 +129,9 @@ def test_a_missing_tool_names_where_it_was_looked_for(monkeypatch):
 
 # Every tool the collection runs, with the words of its package: (Debian/Ubuntu, RHEL) for one package, the two
 # backup products' storage packages for btape. The package names are bindep.txt's (mt-st, mtx, sg3-utils /
-# sg3_utils, lsscsi, fio) and the distributions' storage daemon packages (Debian bacula-sd, Fedora/RHEL
-# bacula-storage; Bareos' bareos-storage-tape ships btape, bareos-storage the daemon).
+# sg3_utils, lsscsi, fio), the distributions' storage daemon packages (Debian bacula-sd, Fedora/RHEL
+# bacula-storage; Bareos' bareos-storage-tape ships btape, bareos-storage the daemon) and consoles (bacula-console
+# in Debian and Fedora/EPEL, bareos-bconsole).
 def one_package(deb, rpm):
     return 'Install the %s package (Debian/Ubuntu: apt install %s; RHEL: dnf install %s) and run again.' % (
         deb, deb, rpm)
@@ -156,6 +157,9 @@ INSTALL = {
                   'bacula-storage) and run again.'),
     'bareos-sd': ('Install the bareos-storage package for Bareos (Debian/Ubuntu: apt install bareos-storage; RHEL: '
                   'dnf install bareos-storage) and run again.'),
+    'bconsole': ('Install the bacula-console package for Bacula (Debian/Ubuntu: apt install bacula-console; RHEL: dnf '
+                 'install bacula-console) or the bareos-bconsole package for Bareos (Debian/Ubuntu: apt install '
+                 'bareos-bconsole; RHEL: dnf install bareos-bconsole) and run again.'),
 }
 
 

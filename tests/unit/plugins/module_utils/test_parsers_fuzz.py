@@ -26,6 +26,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from ansible_collections.tapeops.qualify.plugins.module_utils._tools import _bconsole
 from ansible_collections.tapeops.qualify.plugins.module_utils._tools import _btape
 from ansible_collections.tapeops.qualify.plugins.module_utils._tools import _chio
 from ansible_collections.tapeops.qualify.plugins.module_utils._tools import _fio
@@ -81,6 +82,12 @@ PARSERS = {
     'fio.parse_log': (_fio_log, _fio.FioParseError),
     'btape.parse_speed': (_btape.parse_speed, _btape.BtapeParseError),
     'sd_config.parse_daemon_version': (_sd_config.parse_daemon_version, None),
+    'bconsole.parse_run': (_bconsole.parse_run, _bconsole.BconsoleParseError),
+    'bconsole.parse_mount': (_bconsole.parse_mount, None),
+    'bconsole.parse_wait': (_bconsole.parse_wait, _bconsole.BconsoleParseError),
+    'bconsole.parse_cancel': (_bconsole.parse_cancel, None),
+    'bconsole.parse_llist': (_bconsole.parse_llist, None),
+    'bconsole.parse_joblog': (_bconsole.parse_joblog, None),
 }
 # Byte parsers: fed the raw bytes of every fixture.
 BYTE_PARSERS = {
@@ -137,6 +144,13 @@ def own_parsers(fixture_name):
     parsers = OWN.get(directory, ())
     if directory == 'fio' and '_json' in fixture_name:
         parsers = ('fio.parse_json',)
+    if directory == 'bconsole':
+        command = os.path.basename(fixture_name).split('__')[0]
+        parsers = {'bconsole_run': ('bconsole.parse_run',), 'bconsole_run_unknown_job': ('bconsole.parse_run',),
+                   'bconsole_mount': ('bconsole.parse_mount',), 'bconsole_wait': ('bconsole.parse_wait',),
+                   'bconsole_cancel': ('bconsole.parse_cancel',),
+                   'bconsole_llist_jobid': ('bconsole.parse_llist',),
+                   'bconsole_list_joblog': ('bconsole.parse_joblog',)}.get(command, ())
     return parsers
 
 
@@ -197,6 +211,18 @@ def check_no_new_value(parser, cut, full, where):
                           where)
     elif parser == 'fio.parse_log':
         assert cut == full[:len(cut)], where
+    elif parser == 'bconsole.parse_joblog':
+        _same_or_none(cut, full, ('termination', 'sd_bytes', 'fd_bytes', 'volume_bytes', 'rate_mb_s', 'data_seconds',
+                                  'data_mb_s'), where)
+        assert cut['errors'] == full['errors'][:len(cut['errors'])], where
+    elif parser == 'bconsole.parse_llist':
+        for key, value in cut.items():
+            if value not in (None, '') and key != 'comment':
+                assert value == full[key], '%s: %s=%r, the full text gives %r' % (where, key, value, full[key])
+    elif parser in ('bconsole.parse_wait', 'bconsole.parse_run'):
+        assert cut == full, where
+    elif parser == 'bconsole.parse_cancel':
+        assert not cut or full, where
     elif parser == 'btape.parse_speed':
         for index, test in enumerate(cut['tests']):
             _same_or_none(test, full['tests'][index], ('total_rate_mb_s', 'block_size', 'total_bytes'), where)

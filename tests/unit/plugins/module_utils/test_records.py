@@ -251,6 +251,8 @@ RETURNS = (
     ('tape_drive_observe', None, _records.ObservedWindow, (), ()),
     ('bacula_sd_info', None, _records.StorageDaemonConfig, (), ()),
     ('bacula_sd_info', 'devices', _records.SdDevice, (), ()),
+    # the commands sent and the mount's answer say how the job ran; the record is the job
+    ('bacula_job_run', None, _records.BaculaJob, (), ('commands', 'mount', 'reason')),
 )
 
 
