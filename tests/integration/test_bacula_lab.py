@@ -22,8 +22,8 @@ The job:
 - between jobs the storage daemon holds the drive no longer (AlwaysOpen = no): the lab's other tests use it.
 
 Before the job, the inventory names the job and the configuration qualify reads (``qualify_sd_config``), which
-tapeops.qualify.bacula_sd_info reads as the guest's daemon does; check mode runs nothing. About 80 s on a running
-lab (set-up about 25 s, the job about 25 s).
+tapeops.qualify.bacula_sd_info reads as the guest's daemon does; check mode runs nothing. 76-131 s on a running
+lab, with the machine's load (set-up 19-34 s, the play 42-58 s of which the job 22-23 s).
 """
 
 from __future__ import annotations
