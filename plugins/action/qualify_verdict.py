@@ -31,6 +31,7 @@ ARGUMENT_SPEC = {
     'mechanics': {'type': 'raw'},
     'locks': {'type': 'raw'},
     'storage_daemon': {'type': 'raw'},
+    'netbackup': {'type': 'raw'},
 }
 
 
@@ -74,13 +75,15 @@ class ActionModule(QualifyAction):
             return _report.host_document(
                 host, _run.STATUS_FAILED, source=measured['source'], run=args['run'], host_facts=args['host_facts'],
                 preflight=measured['preflight'], error=args['error'] or 'The host failed before its verdict.',
-                media=measured['media'], mechanics=measured['mechanics'], storage_daemon=measured['storage_daemon'])
+                media=measured['media'], mechanics=measured['mechanics'], storage_daemon=measured['storage_daemon'],
+                netbackup=measured['netbackup'])
         return _report.assemble(
             host, drives_info=measured['drives'], source=measured['source'], write_sweep=measured['write_sweep'],
             drive_settings=args['drive_settings'], backup=args['backup'], memory_total_mb=args['memory_total_mb'],
             options=dict(args['options']), target_generation=args['target_generation'], run=args['run'],
             preflight=measured['preflight'], host_facts=args['host_facts'], media=measured['media'],
-            mechanics=measured['mechanics'], locks=measured['locks'], storage_daemon=measured['storage_daemon'])
+            mechanics=measured['mechanics'], locks=measured['locks'], storage_daemon=measured['storage_daemon'],
+            netbackup=measured['netbackup'])
 
 
 def records_of(args):
@@ -88,9 +91,10 @@ def records_of(args):
 
     ``drives`` is tape_drive_info's list, ``source`` the source read's
     (async_status) result, ``write_sweep`` the write sweeps' async_status
-    loop results, ``preflight``, ``media``, ``mechanics`` and ``storage_daemon``
-    (bacula_sd_info's) the registered results. Returns plain dicts of the
-    records (the verdict reads dicts).
+    loop results, ``preflight``, ``media``, ``mechanics``, ``storage_daemon``
+    (bacula_sd_info's) and ``netbackup`` (netbackup_buffers_info's) the
+    registered results. Returns plain dicts of the records (the verdict reads
+    dicts).
     """
     def plain(record):
         return record.to_dict() if record is not None else None
@@ -107,4 +111,5 @@ def records_of(args):
         'mechanics': [m.to_dict() for m in mechanics] if mechanics else None,
         'locks': [lock.to_dict() for lock in _records.DriveLock.from_results(args.get('locks')).values()],
         'storage_daemon': plain(_records.StorageDaemonConfig.from_result(args.get('storage_daemon'))),
+        'netbackup': plain(_records.NetBackupBuffers.from_result(args.get('netbackup'))),
     }

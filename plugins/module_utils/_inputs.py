@@ -55,7 +55,7 @@ MIB = 1024 * KIB
 MIN_BLOCK = 4 * KIB
 MAX_BLOCK = 16 * MIB
 
-SOFTWARE = ('data_protector', 'bacula', 'bareos')
+SOFTWARE = ('data_protector', 'bacula', 'bareos', 'netbackup')
 PATTERN_WORDS = ('zeros', 'random')
 MAX_RATIO = 50.0
 

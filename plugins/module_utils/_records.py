@@ -9,7 +9,8 @@ Private to this collection: may change without notice.
 tape_drive_info (each drive), tape_write_benchmark, source_read_benchmark,
 st_preflight_info, tape_mechanics_benchmark (``Mechanics.measured``),
 media_inventory (its ``summary``: ``Media.summary``), bacula_sd_info
-(``StorageDaemonConfig``, what it read) and bacula_job_run (``BaculaJob``) exit with their record
+(``StorageDaemonConfig``, what it read), bacula_job_run (``BaculaJob``) and
+netbackup_buffers_info (``NetBackupBuffers``) exit with their record
 as their documented RETURN structure (``to_dict``; a unit test holds RETURN
 and record to the same keys). The controller turns whatever
 Ansible hands it (a module result, an ``async_status`` result, a looped
@@ -678,6 +679,50 @@ class StorageDaemonConfig(Record):
         return _informational(cls, result, 'software', 'bacula_sd_info')
 
 
+@dataclasses.dataclass
+class NbSetting(Record):
+    """One NetBackup tuning file of a media server (SIZE_DATA_BUFFERS ...): as bptm reads it, or its default.
+
+    ``source``: ``configuration`` (the file exists: ``text`` as written, ``value`` what bptm uses, ``note`` when
+    that differs from the text, ``error`` when bptm would not take it), ``default`` (no file: ``basis``, where
+    the default is documented) or ``unknown`` (no file and no documented default, or a file that cannot be read:
+    ``basis`` or ``error`` says why).
+    """
+
+    name: t.Optional[str] = None
+    path: t.Optional[str] = None
+    text: t.Optional[str] = None
+    value: t.Optional[int] = None
+    source: t.Optional[str] = None
+    basis: t.Optional[str] = None
+    error: t.Optional[str] = None
+    note: t.Optional[str] = None
+
+
+_NB_SETTING = _nested(NbSetting)
+
+
+@dataclasses.dataclass
+class NetBackupBuffers(Record):
+    """What tapeops.qualify.netbackup_buffers_info read of a NetBackup media server's buffer settings.
+
+    A failed or skipped run, or a host without the NetBackup directory, keeps only its ``error``.
+    """
+
+    netbackup_dir: t.Optional[str] = None
+    config_dir: t.Optional[str] = None
+    size_data_buffers: t.Optional[NbSetting] = dataclasses.field(default=None, metadata=_NB_SETTING)
+    number_data_buffers: t.Optional[NbSetting] = dataclasses.field(default=None, metadata=_NB_SETTING)
+    number_data_buffers_restore: t.Optional[NbSetting] = dataclasses.field(default=None, metadata=_NB_SETTING)
+    net_buffer_sz: t.Optional[NbSetting] = dataclasses.field(default=None, metadata=_NB_SETTING)
+    error: t.Optional[str] = None
+
+    @classmethod
+    def from_result(cls, result):
+        """The record of netbackup_buffers_info's result; None when it was skipped (not a NetBackup host)."""
+        return _informational(cls, result, 'netbackup_dir', 'netbackup_buffers_info')
+
+
 def _module_arg(result, name):
     return ((result.get('invocation') or {}).get('module_args') or {}).get(name)
 
@@ -766,9 +811,10 @@ class HostReport(Record):
     worst_class: t.Optional[str] = None
     storage_daemon: t.Optional[StorageDaemonConfig] = dataclasses.field(
         default=None, metadata=_nested(StorageDaemonConfig))
+    netbackup: t.Optional[NetBackupBuffers] = dataclasses.field(default=None, metadata=_nested(NetBackupBuffers))
 
     def to_dict(self):
-        return _without_none(super().to_dict(), ('storage_daemon',))
+        return _without_none(super().to_dict(), ('storage_daemon', 'netbackup'))
 
     @classmethod
     def load(cls, data):

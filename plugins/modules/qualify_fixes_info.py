@@ -13,13 +13,16 @@ description:
   - Runs on the controller (action plugin). Reads the host's document (C(hosts/<host>.json)) from the run
     directory M(tapeops.qualify.qualify_verdict) wrote and maps each fix of its verdicts to a role variable
     through one table (C(plugins/module_utils/_judge/_fixes.py), described in C(docs/roles.md)) - C(block_size)
-    to C(st_tuning_block_size) (checked against each HBA path), Bacula/Bareos C(bacula_sd_maximum_block_size)
-    or the Data Protector device's block size in C(dp_omnirc_drives); C(immediate_filemarks) to
+    to C(st_tuning_block_size) (checked against each HBA path), Bacula/Bareos C(bacula_sd_maximum_block_size),
+    NetBackup C(netbackup_buffers_size_data_buffers) (SIZE_DATA_BUFFERS) or the Data Protector device's block
+    size in C(dp_omnirc_drives); C(immediate_filemarks) to
     C(dp_omnirc_immediate_filemarks); C(segment_size) to C(bacula_sd_maximum_file_size) or the Data Protector
     device's segment size in C(dp_omnirc_drives).
   - Fixes no role applies (C(streams), C(staging), C(drive_path), C(memory), Data Protector device settings
     that live on the Cell Manager, and anything for backup software the run did not name) are returned in
     RV(manual) with the verdict's words.
+  - A fix the host's backup software cannot take (immediate file marks on Bacula, Bareos or NetBackup) is not
+    offered at all; it is in RV(ignored) with the reason.
   - A host without a document in the run, or whose document records a failed run, is skipped with the reason.
   - The C(tapeops.qualify.apply_fixes) playbook calls it before the roles.
 author:
@@ -70,7 +73,8 @@ software:
   type: str
 roles:
   description:
-    - The roles to run, in the order to run them (C(st_tuning), C(dp_omnirc), C(bacula_sd)), each with the
+    - The roles to run, in the order to run them (C(st_tuning), C(dp_omnirc), C(bacula_sd),
+      C(netbackup_buffers)), each with the
       variables to give it. Variables without a fix have the value that leaves the setting as it is.
   returned: when not skipped
   type: dict
@@ -97,7 +101,9 @@ manual:
   type: list
   elements: dict
 ignored:
-  description: Verdicts whose fixes are not applied (what-if verdicts for a drive not installed), with the reason.
+  description:
+    - Verdicts whose fixes are not applied (what-if verdicts for a drive not installed) and fixes the backup software
+      cannot take (with their C(id)), each with the C(drive) and the reason.
   returned: when not skipped
   type: list
   elements: dict

@@ -146,8 +146,17 @@ options:
         Each drive's C(setting_sources) in the document says where each setting came from. A skipped result is
         left out; a failed one keeps its message.
     type: raw
+  netbackup:
+    description:
+      - The registered result of M(tapeops.qualify.netbackup_buffers_info) on a NetBackup media server. It is kept
+        in the document as its C(netbackup) record; C(SIZE_DATA_BUFFERS), the block size bptm writes to every drive
+        of the host, gives each drive's block size where O(drive_settings) and O(backup) give none (NetBackup's
+        documented default, 65536, where the file does not exist), and each verdict reports the host's buffer
+        settings. A skipped result is left out; a failed one keeps its message.
+    type: raw
 seealso:
   - module: tapeops.qualify.bacula_sd_info
+  - module: tapeops.qualify.netbackup_buffers_info
   - module: tapeops.qualify.qualify_report
 '''
 

@@ -29,6 +29,7 @@ from ansible_collections.tapeops.qualify.plugins.module_utils import _records, _
 
 DATA_PROTECTOR = ('data_protector',)
 BACULA = ('bacula', 'bareos')
+NETBACKUP = ('netbackup',)
 ANY = None
 
 # What a role does with a fix on the host.
@@ -37,8 +38,17 @@ CHECKS = 'checks'          # checks it on the host and fails before anything els
 RECOMMENDS = 'recommends'  # exports it: the setting lives elsewhere (Data Protector: the Cell Manager's device)
 
 # The roles in the order apply_fixes runs them: st_tuning first, it exports the
-# HBA path's maximum transfer (st_tuning_preflight) that the other two check block sizes against.
-ROLE_ORDER = ('st_tuning', 'dp_omnirc', 'bacula_sd')
+# HBA path's maximum transfer (st_tuning_preflight) that the others check block sizes against.
+ROLE_ORDER = ('st_tuning', 'dp_omnirc', 'bacula_sd', 'netbackup_buffers')
+
+# Fixes a backup software cannot take, with why: never planned for its hosts, not even by hand (a run judged
+# before the verdict knew the software may still carry one).
+NOT_OFFERED = {
+    ('immediate_filemarks', 'bacula'): 'Bacula writes only synchronous file marks',
+    ('immediate_filemarks', 'bareos'): 'Bareos writes only synchronous file marks',
+    ('immediate_filemarks', 'netbackup'): 'NetBackup has no setting for immediate tape marks: bptm writes them '
+                                          'synchronously',
+}
 
 Row = collections.namedtuple('Row', 'fix software role variable per_drive convert effect what')
 
@@ -76,6 +86,15 @@ def _option(name):
     return convert
 
 
+def _size_data_buffers(value):
+    # NetBackup rounds a SIZE_DATA_BUFFERS that is not a multiple of 1024 down: a block size that is not one is not
+    # what the verdict measured
+    value = _positive_int(value)
+    if value % 1024:
+        raise FixesError('%d bytes is not a multiple of 1024, which NetBackup would round down' % value)
+    return value
+
+
 def _true(value):
     if value is not True:
         raise FixesError('expected true, got %r' % (value,))
@@ -104,6 +123,9 @@ TABLE = (
         'dp_omnirc_devices: the segment size (MB) for the device definition on the Cell Manager'),
     Row('segment_size', BACULA, 'bacula_sd', 'bacula_sd_maximum_file_size', False, _bacula_size, SETS,
         'Maximum File Size of the tape Device resources (decimal MB, at least 1 GB)'),
+    Row('block_size', NETBACKUP, 'netbackup_buffers', 'netbackup_buffers_size_data_buffers', False,
+        _size_data_buffers, SETS, 'SIZE_DATA_BUFFERS of the media server, the block size bptm writes to every drive '
+        '(checked against the HBA path\'s maximum transfer)'),
 )
 
 # What apply_fixes gives a role it runs besides its rows' variables (st_tuning_devices ...), and for
@@ -117,6 +139,7 @@ ROLE_VARIABLES = {
     'dp_omnirc': {'dp_omnirc_immediate_filemarks': False, 'dp_omnirc_drives': []},
     'bacula_sd': {'bacula_sd_flavor': 'bacula', 'bacula_sd_maximum_block_size': None,
                   'bacula_sd_maximum_file_size': None},
+    'netbackup_buffers': {'netbackup_buffers_size_data_buffers': None},
 }
 
 # The per-drive entries of a role (dp_omnirc_drives[]).
@@ -274,8 +297,13 @@ def plan_host(doc, software=None):
             continue
         labels[drive] = verdict.get('drive_label')
         for fix in verdict.get('fixes') or []:
-            if isinstance(fix, dict) and fix.get('id'):
-                entries.append(_fix_entry(drive, fix, software))
+            if not isinstance(fix, dict) or not fix.get('id'):
+                continue
+            if (fix['id'], software) in NOT_OFFERED:
+                ignored.append({'drive': drive, 'id': fix['id'], 'reason': 'the %s fix is not for a %s host: %s.' % (
+                    fix['id'], software, NOT_OFFERED[(fix['id'], software)])})
+                continue
+            entries.append(_fix_entry(drive, fix, software))
     _host_wide_conflicts(entries)
     manual = [{'drive': e['drive'], 'id': e['id'], 'text': _words(e['drive'], e)} for e in entries if e['by_hand']]
     applied = ['%s: %s -> %s %s = %s (%s %s)' % (

@@ -110,8 +110,13 @@ SOFTWARE_NAMES = {
     'data_protector': 'Data Protector',
     'bacula': 'Bacula',
     'bareos': 'Bareos',
+    'netbackup': 'NetBackup',
     None: 'the backup software',
 }
+# The backup software that writes only synchronous file marks: no setting makes it write immediate ones, so the
+# verdict neither models them nor offers the immediate_filemarks fix. Bacula and Bareos end each file with the st
+# driver's MTWEOF; NetBackup's bptm has no documented setting for immediate tape marks.
+NO_IMMEDIATE_MARKS = ('bacula', 'bareos', 'netbackup')
 
 # The segment size a backup software writes a synchronous file mark after when the inventory gives none
 # (tapeops_backup / tapeops_drives segment_size_mb). The verdict models it and says it is the default.
@@ -122,12 +127,19 @@ SOFTWARE_NAMES = {
 #   {"MaximumFileSize", CFG_TYPE_SIZE64, ITEM(res_dev.max_file_size), 0, CFG_ITEM_DEFAULT, "1000000000"}.
 #   The storage daemon ends each such file with a synchronous mark (the st driver's MTWEOF: neither has
 #   immediate marks), so the default is a mark every 1000 MB.
-DEFAULT_SEGMENT_MB = {'data_protector': 2000.0, 'bacula': 1000.0, 'bareos': 1000.0}
+# - NetBackup: a tape mark ends every fragment of an image ("NetBackup will write a tape mark every 'fragment
+#   size'": Veritas article 100004712), and a Media Manager (tape) storage unit's Maximum Fragment Size is 1 TB,
+#   1048576 megabytes, by default (NetBackup System Administrator's Help, "Maximum Fragment Size"): 1048576 x
+#   1048576 bytes, 1099511.627776 decimal MB. It is set on the storage unit (the primary server), not on the
+#   media server; a mark also ends each backup image.
+DEFAULT_SEGMENT_MB = {'data_protector': 2000.0, 'bacula': 1000.0, 'bareos': 1000.0, 'netbackup': 1099511.627776}
 # Where each of them is documented (the host document's setting_sources cite it)
 DEFAULT_SEGMENT_BASIS = {
     'data_protector': 'Data Protector segment size for LTO devices, 2000 MB (seed 001, Data Protector A.09.07)',
     'bacula': 'Bacula src/stored/stored_conf.c (dev_items): MaximumFileSize ITEM_DEFAULT 1000000000',
     'bareos': 'Bareos core/src/stored/stored_conf.cc (dev_items): MaximumFileSize default "1000000000"',
+    'netbackup': 'NetBackup System Administrator\'s Help, "Maximum Fragment Size": 1 TB (1048576 megabytes) for a '
+                 'Media Manager storage unit; a tape mark ends every fragment (Veritas article 100004712)',
 }
 
 
@@ -657,6 +669,10 @@ class _Judgement:
         if isinstance(self.config.get('sd'), dict):
             # what the storage daemon's configuration says for this drive, or why it says nothing
             self.fact('sd_config', **self.config['sd'])
+        if isinstance(self.config.get('netbackup'), dict):
+            # the media server's buffer files (SIZE_DATA_BUFFERS ...), with what the buffers hold against the drive
+            self.fact('netbackup_config', need_full_mb_s=self.need_full,
+                      drive_buffer_mb=_num(_get(self.spec, 'buffer_mb')), **self.config['netbackup'])
         configured = _num(self.config.get('block_size_bytes'))
         self.block_basis = self.basis_of('block_size_bytes') if configured else None
         if not configured and _num(_get(self.drive, 'block_size')):
@@ -741,7 +757,7 @@ class _Judgement:
             immediate_possible = probed
         if immediate_possible is None and 'immediate' in costs:
             immediate_possible = True
-        software_has_immediate = self.software not in ('bacula', 'bareos')
+        software_has_immediate = self.software not in NO_IMMEDIATE_MARKS
         self.mode_now = 'immediate' if immediate_now else 'sync'
         self.mark_now = costs.get('sync') if self.mode_now == 'sync' else None
         self.now = self.case.run(self.capped(self.path_now), self.segment_mb, self.mode_now, self.mark_now, trace=True)
@@ -950,9 +966,11 @@ def evaluate(spec, source, tape=None, drive=None, config=None, memory_total_mb=N
     settings {software, block_size_bytes, immediate_filemarks, segment_size_mb,
     concurrency}, with ``sources`` ({key: where it came from}: ``inventory``
     when absent, ``sd_config`` / ``sd_default`` from the storage daemon's
-    configuration: ``numbers``' block_size_basis and segment_size_basis) and
-    ``sd`` (what that configuration said for this drive, the ``sd_config``
-    fact). ``memory_total_mb``: RAM of the host; ``other_streams``:
+    configuration, ``netbackup_config`` / ``netbackup_default`` from a NetBackup
+    media server's SIZE_DATA_BUFFERS: ``numbers``' block_size_basis and
+    segment_size_basis), ``sd`` (what that configuration said for this drive,
+    the ``sd_config`` fact) and ``netbackup`` (the media server's buffer files,
+    the ``netbackup_config`` fact). ``memory_total_mb``: RAM of the host; ``other_streams``:
     streams planned for the host's other drives (for the memory rule).
     ``share``: this drive's share of the host's source feed (the host's drives
     read from the same sources at once); ``drives_sharing``: how many drives share it.

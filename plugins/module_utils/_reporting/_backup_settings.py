@@ -15,13 +15,16 @@ Precedence, per setting (block size, segment size):
    this drive (the same st device: ``/dev/nst0``, ``/dev/st0``, a
    ``/dev/tape/by-id`` link to either), its Maximum Block Size and Maximum File
    Size as set there, or the daemon's documented default where the Device
-   sets none;
+   sets none; on a NetBackup media server (tapeops.qualify.netbackup_buffers_info),
+   SIZE_DATA_BUFFERS, the block size bptm writes to every drive of the host,
+   or NetBackup's documented default (65536) where the file does not exist;
 3. what the verdict takes itself: the drive's st block size, the
    application's default segment (``_verdict.DEFAULT_SEGMENT_MB``).
 
 The drive's document entry keeps the outcome as ``setting_sources``; the
 verdict gets the values, their basis (``sources``) and what the configuration
-said for the drive (``sd``: the ``sd_config`` fact).
+said for the drive (``sd``: the ``sd_config`` fact; ``netbackup``: the
+``netbackup_config`` fact).
 """
 
 from __future__ import annotations
@@ -83,12 +86,13 @@ def _sd_fact(info, sd):
                 settings=[]), device
 
 
-def drive_config(info, setting, backup, sd):
+def drive_config(info, setting, backup, sd, nb=None):
     """``(config, setting_sources)`` of one drive: the settings the verdict judges it with, and where each is from.
 
     ``setting``: its tapeops_drives entry; ``backup``: tapeops_backup; ``sd``: the host's StorageDaemonConfig
-    record (a dict) or None. ``config`` is what ``_verdict.evaluate`` takes (with ``sources`` and ``sd``);
-    ``setting_sources`` the drive entry's, None when nothing was set.
+    record (a dict) or None; ``nb``: the host's NetBackupBuffers record (a dict) or None. ``config`` is what
+    ``_verdict.evaluate`` takes (with ``sources``, ``sd`` and ``netbackup``); ``setting_sources`` the drive entry's,
+    None when nothing was set.
     """
     setting = setting if isinstance(setting, dict) else {}
     backup = backup if isinstance(backup, dict) else {}
@@ -122,6 +126,8 @@ def drive_config(info, setting, backup, sd):
         fact['settings'].append(entry)
     if fact is not None:
         config['sd'] = fact
+    if isinstance(nb, dict) and nb:
+        config['netbackup'] = netbackup_settings(nb, config, sources)
     config['sources'] = dict((k, v['from']) for k, v in sources.items())
     return config, sources or None
 
@@ -137,3 +143,57 @@ def complete_sources(sources, verdict, software=None):
         out['segment_size_mb'] = {'from': 'default', 'value': numbers.get('segment_size_mb'), 'software': software,
                                   'basis': _verdict.DEFAULT_SEGMENT_BASIS.get(software)}
     return out or None
+
+
+# ---------------------------------------------------------------------------
+# NetBackup: the media server's buffer files, one set for every drive of the host (bptm reads them for each job)
+
+# The settings a NetBackup media server's files give the verdict: (verdict config key, NetBackupBuffers field,
+# NetBackup's name)
+NB_SETTINGS = (('block_size_bytes', 'size_data_buffers', 'SIZE_DATA_BUFFERS'),)
+# The files the ``netbackup_config`` fact reports, in NetBackupBuffers' order
+NB_FILES = ('size_data_buffers', 'number_data_buffers', 'number_data_buffers_restore', 'net_buffer_sz')
+
+
+def _nb_count(read):
+    value = (read or {}).get('value')
+    return value if isinstance(value, int) and not isinstance(value, bool) and value > 0 and \
+        not (read or {}).get('error') else None
+
+
+def netbackup_settings(nb, config, sources):
+    """The ``netbackup_config`` fact of a drive; SIZE_DATA_BUFFERS set in ``config`` and ``sources`` where the
+    inventory gives no block size.
+
+    ``nb``: the host's NetBackupBuffers record (a dict); ``config`` and ``sources`` are drive_config's, changed in
+    place. The fact lists every file read (``files``), how each of NB_SETTINGS was used (``settings``) and the
+    shared memory NUMBER_DATA_BUFFERS x SIZE_DATA_BUFFERS of one drive (of one multiplexed stream), or None when
+    either is not known.
+    """
+    fact = {'netbackup_dir': nb.get('netbackup_dir'), 'settings': []}
+    if nb.get('error') or not isinstance(nb.get('size_data_buffers'), dict):
+        return dict(fact, status='not_read', error=nb.get('error') or 'nothing was read')
+    fact['files'] = [dict((k, (nb.get(key) or {}).get(k)) for k in ('name', 'path', 'text', 'value', 'source',
+                                                                     'basis', 'error', 'note'))
+                     for key in NB_FILES if isinstance(nb.get(key), dict)]
+    for key, field, name in NB_SETTINGS:
+        read = nb.get(field) or {}
+        value = _value(key, read)
+        entry = {'key': key, 'directive': name, 'text': read.get('text'), 'value': read.get('value'),
+                 'source': read.get('source'), 'basis': read.get('basis'), 'where': read.get('path'),
+                 'error': read.get('error'), 'used': False}
+        from_nb = {'from': 'netbackup_config' if read.get('source') == 'configuration' else 'netbackup_default',
+                   'value': value, 'software': 'netbackup', 'file': read.get('path'), 'directive': name,
+                   'text': read.get('text'), 'where': read.get('path'), 'basis': read.get('basis')}
+        if key in sources:
+            entry['overridden_by'] = sources[key]['where']
+            sources[key]['overrides'] = from_nb
+        elif value is not None:
+            entry['used'] = True
+            config[key] = value
+            sources[key] = from_nb
+        fact['settings'].append(entry)
+    size, number = _nb_count(nb.get('size_data_buffers')), _nb_count(nb.get('number_data_buffers'))
+    fact.update(status='read', size_data_buffers=size, number_data_buffers=number,
+                shared_memory_bytes=size * number if size and number else None)
+    return fact

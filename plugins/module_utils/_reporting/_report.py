@@ -37,7 +37,7 @@ class ReportError(TapeopsError):
 
 
 def host_document(host, status=_run.STATUS_OK, drives=None, source=None, host_facts=None, run=None, error=None,
-                  preflight=None, media=None, mechanics=None, storage_daemon=None):
+                  preflight=None, media=None, mechanics=None, storage_daemon=None, netbackup=None):
     """The per-host document, schema version 2 (docs/reports.md, docs/host-report.schema.json).
 
     ``drives`` are the assembled entries, each with its ``verdict`` (or None);
@@ -60,7 +60,8 @@ def host_document(host, status=_run.STATUS_OK, drives=None, source=None, host_fa
         media=_records.Media.from_dict(media) if isinstance(media, dict) else media,
         mechanics=[_records.Mechanics.from_dict(m) for m in mechanics] if mechanics else None,
         worst_class=_verdict.worst([v['class'] for v in verdicts if v.get('class')]),
-        storage_daemon=_records.StorageDaemonConfig.from_result(storage_daemon))
+        storage_daemon=_records.StorageDaemonConfig.from_result(storage_daemon),
+        netbackup=_records.NetBackupBuffers.from_result(netbackup))
     return report.to_dict()
 
 
@@ -125,13 +126,15 @@ def _write_sweeps(write_sweep):
 
 def assemble(host, drives_info=None, source=None, write_sweep=None, drive_settings=None, backup=None,
              memory_total_mb=None, options=None, target_generation=None, run=None, preflight=None,
-             host_facts=None, media=None, mechanics=None, locks=None, storage_daemon=None):
+             host_facts=None, media=None, mechanics=None, locks=None, storage_daemon=None, netbackup=None):
     """The host document with a verdict per drive (and for the what-if target, if any).
 
     ``locks``: the drives' tape_drive_lock records (``_records.DriveLock.from_results``): a drive another
     run or process had is BUSY (``busy`` and its sentence as ``error``), with no verdict.
     ``storage_daemon``: what tapeops.qualify.bacula_sd_info read on the host (StorageDaemonConfig): each drive's
-    Device settings where the inventory gives none (``_backup_settings``).
+    Device settings where the inventory gives none (``_backup_settings``). ``netbackup``: what
+    tapeops.qualify.netbackup_buffers_info read (NetBackupBuffers): the drives' block size, SIZE_DATA_BUFFERS,
+    where the inventory gives none.
 
     The measurements are records (_records): ``drives_info`` DriveIdentity,
     ``source`` SourceRead, ``write_sweep`` WriteSweep, ``preflight``
@@ -141,12 +144,14 @@ def assemble(host, drives_info=None, source=None, write_sweep=None, drive_settin
     drives_info, source, preflight = _measured(drives_info, source, preflight)
     sd = _records.StorageDaemonConfig.from_result(storage_daemon)
     sd = sd.to_dict() if sd is not None else None
+    nb = _records.NetBackupBuffers.from_result(netbackup)
+    nb = nb.to_dict() if nb is not None else None
     settings = [d for d in (drive_settings or []) if isinstance(d, dict)]
     sweeps = {} if target_generation else _write_sweeps(write_sweep)
     missing = set() if target_generation else _add_missing(drives_info, settings)
     locks = {} if target_generation else _records.DriveLock.from_results(locks)
     entries = [_drive_entry(info, _match(info.get('nst'), settings) or {}, sweeps.get(info.get('nst')),
-                            info.get('nst') in missing, preflight, backup, locks.get(info.get('nst')), sd)
+                            info.get('nst') in missing, preflight, backup, locks.get(info.get('nst')), sd, nb)
                for info in drives_info]
     if target_generation:
         entries.append(_what_if_entry(target_generation, options, backup, drives_info, preflight))
@@ -163,7 +168,7 @@ def assemble(host, drives_info=None, source=None, write_sweep=None, drive_settin
     _report_mechanics.attach_findings(entries, mech)
     return host_document(host, status, entries, source, _facts(host_facts, memory_total_mb, backup), run,
                          error if status != _run.STATUS_OK else None, preflight, media=media_section(media),
-                         mechanics=mech, storage_daemon=sd)
+                         mechanics=mech, storage_daemon=sd, netbackup=nb)
 
 
 def _measured(drives_info, source, preflight):
@@ -188,7 +193,7 @@ def _add_missing(drives_info, settings):
     return missing
 
 
-def _drive_entry(info, setting, sweep, missing, preflight, backup, lock=None, sd=None):
+def _drive_entry(info, setting, sweep, missing, preflight, backup, lock=None, sd=None, nb=None):
     """One drive's entry, to be judged (``_item``) or with the error that keeps it from a verdict."""
     nst = info.get('nst')
     tape = sweep.to_dict() if sweep is not None and sweep.written else None
@@ -223,7 +228,7 @@ def _drive_entry(info, setting, sweep, missing, preflight, backup, lock=None, sd
         entry['error'] = str(exc)
         return entry
     entry['label'] = spec.label
-    cfg, entry['setting_sources'] = _backup_settings.drive_config(info, setting, backup, sd)
+    cfg, entry['setting_sources'] = _backup_settings.drive_config(info, setting, backup, sd, nb)
     entry['_item'] = {'spec': spec, 'drive': _with_preflight(info, preflight), 'tape': tape, 'config': cfg}
     return entry
 

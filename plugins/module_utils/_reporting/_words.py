@@ -239,6 +239,9 @@ def setting(software, fix, value):
                 value // 1024)
         if bacula:
             return '%s storage daemon Device resource: Maximum Block Size = %d' % (name, value)
+        if software == 'netbackup':
+            return ('NetBackup media server: SIZE_DATA_BUFFERS = %d (/usr/openv/netbackup/db/config/SIZE_DATA_BUFFERS, '
+                    'tapeops.qualify.netbackup_buffers)' % value)
         return 'the backup software\'s tape block size: %s' % fmt_bytes(value)
     if fix == 'immediate_filemarks':
         if software == 'data_protector':
@@ -249,6 +252,8 @@ def setting(software, fix, value):
             return 'Data Protector device > Advanced > Sizes: Segment size (MB) = %d' % value
         if bacula:
             return '%s Device resource: Maximum File Size = %dM' % (name, value)
+        if software == 'netbackup':
+            return 'NetBackup tape storage unit (on the primary server): Maximum Fragment Size = %d MB or more' % value
         return 'data between file marks: %d MB' % value
     if fix == 'st_direct_io':
         # the st driver's, whatever the backup software
@@ -260,12 +265,17 @@ def setting(software, fix, value):
             return 'Data Protector device or backup specification: Concurrency (Disk Agents) = %d' % value
         if bacula:
             return '%s: Maximum Concurrent Jobs = %d on the Storage and Device resources' % (name, value)
+        if software == 'netbackup':
+            return ('NetBackup: %d streams multiplexed into the drive (the storage unit\'s Maximum streams per drive '
+                    'and the schedule\'s Media multiplexing)' % value)
         return '%d parallel backup streams into the drive' % value
     if fix == 'staging':
         if software == 'data_protector':
             return 'Data Protector: back up to a disk (B2D / file library) device, then object copy to tape'
         if bacula:
             return '%s Job: Spool Data = yes, Device: Spool Directory on a fast disk' % name
+        if software == 'netbackup':
+            return 'NetBackup: back up to a disk storage unit, then duplicate to tape (a storage lifecycle policy)'
         return 'back up to disk first, then copy to tape'
     return str(value)  # pragma: no cover
 
@@ -386,6 +396,11 @@ def _segment_default(f):
                 'a synchronous file mark every %.0f MB (Maximum File Size = 1000000000 bytes); set segment_size_mb '
                 'to the Device resource\'s Maximum File Size where it differs.' % (
                     segment_default_words(f['software']), f['segment_mb']))
+    if f['software'] == 'netbackup':
+        return ('No fragment size was given (tapeops_backup.segment_size_mb), so the forecast models the %s: a '
+                'synchronous tape mark every %.0f MB (a tape storage unit\'s Maximum Fragment Size, 1048576 '
+                'megabytes), and one after each backup image; set segment_size_mb to the storage unit\'s Maximum '
+                'Fragment Size where it differs.' % (segment_default_words(f['software']), f['segment_mb']))
     return ('No segment size was given (tapeops_backup.segment_size_mb), so the forecast models the %s: a file mark '
             'every %.0f MB, synchronous unless immediate file marks are on; set segment_size_mb to the device\'s '
             'segment size where it differs.' % (segment_default_words(f['software']), f['segment_mb']))
@@ -446,6 +461,59 @@ def _sd_config(f):
         '; '.join(_sd_setting(e) for e in f.get('settings') or []), others, skipped)
 
 
+def _nb_file(entry):
+    """One NetBackup buffer file as bptm reads it: its number, the default, unknown, or why bptm would not take it."""
+    name = entry.get('name')
+    if entry.get('error'):
+        return '%s is not taken (%s); what bptm uses instead is in its log' % (name, str(entry['error']).rstrip('.'))
+    if entry.get('source') == 'configuration':
+        text = '%s = %s' % (name, entry.get('text'))
+        if entry.get('note'):
+            text += ' (%s)' % str(entry['note']).rstrip('.')
+        return text
+    if entry.get('value') is None:
+        return '%s has no file and its default is not known (%s)' % (name, str(entry.get('basis')).rstrip('.'))
+    return '%s has no file: the default, %d (%s)' % (name, entry['value'], str(entry.get('basis')).rstrip('.'))
+
+
+def _nb_buffering(f):
+    """What NUMBER_DATA_BUFFERS x SIZE_DATA_BUFFERS hold, against the drive's own buffer and its full-speed feed."""
+    total = f.get('shared_memory_bytes')
+    if not total:
+        return (' The shared memory of the data buffers is not known (NUMBER_DATA_BUFFERS x SIZE_DATA_BUFFERS '
+                'needs both).')
+    text = ' The data buffers are %d x %s = %s of shared memory for each drive (for each multiplexed stream' % (
+        f['number_data_buffers'], fmt_bytes(f['size_data_buffers']), fmt_bytes(total))
+    text += ', NetBackup Backup Planning and Performance Tuning Guide, "Amount of shared memory required by NetBackup")'
+    parts = []
+    if f.get('need_full_mb_s'):
+        parts.append('%.2f s of the drive\'s full-speed feed (%s)' % (total / 1e6 / f['need_full_mb_s'],
+                                                                    fmt_rate(f['need_full_mb_s'])))
+    if f.get('drive_buffer_mb'):
+        parts.append('%.0f %% of the drive\'s own %.0f MB buffer' % (100.0 * total / 1e6 / f['drive_buffer_mb'],
+                                                                     f['drive_buffer_mb']))
+    if parts:
+        text += ': ' + ' and '.join(parts)
+    return text + '. The forecast models the drive\'s buffer; NetBackup\'s buffers are not added to it.'
+
+
+def _netbackup_config(f):
+    """The ``netbackup_config`` fact: the media server's buffer files, and the block size they give this drive."""
+    if f['status'] == 'not_read':
+        return ('The NetBackup media server\'s buffer files (%s) were not read: %s; the drive\'s block size comes '
+                'from the inventory or the drive.' % (f.get('netbackup_dir'), str(f.get('error')).rstrip('.')))
+    used = ''
+    for entry in f.get('settings') or []:
+        if entry.get('overridden_by'):
+            used += ' The inventory\'s %s is used instead of %s.' % (entry['overridden_by'], entry['directive'])
+        elif entry.get('used'):
+            used += ' bptm writes %s blocks to this drive (%s).' % (
+                fmt_bytes(entry['value']), 'SIZE_DATA_BUFFERS' if entry.get('source') == 'configuration' else
+                'NetBackup\'s default')
+    return 'From the NetBackup media server\'s buffer files (%s): %s.%s%s' % (
+        f.get('netbackup_dir'), '; '.join(_nb_file(e) for e in f.get('files') or []), used, _nb_buffering(f))
+
+
 FACTS = {
     'sources': _sources,
     'passed_over': _passed_over,
@@ -477,6 +545,7 @@ FACTS = {
                                         f['recommended']),
     'segment_default': _segment_default,
     'sd_config': _sd_config,
+    'netbackup_config': _netbackup_config,
     'inconclusive': lambda f: 'Not enough to judge: %s.' % inconclusive_words(f['reason']),
     'forecast_now': lambda f: 'The forecast at the current settings (%s limiting): %s.' % (
         _limiter(f), class_words(f['forecast'], f['need_floor_mb_s'], f['need_full_mb_s'])),
@@ -643,6 +712,10 @@ def setting_source_note(basis, software, file_name=None):
         return name
     if basis == 'sd_default':
         return '%s, %s sets none' % (segment_default_words(software), name)
+    if basis == 'netbackup_config':
+        return file_name.rsplit('/', 1)[-1] if file_name else 'SIZE_DATA_BUFFERS'
+    if basis == 'netbackup_default':
+        return 'NetBackup default, no %s file' % (file_name.rsplit('/', 1)[-1] if file_name else 'SIZE_DATA_BUFFERS')
     return ''
 
 

@@ -15,6 +15,9 @@ what the plan gives each role is checked against:
   the variables the plan gives it, each from the plan;
 - docs/roles.md "Applying a run's fixes": its table has the table's rows.
 
+A fix a backup software cannot take (_fixes.NOT_OFFERED: immediate file marks on Bacula, Bareos, NetBackup) is
+in no row for it, and the plan neither applies it nor leaves it by hand.
+
 The other way round, every variable of these roles' specs that no fix sets is listed below
 (FROM_THE_INVENTORY): a new spec variable fails here until it is mapped in _fixes.TABLE or listed.
 """
@@ -49,7 +52,7 @@ BY_HAND = {'streams', 'staging', 'drive_path', 'memory'}
 VALUES = {'block_size': 65536, 'immediate_filemarks': True, 'segment_size': 17000,
           'st_direct_io': {'max_sg_segs': 513, 'block_size': 2097152}}
 
-SOFTWARE = (None,) + _fixes.DATA_PROTECTOR + _fixes.BACULA
+SOFTWARE = (None,) + _fixes.DATA_PROTECTOR + _fixes.BACULA + _fixes.NETBACKUP
 
 # The variables of the fix roles' specs no fix sets: the inventory gives them, as for any use of the role
 # (docs/roles.md). A variable a fix could set belongs in _fixes.TABLE instead.
@@ -66,6 +69,10 @@ FROM_THE_INVENTORY = {
                   'bacula_sd_maximum_network_buffer_size', 'bacula_sd_spool_directory', 'bacula_sd_maximum_spool_size',
                   'bacula_sd_maximum_job_spool_size', 'bacula_sd_extra_directives', 'bacula_sd_hba_max_transfer_bytes',
                   'bacula_sd_block_granularity', 'bacula_sd_validate', 'bacula_sd_backup', 'bacula_sd_restart'},
+    # the verdict judges NUMBER_DATA_BUFFERS and NET_BUFFER_SZ but asks for no value of them: no fix sets them
+    'netbackup_buffers': {'netbackup_buffers_path', 'netbackup_buffers_number_data_buffers',
+                          'netbackup_buffers_number_data_buffers_restore', 'netbackup_buffers_net_buffer_sz',
+                          'netbackup_buffers_hba_max_transfer_bytes', 'netbackup_buffers_backup'},
 }
 
 # Python types of a value the role's spec takes without converting it (float also takes a whole number).
@@ -302,6 +309,24 @@ def test_every_spec_variable_is_set_by_a_fix_or_listed_as_the_inventorys(role):
     both = sorted(FROM_THE_INVENTORY[role] & set_by_fixes)
     assert not both, 'FROM_THE_INVENTORY of %s lists %s, which a fix sets (_fixes.TABLE): take it out of the list.' % (
         THIS, ', '.join(both))
+
+
+@pytest.mark.parametrize('fix_id, software', sorted(_fixes.NOT_OFFERED))
+def test_a_fix_the_software_cannot_take_is_in_no_row_and_never_planned(fix_id, software):
+    """NOT_OFFERED: not a role's, not by hand either; the plan names it under ignored with the reason."""
+    assert fix_id in VALUES, fix_id
+    assert not _fixes.rows_for(fix_id, software), (
+        '_fixes.TABLE maps %s for %s, which _fixes.NOT_OFFERED says it cannot take.' % (fix_id, software))
+    plan = _fixes.plan_host(host_document(fix_id, software))
+    assert (plan['roles'], plan['fixes'], plan['manual'], plan['applied']) == ({}, [], [], [])
+    assert plan['ignored'] == [{'drive': '/dev/nst0', 'id': fix_id, 'reason': 'the %s fix is not for a %s host: %s.' % (
+        fix_id, software, _fixes.NOT_OFFERED[(fix_id, software)])}]
+
+
+def test_the_software_without_immediate_marks_is_offered_none():
+    """The verdict does not model immediate marks for this software; the plan refuses one a run may still carry."""
+    assert set(_verdict.NO_IMMEDIATE_MARKS) == set(
+        software for fix_id, software in _fixes.NOT_OFFERED if fix_id == 'immediate_filemarks')
 
 
 def test_the_docs_table_is_the_tables_rows():

@@ -36,6 +36,7 @@ from ansible_collections.tapeops.qualify.plugins.module_utils._tools import _scs
 from ansible_collections.tapeops.qualify.plugins.module_utils._tools import _sg_logs
 from ansible_collections.tapeops.qualify.plugins.module_utils._tools import _st_sysfs
 from ansible_collections.tapeops.qualify.plugins.module_utils._measure import _tape_discovery as disc
+from ansible_collections.tapeops.qualify.plugins.module_utils._config import _netbackup
 from ansible_collections.tapeops.qualify.plugins.module_utils._config import _sd_config
 
 from _tape_fixtures import FIXTURES
@@ -51,6 +52,11 @@ def _element_status(text):
 
 def _fio_log(text):
     return _fio.parse_log(text, [])
+
+
+def _netbackup_files(data):
+    # a NetBackup buffer file read as each of the settings (bytes as read from the file, or text)
+    return [_netbackup.parse_value(key, data) for key, dummy, dummy2, dummy3 in _netbackup.SETTINGS]
 
 
 # name: (function, the one exception it may raise or None)
@@ -88,6 +94,7 @@ PARSERS = {
     'bconsole.parse_cancel': (_bconsole.parse_cancel, None),
     'bconsole.parse_llist': (_bconsole.parse_llist, None),
     'bconsole.parse_joblog': (_bconsole.parse_joblog, None),
+    'netbackup.parse_value': (_netbackup_files, None),
 }
 # Byte parsers: fed the raw bytes of every fixture.
 BYTE_PARSERS = {
@@ -95,6 +102,7 @@ BYTE_PARSERS = {
     'discovery.decode_element_status_ex': (disc.decode_element_status_ex, None),
     'discovery.vpd80_serial': (disc.vpd80_serial, None),
     'inq.decode_read_block_limits': (inq.decode_read_block_limits, inq.InquiryParseError),
+    'netbackup.parse_value': (_netbackup_files, None),
 }
 
 # The parsers that are meant for each fixture directory, with the check that a cut text gives no new value.
@@ -112,6 +120,8 @@ OWN = {
     'tapeinfo': ('inq.parse_tapeinfo',),
     'sysfs': ('sysfs.parse_stats_text',),
     'bacula_sd': ('sd_config.parse_daemon_version',),
+    # a cut file holds a shorter number (the file is the number): only that the cut parses without a traceback
+    'netbackup': ('netbackup.parse_value',),
 }
 
 

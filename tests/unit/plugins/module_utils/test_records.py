@@ -89,7 +89,7 @@ def test_the_schema_names_every_records_fields_and_nothing_else():
     defs = schema['$defs']
     for cls in (_records.DriveIdentity, _records.FilemarkCost, _records.WriteSweep, _records.SourceRead,
                 _records.Preflight, _records.Mechanics, _records.Media, _records.DriveEntry, _records.SdSetting,
-                _records.SdDevice, _records.StorageDaemonConfig):
+                _records.SdDevice, _records.StorageDaemonConfig, _records.NbSetting, _records.NetBackupBuffers):
         assert sorted(defs[cls.__name__]['properties']) == sorted(f.name for f in dataclasses.fields(cls)), cls
         assert defs[cls.__name__]['additionalProperties'] is False
     assert sorted(schema['properties']) == sorted(f.name for f in dataclasses.fields(_records.HostReport))
@@ -253,6 +253,8 @@ RETURNS = (
     ('bacula_sd_info', 'devices', _records.SdDevice, (), ()),
     # the commands sent and the mount's answer say how the job ran; the record is the job
     ('bacula_job_run', None, _records.BaculaJob, (), ('commands', 'mount', 'reason')),
+    ('netbackup_buffers_info', None, _records.NetBackupBuffers, (), ()),
+    ('netbackup_buffers_info', 'size_data_buffers', _records.NbSetting, (), ()),
 )
 
 
