@@ -462,7 +462,7 @@ def _sd_config(f):
 
 
 def _nb_file(entry):
-    """One NetBackup buffer file as bptm reads it: its number, the default, unknown, or why bptm would not take it."""
+    """One NetBackup buffer file as bptm reads it: its number, the default, or why bptm would not take it."""
     name = entry.get('name')
     if entry.get('error'):
         return '%s is not taken (%s); what bptm uses instead is in its log' % (name, str(entry['error']).rstrip('.'))
@@ -471,9 +471,27 @@ def _nb_file(entry):
         if entry.get('note'):
             text += ' (%s)' % str(entry['note']).rstrip('.')
         return text
-    if entry.get('value') is None:
-        return '%s has no file and its default is not known (%s)' % (name, str(entry.get('basis')).rstrip('.'))
     return '%s has no file: the default, %d (%s)' % (name, entry['value'], str(entry.get('basis')).rstrip('.'))
+
+
+def _nb_files(entries):
+    """The buffer files in words; files without one and without a known default share one clause per basis."""
+    out, unknown = [], []
+    for entry in entries:
+        if entry.get('error') or entry.get('source') == 'configuration' or entry.get('value') is not None:
+            out.append(_nb_file(entry))
+            continue
+        for names, basis in unknown:
+            if basis == entry.get('basis'):
+                names.append(entry.get('name'))
+                break
+        else:
+            unknown.append(([entry.get('name')], entry.get('basis')))
+    for names, basis in unknown:
+        many = len(names) > 1
+        out.append('%s %s no file and %s default is not known (%s)' % (
+            ' and '.join(names), 'have' if many else 'has', 'their' if many else 'its', str(basis).rstrip('.')))
+    return '; '.join(out)
 
 
 def _nb_buffering(f):
@@ -511,7 +529,7 @@ def _netbackup_config(f):
                 fmt_bytes(entry['value']), 'SIZE_DATA_BUFFERS' if entry.get('source') == 'configuration' else
                 'NetBackup\'s default')
     return 'From the NetBackup media server\'s buffer files (%s): %s.%s%s' % (
-        f.get('netbackup_dir'), '; '.join(_nb_file(e) for e in f.get('files') or []), used, _nb_buffering(f))
+        f.get('netbackup_dir'), _nb_files(f.get('files') or []), used, _nb_buffering(f))
 
 
 FACTS = {

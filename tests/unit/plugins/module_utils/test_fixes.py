@@ -20,7 +20,7 @@ import shutil
 import pytest
 
 from ansible_collections.tapeops.qualify.plugins.module_utils import _records, _run
-from ansible_collections.tapeops.qualify.plugins.module_utils._config import _omnirc
+from ansible_collections.tapeops.qualify.plugins.module_utils._config import _netbackup, _omnirc
 from ansible_collections.tapeops.qualify.plugins.module_utils._judge import _fixes, _verdict
 from ansible_collections.tapeops.qualify.plugins.module_utils._reporting import _report
 
@@ -171,6 +171,61 @@ def test_lab_ma2_judged_as_data_protector_host():
     assert [m['id'] for m in plan['manual']] == ['block_size', 'drive_path', 'memory']  # the verdict's order
 
 
+def test_lab_ma2_judged_as_netbackup_host_whose_size_data_buffers_is_1_mib(tmp_path):
+    """SIZE_DATA_BUFFERS read from the media server's file (echo 1048576 > ...) is the block size judged; the
+    verdict's 64 KiB goes to netbackup_buffers, checked by st_tuning; immediate marks are not offered."""
+    netbackup = tmp_path / 'netbackup'
+    (netbackup / 'db' / 'config').mkdir(parents=True)
+    (netbackup / 'db' / 'config' / 'SIZE_DATA_BUFFERS').write_bytes(b'1048576\n')
+    doc = recorded('lab-ma2')
+    drives, facts = doc['drives'], doc.get('facts') or {}
+    judged = _report.assemble('lab-ma2', [d['identity'] for d in drives], doc['source'],
+                              [dict(d['write_sweep']) for d in drives],
+                              [dict(d['settings'], nst=d['nst']) for d in drives], {'software': 'netbackup'},
+                              memory_total_mb=facts.get('memory_total_mb'), preflight=doc['preflight'],
+                              host_facts=facts, netbackup=_netbackup.read_buffers(str(netbackup)))
+    verdict = _fixes.verdicts_of(judged)[0][1]
+    assert (verdict['numbers']['block_size_bytes'], verdict['numbers']['block_size_basis']) == (
+        1048576, 'netbackup_config')
+    assert [f['id'] for f in verdict['fixes']] == ['block_size', 'drive_path', 'memory']
+    plan = _fixes.plan_host(judged)
+    assert plan['software'] == 'netbackup'
+    assert plan['roles'] == dict(ST_65536, netbackup_buffers={'netbackup_buffers_size_data_buffers': 65536})
+    assert [m['id'] for m in plan['manual']] == ['drive_path', 'memory']
+    assert plan['applied'][1] == (
+        '/dev/nst0: Use 64 KiB tape blocks -> netbackup_buffers netbackup_buffers_size_data_buffers = 65536 (sets '
+        'SIZE_DATA_BUFFERS of the media server, the block size bptm writes to every drive (checked against the HBA '
+        'path\'s maximum transfer))')
+
+
+def test_lab_ma2_as_netbackup_host_gets_larger_fragments_where_data_protector_gets_immediate_marks():
+    """The same measurements with 64 MB between marks: Data Protector can write immediate marks, NetBackup cannot,
+    so its fix is a larger fragment size, by hand on the primary server's storage unit."""
+    dp = rejudge('lab-ma2', {'software': 'data_protector', 'block_size_bytes': 65536, 'segment_size_mb': 64})
+    nbu = rejudge('lab-ma2', {'software': 'netbackup', 'block_size_bytes': 65536, 'segment_size_mb': 64})
+    assert [f['id'] for f in _fixes.verdicts_of(dp)[0][1]['fixes']] == ['immediate_filemarks', 'drive_path', 'memory']
+    [fix] = [f for f in _fixes.verdicts_of(nbu)[0][1]['fixes'] if f['id'] in ('immediate_filemarks', 'segment_size')]
+    assert (fix['id'], fix['value']) == ('segment_size', 17000)
+    assert fix['setting'] == ('NetBackup tape storage unit (on the primary server): Maximum Fragment Size = 17000 MB '
+                              'or more')
+    plan = _fixes.plan_host(nbu)
+    assert plan['roles'] == {} and [m['id'] for m in plan['manual']] == ['segment_size', 'drive_path', 'memory']
+
+
+def test_an_immediate_mark_fix_a_netbackup_run_still_carries_is_not_offered():
+    """A document judged before the verdict knew NetBackup: its immediate-mark fix is neither applied nor left by
+    hand; the plan says why."""
+    plan = _fixes.plan_host(hand_made([{'id': 'immediate_filemarks', 'value': True},
+                                       {'id': 'block_size', 'value': 262144}], 'netbackup'))
+    assert plan['roles'] == {'st_tuning': {'st_tuning_block_size': 262144, 'st_tuning_devices': ['/dev/nst0'],
+                                           'st_tuning_fail_on_preflight': True},
+                             'netbackup_buffers': {'netbackup_buffers_size_data_buffers': 262144}}
+    assert plan['manual'] == [] and [f['id'] for f in plan['fixes']] == ['block_size']
+    assert plan['ignored'] == [{'drive': '/dev/nst0', 'id': 'immediate_filemarks', 'reason': (
+        'the immediate_filemarks fix is not for a netbackup host: NetBackup has no setting for immediate tape marks: '
+        'bptm writes them synchronously.')}]
+
+
 @pytest.mark.parametrize('host, segment_mb', [('lab-ma1', 4400), ('lab-ma2', 17000), ('lab-ma3', 15600)])
 def test_dp_omnirc_recommends_the_verdicts_segment_size_never_its_own(host, segment_mb):
     """Without MTWEOFI the verdict asks for larger segments: the role's recommendation is that value."""
@@ -245,6 +300,12 @@ def test_dp_device_recommendation_takes_the_verdicts_block_size_within_the_limit
     ('bacula', {'id': 'staging', 'value': None}, {}, True),
     ('data_protector', {'id': 'drive_path', 'value': None}, {}, True),
     (None, {'id': 'memory', 'value': 2048}, {}, True),
+    ('netbackup', {'id': 'block_size', 'value': 262144},
+     {'st_tuning': {'st_tuning_block_size': 262144, 'st_tuning_devices': ['/dev/nst0'],
+                    'st_tuning_fail_on_preflight': True},
+      'netbackup_buffers': {'netbackup_buffers_size_data_buffers': 262144}}, False),
+    ('netbackup', {'id': 'segment_size', 'value': 17000}, {}, True),
+    ('netbackup', {'id': 'streams', 'value': 4}, {}, True),
 ])
 def test_each_fix_id(software, fix, roles, by_hand):
     plan = _fixes.plan_host(hand_made([fix], software))
@@ -272,6 +333,14 @@ def test_st_direct_io_without_its_numbers_stays_by_hand():
     assert plan['roles'] == {}
     assert plan['manual'][0]['text'].endswith(
         'Not applied: st_tuning_block_size cannot take it (expected a value with block_size, got 513).')
+
+
+def test_a_size_data_buffers_netbackup_would_round_stays_by_hand():
+    plan = _fixes.plan_host(hand_made([{'id': 'block_size', 'value': 262656}], 'netbackup'))
+    assert 'netbackup_buffers' not in plan['roles']
+    assert plan['manual'][0]['text'].endswith(
+        'Not applied: netbackup_buffers_size_data_buffers cannot take it (262656 bytes is not a multiple of 1024, '
+        'which NetBackup would round down).')
 
 
 def test_a_value_a_role_cannot_take_stays_by_hand():
