@@ -173,9 +173,8 @@ def netbackup_settings(nb, config, sources):
     fact = {'netbackup_dir': nb.get('netbackup_dir'), 'settings': []}
     if nb.get('error') or not isinstance(nb.get('size_data_buffers'), dict):
         return dict(fact, status='not_read', error=nb.get('error') or 'nothing was read')
-    fact['files'] = [dict((k, (nb.get(key) or {}).get(k)) for k in ('name', 'path', 'text', 'value', 'source',
-                                                                     'basis', 'error', 'note'))
-                     for key in NB_FILES if isinstance(nb.get(key), dict)]
+    keys = ('name', 'path', 'text', 'value', 'source', 'basis', 'error', 'note')
+    fact['files'] = [dict((k, nb[key].get(k)) for k in keys) for key in NB_FILES if isinstance(nb.get(key), dict)]
     for key, field, name in NB_SETTINGS:
         read = nb.get(field) or {}
         value = _value(key, read)

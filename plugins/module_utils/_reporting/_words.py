@@ -504,12 +504,12 @@ def _nb_buffering(f):
         f['number_data_buffers'], fmt_bytes(f['size_data_buffers']), fmt_bytes(total))
     text += ', NetBackup Backup Planning and Performance Tuning Guide, "Amount of shared memory required by NetBackup")'
     parts = []
-    if f.get('need_full_mb_s'):
-        parts.append('%.2f s of the drive\'s full-speed feed (%s)' % (total / 1e6 / f['need_full_mb_s'],
-                                                                    fmt_rate(f['need_full_mb_s'])))
-    if f.get('drive_buffer_mb'):
-        parts.append('%.0f %% of the drive\'s own %.0f MB buffer' % (100.0 * total / 1e6 / f['drive_buffer_mb'],
-                                                                     f['drive_buffer_mb']))
+    mb = total / 1e6
+    need, buffer_mb = f.get('need_full_mb_s'), f.get('drive_buffer_mb')
+    if need:
+        parts.append('%.2f s of the drive\'s full-speed feed (%s)' % (mb / need, fmt_rate(need)))
+    if buffer_mb:
+        parts.append('%.0f %% of the drive\'s own %.0f MB buffer' % (100.0 * mb / buffer_mb, buffer_mb))
     if parts:
         text += ': ' + ' and '.join(parts)
     return text + '. The forecast models the drive\'s buffer; NetBackup\'s buffers are not added to it.'
