@@ -65,10 +65,10 @@ PUPPET = {'SIZE_DATA_BUFFERS': body('SIZE_DATA_BUFFERS__puppet-netbackup-tune__1
 
 def assemble(nb_result, backup, settings=None):
     measured = qualify_verdict.records_of({'drives': DRIVES, 'source': source(60.0, 50.0),
-                                           'write_benchmarks': [write_result(d['nst']) for d in DRIVES],
+                                           'write_sweep': [write_result(d['nst']) for d in DRIVES],
                                            'preflight': None, 'media': None, 'mechanics': None,
                                            'netbackup': nb_result})
-    return _report.assemble('nbu1', measured['drives'], measured['source'], measured['writes'],
+    return _report.assemble('nbu1', measured['drives'], measured['source'], measured['write_sweep'],
                             settings if settings is not None else LTO5, backup, memory_total_mb=16384,
                             netbackup=measured['netbackup'])
 
