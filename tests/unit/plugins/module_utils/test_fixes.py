@@ -218,7 +218,7 @@ def test_an_immediate_mark_fix_a_netbackup_run_still_carries_is_not_offered():
     plan = _fixes.plan_host(hand_made([{'id': 'immediate_filemarks', 'value': True},
                                        {'id': 'block_size', 'value': 262144}], 'netbackup'))
     assert plan['roles'] == {'st_tuning': {'st_tuning_block_size': 262144, 'st_tuning_devices': ['/dev/nst0'],
-                                           'st_tuning_fail_on_preflight': True},
+                                           'st_tuning_fail_on_preflight': True, 'st_tuning_max_sg_segs': None},
                              'netbackup_buffers': {'netbackup_buffers_size_data_buffers': 262144}}
     assert plan['manual'] == [] and [f['id'] for f in plan['fixes']] == ['block_size']
     assert plan['ignored'] == [{'drive': '/dev/nst0', 'id': 'immediate_filemarks', 'reason': (
@@ -302,7 +302,7 @@ def test_dp_device_recommendation_takes_the_verdicts_block_size_within_the_limit
     (None, {'id': 'memory', 'value': 2048}, {}, True),
     ('netbackup', {'id': 'block_size', 'value': 262144},
      {'st_tuning': {'st_tuning_block_size': 262144, 'st_tuning_devices': ['/dev/nst0'],
-                    'st_tuning_fail_on_preflight': True},
+                    'st_tuning_fail_on_preflight': True, 'st_tuning_max_sg_segs': None},
       'netbackup_buffers': {'netbackup_buffers_size_data_buffers': 262144}}, False),
     ('netbackup', {'id': 'segment_size', 'value': 17000}, {}, True),
     ('netbackup', {'id': 'streams', 'value': 4}, {}, True),
