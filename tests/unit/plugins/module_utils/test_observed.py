@@ -11,7 +11,8 @@ the back-hitches and compression the drive counted itself (its log pages),
 and the guest's drive profile. On lab-ma3 a 64 MiB file came from a source
 throttled to 3 MB/s (the drive's floor is 11.2 MB/s at the lab's scale): the
 drive counted one back-hitch. On lab-ma1 118 MiB came from the page cache,
-faster than the drive's top step (7 MB/s): none.
+faster than the drive's top step (7 MB/s): none. observed_bacula_job__lab-ma3.json:
+a real Bacula 9.6.7 job on lab-ma3, recorded by test_observe_bacula_lab.py.
 """
 
 from __future__ import annotations
@@ -28,8 +29,8 @@ from ansible_collections.tapeops.qualify.plugins.module_utils._judge import _for
 FIXTURES = os.path.join(os.path.dirname(__file__), '..', '..', 'fixtures', 'observe')
 
 
-def recorded(guest):
-    with open(os.path.join(FIXTURES, 'observed_job__%s.json' % guest)) as handle:
+def recorded(guest, kind='observed_job'):
+    with open(os.path.join(FIXTURES, '%s__%s.json' % (kind, guest))) as handle:
         return json.load(handle)
 
 
@@ -132,3 +133,22 @@ def test_an_observed_window_replays_once_and_whole_past_the_two_hour_cap():
     assert short['replays'] == 1 and short['simulated_seconds'] < _forecast.MIN_SIMULATED_S
     with pytest.raises(_forecast.ForecastInputError, match="replay must be 'cycles' or 'once'"):
         _forecast.forecast(drive, feed_mb_s=1.0, replay='twice')
+
+
+def test_a_real_bacula_job_is_judged_as_the_drive_counted_it():
+    """Bacula 9.6.7 on lab-ma3 (observed_bacula_job__lab-ma3.json, recorded by test_observe_bacula_lab.py).
+
+    The drive counted 4 back-hitches in 79 s of data (BACULA.md measured 4-5 in 79 s on this guest) and
+    1.213:1 over Bacula's stream (BACULA.md: 1.205-1.215); the forecast replayed from the observed feed
+    predicts the same 4 and the same class, and the data phase's rate is the storage daemon's own.
+    """
+    case = recorded('lab-ma3', kind='observed_bacula_job')
+    judged = _observed.judge(case['window'], case['profile'])
+    seen, predicted = judged.observed, judged.forecast
+    assert case['job']['status'] == 'T' and seen['bytes'] == case['window']['bytes_written']
+    assert (seen['tape_ratio_source'], seen['tape_ratio']) == ('drive', pytest.approx(1.213, abs=0.001))
+    assert 1.205 <= seen['tape_ratio'] <= 1.215
+    assert (seen['backhitches'], seen['class']) == (4, _forecast.SHOE_SHINING)
+    assert (predicted['backhitches'], predicted['class']) == (4, _forecast.SHOE_SHINING)
+    assert seen['mb_s'] == pytest.approx(case['job']['data_mb_s'], rel=0.01)
+    assert judged.to_dict() == case['judgement']
