@@ -7,6 +7,7 @@
 from __future__ import annotations
 
 
+from ansible_collections.tapeops.qualify.plugins.module_utils import _words
 from ansible_collections.tapeops.qualify.plugins.module_utils._judge import _fixes
 from ansible_collections.tapeops.qualify.plugins.plugin_utils._action import QualifyAction, host_of
 
@@ -25,10 +26,5 @@ class ActionModule(QualifyAction):
     def act(self, args, task_vars):
         host = args['host'] or host_of(task_vars)
         result = _fixes.plan(args['run_dir'], host, args['software'] or None)
-        if result['skipped']:
-            result['msg'] = 'Skipped: %s' % result['reason']
-            return result
-        result['msg'] = '%s: %s; %d fix(es) left to do by hand.' % (
-            host, '; '.join(result['applied']) if result['applied'] else 'no fix a role applies',
-            len(result['manual']))
+        result['msg'] = _words.fixes_message(host, result)
         return result

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import os
 
-from ansible_collections.tapeops.qualify.plugins.module_utils import _run
+from ansible_collections.tapeops.qualify.plugins.module_utils import _run, _words
 from ansible_collections.tapeops.qualify.plugins.module_utils._reporting import _render, _report
 from ansible_collections.tapeops.qualify.plugins.plugin_utils._action import QualifyAction, unwritable
 
@@ -32,11 +32,9 @@ class ActionModule(QualifyAction):
         if self.check_mode:
             if not os.path.isdir(args['report_dir']):
                 # the qualify playbook in check mode measures and writes nothing, not even its run directory
-                return {'hosts': 0, 'msg': 'Check mode: no run directory %s (a check run writes none); a real run '
-                                           'writes summary.md, report.html and junit.xml there.' % args['report_dir']}
+                return {'hosts': 0, 'msg': _words.reports_check_mode(args['report_dir'], False)}
             docs = _render.read_run(args['report_dir'], args['expected_hosts'])
-            return {'hosts': len(docs), 'msg': 'Check mode: would write summary.md, report.html and junit.xml in %s.'
-                                               % args['report_dir']}
+            return {'hosts': len(docs), 'msg': _words.reports_check_mode(args['report_dir'], True)}
         try:
             out = _render.write_fleet(args['report_dir'], args['expected_hosts'], args['run'],
                                       tuple(args['failing_classes']), compare_to=args['compare_to'],
@@ -72,32 +70,20 @@ def fleet_result(out):
 
 def message(result, comparison, args):
     """The task's message; sets ``failed`` when a regression or a failing drive fails the task by the options."""
-    lines = ['%s %s: %s' % (f['host'], f['drive'] or '-', f['class'] or (f['status'] or '').upper())
-             for f in result['fleet']]
-    msg = 'Reports in %s. %s' % (args['report_dir'], '; '.join(lines))
-    if comparison is not None:
-        msg += '. Since %s: %d regression(s), %d improvement(s)%s' % (
-            comparison['earlier'].get('id') or args['compare_to'], comparison['regressions'],
-            comparison['improvements'], ''.join('; REGRESSED %s %s: %s' % (
-                r['host'], r['drive'], ', '.join(r['reasons'])) for r in result['regressions']))
+    msg = _words.fleet_message(args['report_dir'], result['fleet'], comparison, args['compare_to'],
+                               result['regressions'])
     if result.get('comparison_error'):
-        msg += '. NOT COMPARED: %s %s' % (result['comparison_error'], rebuild_hint(args))
+        msg = _words.not_compared(msg, result['comparison_error'], rebuild_hint(args))
         if args['fail_on_regression']:
             # a comparison that cannot be made shows no regression, which is not the same as none
             result['failed'] = True
-            msg = ('No comparison, and qualify_fail_on_regression is set (reports written to %s, without it): %s %s'
-                   % (args['report_dir'], result['comparison_error'], rebuild_hint(args)))
-            return msg
+            return _words.no_comparison_fails(args['report_dir'], result['comparison_error'], rebuild_hint(args))
     if args['fail_on_regression'] and result['regressions']:
         result['failed'] = True
-        msg = '%d drive(s) regressed since %s (reports written to %s): %s' % (
-            len(result['regressions']), args['compare_to'], args['report_dir'], '; '.join(
-                '%s %s: %s' % (r['host'], r['drive'], ', '.join(r['reasons'])) for r in result['regressions']))
+        msg = _words.regressed(result['regressions'], args['compare_to'], args['report_dir'])
     if args['fail_on_failing_drives'] and result['failing']:
         result['failed'] = True
-        msg = '%d drive(s) are %s (reports written to %s): %s' % (
-            len(result['failing']), ' or '.join(args['failing_classes']), args['report_dir'],
-            '; '.join('%s %s: %s' % (f['host'], f['drive'], f['summary']) for f in result['failing']))
+        msg = _words.failing_drives(result['failing'], args['failing_classes'], args['report_dir'])
     return msg
 
 
@@ -106,9 +92,7 @@ def rebuild_hint(args):
     playbook = 'upgrade_check' if (args.get('run') or {}).get('mode') == 'upgrade_check' else 'qualify'
     earlier = os.path.dirname(os.path.normpath(args['compare_to'] or '')) or '.'
     runs = earlier_runs(earlier, exclude=(args['report_dir'], ))
-    return ('To compare, rebuild the reports with the right directory: ansible-playbook tapeops.qualify.%s '
-            '-e qualify_report_only=true -e qualify_run_dir=%s -e qualify_compare_to=<earlier run>%s.' % (
-                playbook, args['report_dir'], ' (runs in %s: %s)' % (earlier, ', '.join(runs)) if runs else ''))
+    return _words.rebuild_hint(playbook, args['report_dir'], earlier, runs)
 
 
 def earlier_runs(parent, exclude=(), most=5):

@@ -8,8 +8,8 @@ from __future__ import annotations
 
 from ansible.errors import AnsibleActionFail
 
-from ansible_collections.tapeops.qualify.plugins.module_utils import _records, _run
-from ansible_collections.tapeops.qualify.plugins.module_utils._reporting import _report
+from ansible_collections.tapeops.qualify.plugins.module_utils import _records, _run, _words
+from ansible_collections.tapeops.qualify.plugins.module_utils._judge import _host
 from ansible_collections.tapeops.qualify.plugins.plugin_utils._action import QualifyAction, host_of, unwritable
 
 ARGUMENT_SPEC = {
@@ -46,8 +46,9 @@ class ActionModule(QualifyAction):
         try:
             measured = records_of(args)
         except _records.RecordError as exc:
-            raise AnsibleActionFail('%s Pass the registered result of the module as it is.' % exc)
-        doc = self._document(host, args, measured)
+            raise AnsibleActionFail(_words.not_a_record(exc))
+        # the JSON boundary: the document becomes data once, for the file and for the task's result
+        doc = self._document(host, args, measured).to_dict()
         result = {
             'verdicts': [dict(v, id=v['drive']) for v in doc['verdicts']],
             'drive_errors': [{'id': d['id'], 'error': d['error']} for d in doc['drives'] if d.get('error')],
@@ -57,27 +58,26 @@ class ActionModule(QualifyAction):
             'path': path,
         }
         if self.check_mode:
-            result['msg'] = 'Check mode: would write %s.' % path
+            result['msg'] = _words.would_write(path)
             return result
         try:
             _run.save(args['report_dir'], doc)
         except OSError as exc:
             raise unwritable(path, exc)
         result['changed'] = True
-        result['msg'] = '; '.join('%s: %s' % (v['id'], v['summary']) for v in result['verdicts']) or (
-            doc['error'] or 'no verdict')
+        result['msg'] = _words.verdict_message(result['verdicts'], doc['error'])
         return result
 
     @staticmethod
     def _document(host, args, measured):
-        """The host document (version 2) from the records."""
+        """The host document (version 2, a _records.HostReport) from the records."""
         if args['status'] == 'failed':
-            return _report.host_document(
+            return _host.host_document(
                 host, _run.STATUS_FAILED, source=measured['source'], run=args['run'], host_facts=args['host_facts'],
-                preflight=measured['preflight'], error=args['error'] or 'The host failed before its verdict.',
+                preflight=measured['preflight'], error=args['error'] or _words.FAILED_BEFORE_VERDICT,
                 media=measured['media'], mechanics=measured['mechanics'], storage_daemon=measured['storage_daemon'],
                 netbackup=measured['netbackup'])
-        return _report.assemble(
+        return _host.assemble(
             host, drives_info=measured['drives'], source=measured['source'], write_sweep=measured['write_sweep'],
             drive_settings=args['drive_settings'], backup=args['backup'], memory_total_mb=args['memory_total_mb'],
             options=dict(args['options']), target_generation=args['target_generation'], run=args['run'],
@@ -93,23 +93,18 @@ def records_of(args):
     (async_status) result, ``write_sweep`` the write sweeps' async_status
     loop results, ``preflight``, ``media``, ``mechanics``, ``storage_daemon``
     (bacula_sd_info's) and ``netbackup`` (netbackup_buffers_info's) the
-    registered results. Returns plain dicts of the records (the verdict reads
-    dicts).
+    registered results. Returns the records (``_host.assemble`` judges them
+    as they are).
     """
-    def plain(record):
-        return record.to_dict() if record is not None else None
-
     sweeps = [_records.WriteSweep.from_result(r) for r in args['write_sweep'] or []]
-    media = _records.Media.from_result(args['media'])
-    mechanics = _records.Mechanics.from_results(args['mechanics'])
     return {
-        'drives': [_records.DriveIdentity.from_dict(d).to_dict() for d in args['drives'] or []],
-        'source': plain(_records.SourceRead.from_result(args['source'])),
+        'drives': [_records.DriveIdentity.from_dict(d) for d in args['drives'] or []],
+        'source': _records.SourceRead.from_result(args['source']),
         'write_sweep': [s for s in sweeps if s is not None],
-        'preflight': plain(_records.Preflight.from_result(args['preflight'])),
-        'media': plain(media),
-        'mechanics': [m.to_dict() for m in mechanics] if mechanics else None,
-        'locks': [lock.to_dict() for lock in _records.DriveLock.from_results(args.get('locks')).values()],
-        'storage_daemon': plain(_records.StorageDaemonConfig.from_result(args.get('storage_daemon'))),
-        'netbackup': plain(_records.NetBackupBuffers.from_result(args.get('netbackup'))),
+        'preflight': _records.Preflight.from_result(args['preflight']),
+        'media': _records.Media.from_result(args['media']),
+        'mechanics': _records.Mechanics.from_results(args['mechanics']),
+        'locks': list(_records.DriveLock.from_results(args.get('locks')).values()),
+        'storage_daemon': _records.StorageDaemonConfig.from_result(args.get('storage_daemon')),
+        'netbackup': _records.NetBackupBuffers.from_result(args.get('netbackup')),
     }

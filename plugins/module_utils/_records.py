@@ -22,7 +22,10 @@ that, the verdict and the reports read records only.
 
 ``HostReport`` is the per-host JSON document (schema version 2,
 docs/host-report.schema.json); ``HostReport.load`` reads it and refuses any
-other schema, naming it.
+other schema, naming it. Its drives' verdicts are ``Verdict`` records (with
+their ``Finding``s, ``Fix``es and ``Forecast``s), made by ``_judge._host`` and
+worded by ``_words``; the verdict's classes are named here (``CLASSES``), so
+that whatever reads a document reads them without the judge.
 
 Importable on Python 3.9 managed hosts: no ``X | Y`` types at runtime, no
 ``match``.
@@ -35,6 +38,14 @@ import re
 import typing as t
 
 SCHEMA_VERSION = 2
+
+# A drive's verdict class (docs/verdict.md): the judge decides it, every report reads it
+STREAMING = 'STREAMING'
+SPEED_MATCHED = 'SPEED-MATCHED'
+SHOE_SHINING = 'SHOE-SHINING'
+MISCONFIGURED = 'MISCONFIGURED'
+INCONCLUSIVE = 'INCONCLUSIVE'
+CLASSES = (STREAMING, SPEED_MATCHED, SHOE_SHINING, MISCONFIGURED, INCONCLUSIVE)
 
 # Keys Ansible adds to a module's result on its way to the controller, or that
 # only say how the task ran. Records never carry them; ``transport_keys``
@@ -90,6 +101,20 @@ def _nested(kind, many=False):
     return {'record': kind, 'many': many}
 
 
+# Field metadata of a field whose key in the document is a Python keyword (``class``)
+_CLASS_KEY = {'key': 'class'}
+
+
+def key_of(field):
+    """The key a record's field has in its dict (its name, or the ``key`` its metadata gives)."""
+    return field.metadata.get('key', field.name)
+
+
+def keys_of(cls):
+    """The keys of a record class's dict, in field order."""
+    return [key_of(f) for f in dataclasses.fields(cls)]
+
+
 def transport_keys(data):
     """The keys of ``data`` (a dict) that belong to Ansible's transport, not to a measurement."""
     return sorted(k for k in (data or {}) if k in TRANSPORT_KEYS or str(k).startswith('_ansible'))
@@ -101,7 +126,7 @@ class Record:
 
     def to_dict(self):
         """The record as plain JSON data (a copy: every dict and list is new)."""
-        return dict((f.name, _plain(getattr(self, f.name))) for f in dataclasses.fields(self))
+        return dict((key_of(f), _plain(getattr(self, f.name))) for f in dataclasses.fields(self))
 
     @classmethod
     def from_dict(cls, data):
@@ -115,9 +140,9 @@ class Record:
                 cls.__name__, type(data).__name__, str(data)[:80]))
         values = {}
         for field in dataclasses.fields(cls):
-            if field.name not in data:
+            if key_of(field) not in data:
                 continue
-            value = data[field.name]
+            value = data[key_of(field)]
             kind = field.metadata.get('record')
             if kind is not None and value is not None:
                 if field.metadata.get('many'):
@@ -728,12 +753,12 @@ def _module_arg(result, name):
 
 
 def _results(registered):
-    """A registered result of a looped task, a list, or one result -> list of dicts."""
+    """A registered result of a looped task, a list, or one result -> list of dicts (and records, as they are)."""
     if isinstance(registered, dict) and isinstance(registered.get('results'), list):
         registered = registered['results']
-    if isinstance(registered, dict):
+    if isinstance(registered, (dict, Record)):
         registered = [registered]
-    return [r for r in (registered or []) if isinstance(r, dict)]
+    return [r for r in (registered or []) if isinstance(r, (dict, Record))]
 
 
 _ST_NODE = re.compile(r'^/dev/n?st(\d+)[lma]?$')
@@ -762,6 +787,113 @@ def device_of(entry):
         if isinstance(entry.get(key), dict) and device_of(entry[key]):
             return device_of(entry[key])
     return str(_module_arg(entry, 'device')) if _module_arg(entry, 'device') else None
+
+
+# ---------------------------------------------------------------------------
+# the verdict (docs/verdict.md): decided by _judge, worded by _words
+
+
+@dataclasses.dataclass
+class Forecast(Record):
+    """One streaming forecast (``_judge._forecast.forecast``) as a verdict keeps it: without its trace."""
+
+    class_: t.Optional[str] = dataclasses.field(default=None, metadata=_CLASS_KEY)
+    inconclusive_reason: t.Optional[str] = None
+    drive_label: t.Optional[str] = None
+    effective_mb_s: t.Optional[float] = None
+    tape_mb_s: t.Optional[float] = None
+    backhitches: t.Optional[int] = None
+    backhitches_filemark: t.Optional[int] = None
+    backhitches_per_hour: t.Optional[float] = None
+    backhitches_per_tb: t.Optional[float] = None
+    filemarks: t.Optional[int] = None
+    filemark_wait_s: t.Optional[float] = None
+    shoeshine_threshold_per_hour: t.Optional[float] = None
+    time_share: t.Optional[dict] = None
+    need_full_mb_s: t.Optional[float] = None
+    need_floor_mb_s: t.Optional[float] = None
+    feed: t.Optional[dict] = None
+    feed_measured: t.Optional[bool] = None
+    simulated_seconds: t.Optional[float] = None
+    replays: t.Optional[float] = None
+    window_hours: t.Optional[float] = None
+    inputs: t.Optional[dict] = None
+    drive: t.Optional[dict] = None
+
+
+_FORECAST = _nested(Forecast)
+
+
+@dataclasses.dataclass
+class VerdictForecasts(Record):
+    """A verdict's forecasts: at the current settings (with its trace) and with the setting fixes."""
+
+    now: t.Optional[Forecast] = dataclasses.field(default=None, metadata=_FORECAST)
+    after_setting_fixes: t.Optional[Forecast] = dataclasses.field(default=None, metadata=_FORECAST)
+    trace: t.Optional[list] = None
+
+
+@dataclasses.dataclass
+class Finding(Record):
+    """A verdict's finding in words: ``severity`` error, warning or info."""
+
+    id: t.Optional[str] = None
+    severity: t.Optional[str] = None
+    text: t.Optional[str] = None
+
+
+@dataclasses.dataclass
+class Fix(Record):
+    """One fix of a verdict, in its rank: the value to set, the forecast with it, and its words.
+
+    ``title`` / ``setting`` (where to set it, in the backup software's words) / ``why``; ``forecast`` only for a
+    fix the forecast judged (not memory, staging or a faster path).
+    """
+
+    id: t.Optional[str] = None
+    rank: t.Optional[int] = None
+    value: t.Any = None
+    feed_after_mb_s: t.Optional[float] = None
+    forecast: t.Optional[Forecast] = dataclasses.field(default=None, metadata=_FORECAST)
+    title: t.Optional[str] = None
+    setting: t.Optional[str] = None
+    why: t.Optional[str] = None
+
+    def to_dict(self):
+        return _without_none(super().to_dict(), ('forecast',))
+
+
+@dataclasses.dataclass
+class Verdict(Record):
+    """One drive's verdict (docs/verdict.md); ``drive`` is the id of its entry in the document's drives."""
+
+    drive: t.Optional[str] = None
+    class_: t.Optional[str] = dataclasses.field(default=None, metadata=_CLASS_KEY)
+    class_at_current_settings: t.Optional[str] = None
+    class_after_setting_fixes: t.Optional[str] = None
+    would_shoe_shine: t.Optional[bool] = None
+    inconclusive_reason: t.Optional[str] = None
+    what_if: bool = False
+    drive_label: t.Optional[str] = None
+    numbers: t.Optional[dict] = None
+    forecast: t.Optional[VerdictForecasts] = dataclasses.field(default=None, metadata=_nested(VerdictForecasts))
+    summary: t.Optional[str] = None
+    reasons: t.Optional[list] = None
+    findings: t.Optional[list] = dataclasses.field(default=None, metadata=_nested(Finding, many=True))
+    fixes: t.Optional[list] = dataclasses.field(default=None, metadata=_nested(Fix, many=True))
+    # True when others used the drive or the sources while they were measured (a 'contended' finding says how)
+    contended: t.Optional[bool] = None
+
+    def to_dict(self):
+        return _without_none(super().to_dict(), ('contended',))
+
+
+def worst(classes):
+    """The worst verdict class of a list (a host's, a fleet line's), or None."""
+    for cls in (MISCONFIGURED, SHOE_SHINING, SPEED_MATCHED, INCONCLUSIVE, STREAMING):
+        if cls in classes:
+            return cls
+    return None
 
 
 # ---------------------------------------------------------------------------
@@ -805,7 +937,7 @@ class HostReport(Record):
     preflight: t.Optional[Preflight] = dataclasses.field(default=None, metadata=_nested(Preflight))
     source: t.Optional[SourceRead] = dataclasses.field(default=None, metadata=_nested(SourceRead))
     drives: t.Optional[list] = dataclasses.field(default=None, metadata=_nested(DriveEntry, many=True))
-    verdicts: t.Optional[list] = None
+    verdicts: t.Optional[list] = dataclasses.field(default=None, metadata=_nested(Verdict, many=True))
     media: t.Optional[Media] = dataclasses.field(default=None, metadata=_nested(Media))
     mechanics: t.Optional[list] = dataclasses.field(default=None, metadata=_nested(Mechanics, many=True))
     worst_class: t.Optional[str] = None
@@ -839,7 +971,7 @@ class HostReport(Record):
 
     def verdict_of(self, drive_id):
         for verdict in self.verdicts or []:
-            if verdict.get('drive') == drive_id:
+            if verdict.drive == drive_id:
                 return verdict
         return None
 

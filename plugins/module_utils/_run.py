@@ -114,13 +114,24 @@ def placeholder(host, status, error):
 
 
 def save(run_dir, document):
-    """Write one host's document now (before any other host finishes); its path."""
+    """Write one host's document now (before any other host finishes); its path.
+
+    ``document``: the host's ``_records.HostReport``, made plain data here (the JSON boundary), or a document
+    already read as data.
+    """
+    if isinstance(document, _records.Record):
+        document = document.to_dict()
     return atomic_write(host_json_path(run_dir, document['host']),
                         json.dumps(document, indent=2, sort_keys=True, default=str) + '\n')
 
 
 def read(path):
-    """One host document from its file as a dict (schema version 2).
+    """One host document from its file as a dict (schema version 2): ``read_report``'s record as data."""
+    return read_report(path).to_dict()
+
+
+def read_report(path):
+    """One host document from its file: its ``_records.HostReport`` (schema version 2).
 
     Raises RunError saying why the file cannot be used: unreadable or not
     JSON (reason ``unreadable``), or not a document this collection reads
@@ -132,7 +143,7 @@ def read(path):
     except (OSError, ValueError) as exc:
         raise RunError('Cannot read %s (%s): delete it and re-run this host.' % (path, exc), reason='unreadable')
     try:
-        return _records.HostReport.load(data).to_dict()
+        return _records.HostReport.load(data)
     except (_records.RecordError, TypeError) as exc:
         error = RunError('%s has %s' % (path, exc), reason='schema')
         error.host = data.get('host') if isinstance(data, dict) and data.get('host') else None

@@ -44,7 +44,7 @@ def _collections_path():
 def judged_run(run_dir, recorded_host, backup, mtweofi=True, host='localhost'):
     """Write <run_dir>/hosts/<host>.json: ``recorded_host``'s recorded measurements judged for ``backup``."""
     from ansible_collections.tapeops.qualify.plugins.module_utils import _run
-    from ansible_collections.tapeops.qualify.plugins.module_utils._reporting import _report
+    from ansible_collections.tapeops.qualify.plugins.module_utils._judge import _host
 
     with open(os.path.join(RECORDED, '%s.json' % recorded_host), encoding='utf-8') as handle:
         doc = json.load(handle)
@@ -52,10 +52,10 @@ def judged_run(run_dir, recorded_host, backup, mtweofi=True, host='localhost'):
     tapes = [dict(d['write_sweep'], mtweofi_supported=mtweofi) for d in drives]
     preflight = dict(doc['preflight'], mtweofi_supported=mtweofi)
     facts = doc['facts']
-    out = _report.assemble(host, [d['identity'] for d in drives], doc['source'], tapes,
-                           [dict(d['settings'], nst=d['nst']) for d in drives], backup,
-                           memory_total_mb=facts.get('memory_total_mb'), preflight=preflight, host_facts=facts,
-                           run=doc['run'])
+    out = _host.assemble(host, [d['identity'] for d in drives], doc['source'], tapes,
+                         [dict(d['settings'], nst=d['nst']) for d in drives], backup,
+                         memory_total_mb=facts.get('memory_total_mb'), preflight=preflight, host_facts=facts,
+                         run=doc['run']).to_dict()
     _run.save(run_dir, out)
     return out
 

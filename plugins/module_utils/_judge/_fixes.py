@@ -8,14 +8,15 @@ Private to this collection: may change without notice. Used on the controller
 by the ``qualify_fixes_info`` action, which ``playbooks/apply_fixes.yml`` calls
 for each host before it runs the roles.
 
-A verdict's ``fixes`` are data (``_verdict.evaluate``): an ``id`` (one of
+A verdict's ``fixes`` are ``_records.Fix`` records: an ``id`` (one of
 ``_verdict.FIX_ORDER``), in the verdict's order, a ``value`` and the verdict's words (``title``,
 ``setting``, ``why``). ``TABLE`` says, per fix and backup software, which role
 takes it through which variable and what that does on the host; ``plan_host``
-turns one host's document into the variables of each role to run and the
-fixes left to do by hand (streams, staging, the drive path, memory, and what
-lives outside the host, such as Data Protector's device definitions on the
-Cell Manager), each with the verdict's words.
+turns one host's document (its ``_records.HostReport``, read once by ``_run``)
+into the variables of each role to run and the fixes left to do by hand
+(streams, staging, the drive path, memory, and what lives outside the host,
+such as Data Protector's device definitions on the Cell Manager), each with
+the verdict's words. The plan's own sentences are ``_words``'.
 """
 
 from __future__ import annotations
@@ -25,7 +26,7 @@ import copy
 import json
 import os
 
-from ansible_collections.tapeops.qualify.plugins.module_utils import _records, _run
+from ansible_collections.tapeops.qualify.plugins.module_utils import _records, _run, _words
 
 DATA_PROTECTOR = ('data_protector',)
 BACULA = ('bacula', 'bareos')
@@ -59,14 +60,14 @@ class FixesError(ValueError):
 
 def _positive_int(value):
     if isinstance(value, bool) or not isinstance(value, (int, float)) or value <= 0 or int(value) != value:
-        raise FixesError('expected a positive whole number, got %r' % (value,))
+        raise FixesError(_words.not_a_positive_whole_number(value))
     return int(value)
 
 
 def _kib(value):
     value = _positive_int(value)
     if value % 1024:
-        raise FixesError('%d bytes is not a whole number of KB, as Data Protector\'s block size is' % value)
+        raise FixesError(_words.not_whole_kb(value))
     return value // 1024
 
 
@@ -80,7 +81,7 @@ def _option(name):
     """The converter of one key of a fix whose value is a dict ({'max_sg_segs': 513, 'block_size': 2097152})."""
     def convert(value):
         if not isinstance(value, dict) or name not in value:
-            raise FixesError('expected a value with %s, got %r' % (name, value))
+            raise FixesError(_words.no_option_in(name, value))
         return _positive_int(value[name])
     convert.__name__ = '_option_%s' % name
     return convert
@@ -91,13 +92,13 @@ def _size_data_buffers(value):
     # what the verdict measured
     value = _positive_int(value)
     if value % 1024:
-        raise FixesError('%d bytes is not a multiple of 1024, which NetBackup would round down' % value)
+        raise FixesError(_words.not_whole_kib_for_netbackup(value))
     return value
 
 
 def _true(value):
     if value is not True:
-        raise FixesError('expected true, got %r' % (value,))
+        raise FixesError(_words.not_true(value))
     return True
 
 
@@ -156,48 +157,46 @@ def rows_for(fix_id, software):
 
 
 def document(data):
-    """A host document (a dict as read from JSON) in the version 2 layout: ``_records.HostReport.load``.
+    """A host document's ``_records.HostReport``: itself, or the record of a dict as read from JSON (version 2).
 
     Any other version is a FixesError naming it.
     """
+    if isinstance(data, _records.HostReport):
+        return data
     try:
-        return _records.HostReport.load(data).to_dict()
+        return _records.HostReport.load(data)
     except (_records.RecordError, TypeError) as exc:
-        raise FixesError('The host document of %s has %s' % (
-            data.get('host') if isinstance(data, dict) else '?', exc))
+        raise FixesError(_words.document_refused(data.get('host') if isinstance(data, dict) else '?', exc))
 
 
 def verdicts_of(doc):
-    """[(drive id, verdict)] of a version 2 host document (``document``): each verdict names its ``drive``."""
-    return [(v.get('drive'), v) for v in doc.get('verdicts') or [] if isinstance(v, dict)]
+    """[(drive id, Verdict)] of a host document (``document``): each verdict names its ``drive``."""
+    return [(v.drive, v) for v in document(doc).verdicts or []]
 
 
 def software_of(doc):
     """The backup software the run judged the host with (tapeops_backup.software), or None."""
-    software = ((doc.get('facts') or {}).get('backup') or {}).get('software')
+    software = ((doc.facts or {}).get('backup') or {}).get('software')
     return software or None
 
 
 def load_host(run_dir, host):
-    """(document, None) of ``host`` in ``run_dir``, or (None, why it cannot be used).
+    """(HostReport, None) of ``host`` in ``run_dir``, or (None, why it cannot be used).
 
-    The file is read by the run directory's reader (``_run.read``): version 2
+    The file is read by the run directory's reader (``_run.read_report``): version 2
     as written, anything else refused with its version named.
     """
     if not os.path.isdir(run_dir):
-        raise FixesError('The run directory %s does not exist: give a directory the qualify playbook wrote, '
-                         'e.g. -e qualify_run_dir=reports/20261123T195725Z (it holds hosts/<host>.json).' % run_dir)
+        raise FixesError(_words.no_run_dir(run_dir))
     path = _run.host_json_path(run_dir, host)
     if not os.path.exists(path):
-        return None, ('%s has no document for %s (%s): the host was not in that run or did not get that far; '
-                      'qualify it first (-l %s).' % (run_dir, host, path, host))
+        return None, _words.no_document(run_dir, host, path)
     try:
-        doc = _run.read(path)
+        doc = _run.read_report(path)
     except _run.RunError as exc:
         return None, str(exc)
-    if doc.get('status') != _run.STATUS_OK:
-        return None, ('The run has no verdict for %s (status %s: %s): nothing to apply; fix that and re-run qualify '
-                      '(-l %s).' % (host, doc.get('status'), doc.get('error') or 'no reason recorded', host))
+    if doc.status != _run.STATUS_OK:
+        return None, _words.no_verdict_to_apply(host, doc.status, doc.error)
     return doc, None
 
 
@@ -205,28 +204,15 @@ def load_host(run_dir, host):
 # the plan for one host
 
 
-def _words(drive, fix):
-    """The verdict's own words for a fix left to do by hand."""
-    text = '%s: %s.' % (drive, str(fix.get('title') or fix.get('id')).rstrip('.'))
-    if fix.get('setting'):
-        text += ' Where: %s.' % str(fix['setting']).rstrip('.')
-    if fix.get('why'):
-        text += ' Why: %s.' % str(fix['why']).rstrip('.')
-    if fix.get('note'):
-        text += ' Not applied: %s.' % fix['note']
-    return text
-
-
 def _fix_entry(drive, fix, software):
-    """One fix of one drive with the table's rows for it, each converted (or why not)."""
-    entry = {'drive': drive, 'id': fix.get('id'), 'title': fix.get('title'), 'value': fix.get('value'),
-             'setting': fix.get('setting'), 'why': fix.get('why'), 'applied_by': [], 'by_hand': True,
-             'note': None}
+    """One fix (a _records.Fix) of one drive with the table's rows for it, each converted (or why not)."""
+    entry = {'drive': drive, 'id': fix.id, 'title': fix.title, 'value': fix.value, 'setting': fix.setting,
+             'why': fix.why, 'applied_by': [], 'by_hand': True, 'note': None}
     for row in rows_for(entry['id'], software):
         try:
-            value = row.convert(fix.get('value'))
+            value = row.convert(fix.value)
         except FixesError as exc:
-            entry['note'] = '%s cannot take it (%s)' % (row.variable, exc)
+            entry['note'] = _words.fix_not_taken(row.variable, exc)
             continue
         entry['applied_by'].append({'role': row.role, 'variable': row.variable, 'value': value,
                                     'effect': row.effect, 'what': row.what, 'per_drive': row.per_drive})
@@ -245,9 +231,7 @@ def _host_wide_conflicts(entries):
         keep = []
         for applied in entry['applied_by']:
             if not applied['per_drive'] and len(values[applied['variable']]) > 1:
-                entry['note'] = ('the drives of this host ask for different values of %s (%s), which sets one for '
-                                 'all: set it per device by hand' % (
-                                     applied['variable'], ', '.join(sorted(values[applied['variable']]))))
+                entry['note'] = _words.fix_values_differ(applied['variable'], sorted(values[applied['variable']]))
                 entry['by_hand'] = True
                 continue
             keep.append(applied)
@@ -279,39 +263,38 @@ def _role_variables(entries, software, labels):
 def plan_host(doc, software=None):
     """What apply_fixes does on one host: the roles' variables and the fixes left to do by hand.
 
-    ``doc`` is the host's document from the run; ``software`` the inventory's
+    ``doc`` is the host's document from the run (its HostReport, or the
+    document as read from JSON); ``software`` the inventory's
     tapeops_backup.software, used when the run did not record one (a run that
     did record another one was judged for that software: an error).
     """
     doc = document(doc)
     recorded = software_of(doc)
     if recorded and software and recorded != software:
-        raise FixesError('The run judged %s as a %s host but the inventory now says %s: its fixes are worded for %s; '
-                         're-run qualify with the inventory as it is now.' % (
-                             doc.get('host'), recorded, software, recorded))
+        raise FixesError(_words.software_changed(doc.host, recorded, software))
     software = recorded or software
     entries, ignored, labels = [], [], {}
     for drive, verdict in verdicts_of(doc):
-        if verdict.get('what_if'):
-            ignored.append({'drive': drive, 'reason': 'a what-if verdict: the drive is not installed yet'})
+        if verdict.what_if:
+            ignored.append({'drive': drive, 'reason': _words.WHAT_IF_NOT_APPLIED})
             continue
-        labels[drive] = verdict.get('drive_label')
-        for fix in verdict.get('fixes') or []:
-            if not isinstance(fix, dict) or not fix.get('id'):
+        labels[drive] = verdict.drive_label
+        for fix in verdict.fixes or []:
+            if not fix.id:
                 continue
-            if (fix['id'], software) in NOT_OFFERED:
-                ignored.append({'drive': drive, 'id': fix['id'], 'reason': 'the %s fix is not for a %s host: %s.' % (
-                    fix['id'], software, NOT_OFFERED[(fix['id'], software)])})
+            if (fix.id, software) in NOT_OFFERED:
+                ignored.append({'drive': drive, 'id': fix.id,
+                                'reason': _words.fix_not_offered(fix.id, software, NOT_OFFERED[(fix.id, software)])})
                 continue
             entries.append(_fix_entry(drive, fix, software))
     _host_wide_conflicts(entries)
-    manual = [{'drive': e['drive'], 'id': e['id'], 'text': _words(e['drive'], e)} for e in entries if e['by_hand']]
-    applied = ['%s: %s -> %s %s = %s (%s %s)' % (
-        e['drive'], str(e['title'] or e['id']).rstrip('.'), a['role'], a['variable'], json.dumps(a['value']),
-        a['effect'], a['what']) for e in entries for a in e['applied_by']]
+    manual = [{'drive': e['drive'], 'id': e['id'], 'text': _words.manual_fix(e['drive'], e)}
+              for e in entries if e['by_hand']]
+    applied = [_words.applied_fix(e['drive'], e['title'] or e['id'], a['role'], a['variable'], json.dumps(a['value']),
+                                  a['effect'], a['what']) for e in entries for a in e['applied_by']]
     return {
-        'host': doc.get('host'),
-        'run': doc.get('run') or {},
+        'host': doc.host,
+        'run': doc.run or {},
         'software': software,
         'roles': _role_variables(entries, software, labels),
         'fixes': entries,
@@ -327,9 +310,7 @@ def plan(run_dir, host, software=None):
     if doc is None:
         return {'host': host, 'skipped': True, 'reason': reason}
     if not verdicts_of(doc):
-        return {'host': host, 'skipped': True,
-                'reason': 'The run has no verdict for %s (its document lists no drive with one): nothing to apply.'
-                          % host}
+        return {'host': host, 'skipped': True, 'reason': _words.no_drive_verdict(host)}
     out = plan_host(doc, software)
     out['skipped'] = False
     return out

@@ -66,12 +66,13 @@ from __future__ import annotations
 import bisect
 import math
 
+from ansible_collections.tapeops.qualify.plugins.module_utils import _records, _words
 from ansible_collections.tapeops.qualify.plugins.module_utils._errors import TapeopsError
 
-STREAMING = 'STREAMING'
-SPEED_MATCHED = 'SPEED-MATCHED'
-SHOE_SHINING = 'SHOE-SHINING'
-INCONCLUSIVE = 'INCONCLUSIVE'
+STREAMING = _records.STREAMING
+SPEED_MATCHED = _records.SPEED_MATCHED
+SHOE_SHINING = _records.SHOE_SHINING
+INCONCLUSIVE = _records.INCONCLUSIVE
 RANK = {INCONCLUSIVE: -1, SHOE_SHINING: 0, SPEED_MATCHED: 1, STREAMING: 2}
 
 TICK_S = 0.1
@@ -290,12 +291,12 @@ def _checked_jobs(job_gb, job_gap_s):
 
 
 def _inconclusive(measured, count, min_samples, host_mb):
-    """Why the forecast cannot judge (too few measured samples, no data), or None."""
+    """Why the forecast cannot judge (too few measured samples, no data), in ``_words``' words, or None."""
     if measured and count < min_samples:
-        return ('the sources were read for %d s only (%d per-second sample%s; %d needed): give a bigger '
-                'tree or a longer time budget' % (count, count, '' if count == 1 else 's', min_samples))
+        # one per-second sample a second: the series' seconds are its samples
+        return _words.too_little_data(too_little_data(samples=count, seconds=count, min_samples=min_samples))
     if host_mb <= 1e-3:
-        return 'the sources delivered no data in the measured interval'
+        return _words.NO_DATA_DELIVERED
     return None
 
 

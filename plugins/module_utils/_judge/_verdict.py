@@ -12,9 +12,10 @@ the ``qualify_verdict`` action), the reports and the tests all call it.
 
 The verdict is decided here as data: the class, the numbers, the forecasts,
 and the facts (reasons), findings and fixes each as an id with the numbers
-behind it. No sentence is written here: ``_reporting/_words.py`` turns a
-decision into the summary, reasons, finding texts and fix titles the host
-document, Markdown, HTML and JUnit show.
+behind it. No sentence is written here: ``_words`` turns a decision into the
+summary, reasons, finding texts and fix titles the host document, Markdown,
+HTML and JUnit show (``_host`` has it word each one as it assembles the
+document).
 
 The verdict stands on the streaming forecast (``_forecast.forecast``): the
 measured per-second source rate is replayed through the drive's buffer, speed
@@ -43,17 +44,19 @@ from __future__ import annotations
 
 import math
 
+from ansible_collections.tapeops.qualify.plugins.module_utils import _records
 from ansible_collections.tapeops.qualify.plugins.module_utils._errors import TapeopsError
 from ansible_collections.tapeops.qualify.plugins.module_utils._judge import _drive_model
 from ansible_collections.tapeops.qualify.plugins.module_utils._judge import _forecast
 from ansible_collections.tapeops.qualify.plugins.module_utils._tools import _sg_logs
 
-STREAMING = _forecast.STREAMING
-SPEED_MATCHED = _forecast.SPEED_MATCHED
-SHOE_SHINING = _forecast.SHOE_SHINING
-INCONCLUSIVE = _forecast.INCONCLUSIVE
-MISCONFIGURED = 'MISCONFIGURED'
-CLASSES = (STREAMING, SPEED_MATCHED, SHOE_SHINING, MISCONFIGURED, INCONCLUSIVE)
+# the classes (the records name them: every report reads them without the judge)
+STREAMING = _records.STREAMING
+SPEED_MATCHED = _records.SPEED_MATCHED
+SHOE_SHINING = _records.SHOE_SHINING
+INCONCLUSIVE = _records.INCONCLUSIVE
+MISCONFIGURED = _records.MISCONFIGURED
+CLASSES = _records.CLASSES
 
 _RANK = _forecast.RANK
 
@@ -106,13 +109,8 @@ PATH_NOISE = 0.05
 # How many of a host's drives are tried when counting the drives its sources keep busy.
 MAX_DRIVES_COUNTED = 16
 
-SOFTWARE_NAMES = {
-    'data_protector': 'Data Protector',
-    'bacula': 'Bacula',
-    'bareos': 'Bareos',
-    'netbackup': 'NetBackup',
-    None: 'the backup software',
-}
+# The backup software a verdict knows the settings of (tapeops_backup.software); others are judged as "any"
+SOFTWARE = ('data_protector', 'bacula', 'bareos', 'netbackup')
 # The backup software that writes only synchronous file marks: no setting makes it write immediate ones, so the
 # verdict neither models them nor offers the immediate_filemarks fix. Bacula and Bareos end each file with the st
 # driver's MTWEOF; NetBackup's bptm has no documented setting for immediate tape marks.
@@ -152,7 +150,7 @@ class VerdictInputError(TapeopsError, ValueError):
 
 
 def _get(obj, key, default=None):
-    """Read ``key`` from a mapping or an object (DriveSpec dataclass)."""
+    """Read ``key`` from a mapping or an object (a DriveSpec, or a record: _host hands the verdict records)."""
     if obj is None:
         return default
     if isinstance(obj, dict):
@@ -171,31 +169,6 @@ def _num(value):
     if math.isnan(value) or math.isinf(value):
         return None
     return value
-
-
-def fmt_rate(value):
-    """'123 MB/s' / '12.3 MB/s' (or 'unknown')."""
-    value = _num(value)
-    if value is None:
-        return 'unknown'
-    if value >= 100:
-        return '%.0f MB/s' % value
-    return '%.1f MB/s' % value
-
-
-def fmt_bytes(value):
-    """Block sizes in the units backup software uses (KiB / MiB)."""
-    value = int(value)
-    if value >= 1048576 and value % 1048576 == 0:
-        return '%d MiB' % (value // 1048576)
-    if value >= 1024 and value % 1024 == 0:
-        return '%d KiB' % (value // 1024)
-    return '%d bytes' % value
-
-
-def rounded_rate_below(a, b):
-    """a < b in words: only when the rounded figures differ too (no "177 below the 177 floor")."""
-    return a is not None and b is not None and a < b and fmt_rate(a) != fmt_rate(b)
 
 
 def memory_needed_mb(streams, base_mb=DEFAULTS['memory_base_mb'], per_stream_mb=DEFAULTS['memory_per_stream_mb']):
@@ -474,13 +447,16 @@ def recommend_block_size(rates, tolerance, limit=None):
 
 
 def _filemark_costs(tape):
-    """seconds lost per mark for 'sync' and 'immediate' (worst segment measured)."""
+    """seconds lost per mark for 'sync' and 'immediate' (worst segment measured).
+
+    ``tape``'s file-mark runs are ``_records.FilemarkCost`` records (or their dicts).
+    """
     costs = {}
     for row in _get(tape, 'filemarks') or []:
-        if not isinstance(row, dict):
+        if not isinstance(row, (dict, _records.FilemarkCost)):
             continue
-        kind = row.get('kind')
-        lost = _num(row.get('seconds_lost_per_mark'))
+        kind = _get(row, 'kind')
+        lost = _num(_get(row, 'seconds_lost_per_mark'))
         if kind in ('sync', 'immediate') and lost is not None:
             costs[kind] = max(costs.get(kind, 0.0), 0.0, lost)
     return costs
@@ -598,7 +574,7 @@ class _Judgement:
         self.opts = dict(DEFAULTS)
         self.opts.update(dict((k, v) for k, v in (options or {}).items() if v is not None))
         self.config = dict(config or {})
-        self.software = self.config.get('software') if self.config.get('software') in SOFTWARE_NAMES else None
+        self.software = self.config.get('software') if self.config.get('software') in SOFTWARE else None
         self.spec, self.source, self.tape, self.drive = spec, source, tape, drive
         self.memory_total_mb, self.what_if, self.drives_sharing = memory_total_mb, what_if, drives_sharing
         self.label = _get(spec, 'label') or 'this drive'
@@ -832,7 +808,8 @@ class _Judgement:
             self.finding('settings_limit_feed', 'error', class_now=self.cls_now, now_mb_s=now['effective_mb_s'],
                          class_fixed=self.cls_fixed, fixed_mb_s=self.fixed['effective_mb_s'])
         if 0 < now['backhitches_per_hour'] < _forecast.SHOESHINE_PER_HOUR and self.cls_now != SHOE_SHINING:
-            self.finding('occasional_backhitches', 'warning', per_hour=now['backhitches_per_hour'])
+            self.finding('occasional_backhitches', 'warning', per_hour=now['backhitches_per_hour'],
+                         shoeshine_per_hour=_forecast.SHOESHINE_PER_HOUR)
 
     def stream_fixes(self):
         """More streams (from the measured scaling curve), else staging to disk."""
@@ -1174,15 +1151,6 @@ def evaluate_host(drives, source, config=None, memory_total_mb=None, options=Non
     return result
 
 
-def worst(classes):
-    """The worst class of a list (for a host or a fleet line)."""
-    order = (MISCONFIGURED, SHOE_SHINING, SPEED_MATCHED, INCONCLUSIVE, STREAMING)
-    for cls in order:
-        if cls in classes:
-            return cls
-    return None
-
-
 def _round(value, digits=1):
     value = _num(value)
     return None if value is None else round(value, digits)
@@ -1191,19 +1159,19 @@ def _round(value, digits=1):
 def mechanics_findings(mechanics, side='current'):
     """Findings (as data, ``_words.finding`` words them) from a ``tape_mechanics_benchmark`` result.
 
-    ``mechanics``: the host document's mechanics entry. ``side``: 'current'
-    for the measured drive's own verdict, 'target' for the what-if. A backup
+    ``mechanics``: the drive's ``_records.Mechanics`` (or the host document's mechanics entry). ``side``:
+    'current' for the measured drive's own verdict, 'target' for the what-if. A backup
     segment or file size below the size that reaches 90 % of the streaming
     rate with the measured time per file mark is a warning; a cartridge the
     benchmark could not put back is an error.
     """
     out = []
-    if not isinstance(mechanics, dict):
+    if not isinstance(mechanics, (dict, _records.Mechanics)):
         return out
-    for warning in mechanics.get('size_warnings') or []:
+    for warning in _get(mechanics, 'size_warnings') or []:
         if isinstance(warning, dict) and warning.get('drive') == side and warning.get('text'):
             out.append({'id': 'object_size_below_90', 'severity': 'warning', 'text': warning['text']})
-    if side == 'current' and mechanics.get('restored') is False:
+    if side == 'current' and _get(mechanics, 'restored') is False:
         out.append({'id': 'mechanics_cartridge_not_restored', 'severity': 'error',
-                    'barcode': mechanics.get('barcode'), 'final_location': mechanics.get('final_location')})
+                    'barcode': _get(mechanics, 'barcode'), 'final_location': _get(mechanics, 'final_location')})
     return out

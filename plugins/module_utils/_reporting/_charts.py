@@ -14,7 +14,7 @@ from __future__ import annotations
 import io
 import re
 
-from ansible_collections.tapeops.qualify.plugins.module_utils._judge import _verdict
+from ansible_collections.tapeops.qualify.plugins.module_utils import _words
 from ansible_collections.tapeops.qualify.plugins.module_utils._reporting._report import ReportError
 
 
@@ -56,7 +56,7 @@ class Charts:
         values = [v or 0 for v in values]
         ax.barh(labels[::-1], values[::-1], color=colors[::-1])
         for index, value in enumerate(values[::-1]):
-            ax.text(value, index, ' %s' % _verdict.fmt_rate(value), va='center', fontsize=8)
+            ax.text(value, index, ' %s' % _words.fmt_rate(value), va='center', fontsize=8)
         ax.set_xlabel('MB/s')
         ax.set_xlim(0, max(values + [1]) * 1.25)
         ax.set_title('Feed vs what the drive needs')
@@ -71,8 +71,8 @@ class Charts:
         full = numbers.get('need_full_mb_s') or 0
         xs = list(range(1, len(series) + 1))
         ax.axhspan(floor, full, color='#d4a72c', alpha=0.25, label='speed-matching band')
-        ax.axhline(full, color='#1a7f37', linewidth=1, label='full speed %s' % _verdict.fmt_rate(full))
-        ax.axhline(floor, color='#cf222e', linewidth=1, label='floor %s' % _verdict.fmt_rate(floor))
+        ax.axhline(full, color='#1a7f37', linewidth=1, label='full speed %s' % _words.fmt_rate(full))
+        ax.axhline(floor, color='#cf222e', linewidth=1, label='floor %s' % _words.fmt_rate(floor))
         if series:
             ax.plot(xs, series, color='#0969da', linewidth=1.2, label='sources (aggregate)')
         ax.set_xlabel('seconds')
@@ -144,7 +144,7 @@ class Charts:
             ax.set_xscale('log', base=2)
             sizes = sorted(set(p[0] for points in by_pattern.values() for p in points))
             ax.set_xticks([size / 1024 for size in sizes])
-            ax.set_xticklabels([_verdict.fmt_bytes(size).replace(' KiB', 'K').replace(' MiB', 'M') for size in sizes])
+            ax.set_xticklabels([_words.fmt_bytes(size).replace(' KiB', 'K').replace(' MiB', 'M') for size in sizes])
             ax.minorticks_off()
         for key, color in (('need_full_mb_s', '#1a7f37'), ('need_floor_mb_s', '#cf222e')):
             if numbers.get(key):

@@ -31,8 +31,8 @@ it); ``_words.compare_reason`` words it into the change's ``reasons``.
 
 from __future__ import annotations
 
-from ansible_collections.tapeops.qualify.plugins.module_utils import _records
-from ansible_collections.tapeops.qualify.plugins.module_utils._reporting import _templates, _words
+from ansible_collections.tapeops.qualify.plugins.module_utils import _records, _words
+from ansible_collections.tapeops.qualify.plugins.module_utils._reporting import _templates
 
 DEFAULT_TOLERANCE = 0.10
 

@@ -23,8 +23,8 @@ the first rows of each group are the drives a settings change helps most.
 
 from __future__ import annotations
 
-from ansible_collections.tapeops.qualify.plugins.module_utils import _records
-from ansible_collections.tapeops.qualify.plugins.module_utils._reporting import _templates, _words
+from ansible_collections.tapeops.qualify.plugins.module_utils import _records, _words
+from ansible_collections.tapeops.qualify.plugins.module_utils._reporting import _templates
 
 SETTING_FIXES = ('block_size', 'immediate_filemarks', 'segment_size')
 

@@ -18,10 +18,9 @@ from __future__ import annotations
 import os
 import xml.etree.ElementTree as ET
 
-from ansible_collections.tapeops.qualify.plugins.module_utils._judge import _verdict
-from ansible_collections.tapeops.qualify.plugins.module_utils import _run
+from ansible_collections.tapeops.qualify.plugins.module_utils import _records, _run, _words
 from ansible_collections.tapeops.qualify.plugins.module_utils._reporting import (
-    _charts, _compare, _fleet, _report, _report_index, _report_mechanics, _templates, _words)
+    _charts, _compare, _fleet, _report, _report_index, _report_mechanics, _templates)
 
 
 def _page_rows(docs, charts=None):
@@ -147,7 +146,7 @@ def junit_xml(docs, failing_classes=_report.DEFAULT_FAILING_CLASSES, run=None, c
         body = '\n'.join([verdict['summary'], ''] + verdict['reasons'] + [''] + [
             '%d. %s: %s. %s' % (f['rank'], f['title'], f['setting'], f['why']) for f in verdict['fixes']])
         if verdict['class'] in failing_classes or (
-                _verdict.SHOE_SHINING in failing_classes and verdict.get('would_shoe_shine')):
+                _records.SHOE_SHINING in failing_classes and verdict.get('would_shoe_shine')):
             failures += 1
             fail = ET.SubElement(case, 'failure', type=verdict['class'], message=verdict['summary'])
             fail.text = body

@@ -20,13 +20,14 @@ Without JavaScript the page is a plain table with every row.
 
 from __future__ import annotations
 
+from ansible_collections.tapeops.qualify.plugins.module_utils import _records
 from ansible_collections.tapeops.qualify.plugins.module_utils._reporting import _templates
 
 # Up to this many hosts report.html is the one page with every drive and its charts (and
 # the host pages are written too); above it, report.html is this index.
 INLINE_MAX_HOSTS = 25
 
-CLASSES = ('STREAMING', 'SPEED-MATCHED', 'SHOE-SHINING', 'MISCONFIGURED', 'INCONCLUSIVE')
+CLASSES = _records.CLASSES
 
 
 def _num(value):

@@ -6,50 +6,21 @@
 
 Private to this collection: may change without notice.
 
-``mechanics_section`` keeps, per drive, what ``tape_mechanics_benchmark``
-returned that a report needs (the per-operation percentiles, the object-size
-forecast for the current and the target drive, the size warnings, whether the
-cartridge went back); ``attach_findings`` puts the size warnings into the
-matching verdicts through ``_verdict.mechanics_findings`` (worded by ``_words``); ``markdown`` and
-``html`` fill templates/mechanics.*.j2: one table of times per drive and one table of object sizes.
+The host document keeps, per drive, what ``tape_mechanics_benchmark``
+returned that a report needs (``_records.Mechanics``: the per-operation
+percentiles, the object-size forecast for the current and the target drive,
+the size warnings, whether the cartridge went back; ``_judge._host`` puts the
+size warnings into the matching verdicts). ``notes`` says them as data (worded
+by ``_words``); ``markdown`` and ``html`` fill templates/mechanics.*.j2: one
+table of times per drive and one table of object sizes.
 """
 
 from __future__ import annotations
 
-from ansible_collections.tapeops.qualify.plugins.module_utils import _records
+from ansible_collections.tapeops.qualify.plugins.module_utils import _words
 from ansible_collections.tapeops.qualify.plugins.module_utils._measure import _mechanics
 from ansible_collections.tapeops.qualify.plugins.module_utils._judge import _mechanics as _mechanics_analysis
-from ansible_collections.tapeops.qualify.plugins.module_utils._judge import _verdict
-from ansible_collections.tapeops.qualify.plugins.module_utils._reporting import _templates, _words
-
-
-def mechanics_section(registered):
-    """The host document's ``mechanics``: a list, one entry per drive, or None when nothing was asked."""
-    records = _records.Mechanics.from_results(registered)
-    return [r.to_dict() for r in records] if records else None
-
-
-def attach_findings(entries, section):
-    """Add the mechanics findings to the verdicts of ``entries`` (the host document's drives).
-
-    A drive's verdict gets its own measurement's findings (current drive);
-    the what-if entry gets the target side of every drive's forecast.
-    """
-    for mech in section or []:
-        if mech.get('status') != 'ok':
-            continue
-        for entry in entries:
-            verdict = entry.get('verdict')
-            if not verdict:
-                continue
-            if entry.get('what_if'):
-                side = 'target'
-            elif entry.get('nst') and entry.get('nst') == mech.get('device'):
-                side = 'current'
-            else:
-                continue
-            found = _verdict.mechanics_findings(mech, side)
-            verdict.setdefault('findings', []).extend(_words.finding(f) for f in found)
+from ansible_collections.tapeops.qualify.plugins.module_utils._reporting import _templates
 
 
 def _docs(docs):

@@ -33,17 +33,16 @@ except ImportError:  # pragma: no cover - only on a managed host, which never re
     jinja2 = None
     markupsafe = None
 
-from ansible_collections.tapeops.qualify.plugins.module_utils._judge import _verdict
-from ansible_collections.tapeops.qualify.plugins.module_utils._reporting import _words
+from ansible_collections.tapeops.qualify.plugins.module_utils import _records, _words
 
 TEMPLATE_DIR = os.path.join(os.path.dirname(os.path.abspath(__file__)), 'templates')
 
 CLASS_COLORS = {
-    _verdict.STREAMING: '#1a7f37',
-    _verdict.SPEED_MATCHED: '#9a6700',
-    _verdict.SHOE_SHINING: '#cf222e',
-    _verdict.MISCONFIGURED: '#8250df',
-    _verdict.INCONCLUSIVE: '#57606a',
+    _records.STREAMING: '#1a7f37',
+    _records.SPEED_MATCHED: '#9a6700',
+    _records.SHOE_SHINING: '#cf222e',
+    _records.MISCONFIGURED: '#8250df',
+    _records.INCONCLUSIVE: '#57606a',
     None: '#57606a',
 }
 DEFAULT_COLOR = '#57606a'
@@ -95,7 +94,7 @@ def environment():
                                                 default_for_string=False, default=False),
             trim_blocks=True, lstrip_blocks=True, keep_trailing_newline=True,
             undefined=jinja2.StrictUndefined)
-        env.filters.update({'md': md, 'mdtext': mdtext, 'rate': rate, 'badge': badge, 'fmt_rate': _verdict.fmt_rate})
+        env.filters.update({'md': md, 'mdtext': mdtext, 'rate': rate, 'badge': badge, 'fmt_rate': _words.fmt_rate})
         _ENV.append(env)
     return _ENV[0]
 

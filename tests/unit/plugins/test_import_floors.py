@@ -5,7 +5,9 @@
 """Imports point back along the data path (docs/development.md, "Layout"): no import from a higher floor.
 
 Every plugin file's imports of this collection are read with ``ast`` (inside functions too) and held against
-FLOORS: what each folder of plugins/ (and each single-file floor of module_utils) may import.
+FLOORS: what each folder of plugins/ (and each single-file floor of module_utils) may import; and against
+NOT_FROM: the modules of an allowed floor a floor still may not use (the reports render what the judge
+decided, they never decide).
 """
 
 from __future__ import annotations
@@ -27,21 +29,30 @@ FLOORS = {
     # the records' one reading of an st node name (_records.st_name)
     '_config': {'_errors', '_records'},
     '_run': {'_errors', '_records'},
+    # the one place of the controller's sentences, worded from data: the judge and the reports both use it
+    '_words': {'_records', '_tools'},
     # a module names its drive on the host with the judge's resolver and model
     '_measure': {'_errors', '_records', '_tools', '_judge'},
     # the mechanics forecast reads Bacula's Maximum File Size with the config parser (_config._bacula_conf)
-    '_judge': {'_errors', '_records', '_run', '_tools', '_config'},
+    '_judge': {'_errors', '_records', '_run', '_tools', '_words', '_config'},
     '_inputs': {'_errors', '_config'},
     # the mechanics section names the timed operations as the benchmark does (_measure._mechanics.OPERATIONS)
-    '_reporting': {'_errors', '_records', '_run', '_tools', '_judge', '_measure'},
+    # and the mechanics forecast's model fields (_judge._mechanics.MODEL_FIELD)
+    '_reporting': {'_errors', '_records', '_run', '_tools', '_words', '_judge', '_measure'},
     'plugin_utils': {'_errors'},
     'doc_fragments': set(),
     'filter': {'_errors', '_tools'},
     'callback': {'_errors', '_records', '_run'},
     # modules run on the managed host: nothing of the controller's (reports, run directory, input checks)
     'modules': {'_errors', '_records', '_tools', '_config', '_measure', '_judge'},
-    'action': {'_errors', '_records', '_run', '_tools', '_config', '_measure', '_judge', '_inputs', '_reporting',
-               'plugin_utils'},
+    'action': {'_errors', '_records', '_run', '_tools', '_words', '_config', '_measure', '_judge', '_inputs',
+               '_reporting', 'plugin_utils'},
+}
+
+# floor -> modules (of floors it may import) it may not import: the reports render the host documents the judge
+# made; the verdict, the forecast and the host document's assembly are the judge's alone (issue 24)
+NOT_FROM = {
+    '_reporting': {'_judge._verdict', '_judge._forecast', '_judge._host', '_judge._backup_settings'},
 }
 
 
@@ -53,8 +64,16 @@ def floor_of(path):
     return parts[1][:-3] if parts[1].endswith('.py') else parts[1]
 
 
-def imported_floors(path):
-    """[(line, floor)] of the collection's plugins ``path`` imports."""
+def _module_utils_module(parts, name=None):
+    """``_judge._verdict`` / ``_records`` of module_utils ``parts`` (after ``module_utils``), importing ``name``."""
+    if len(parts) == 1 and name is not None and os.path.isdir(os.path.join(PLUGINS, 'module_utils', parts[0])):
+        return '%s.%s' % (parts[0], name)      # from module_utils._judge import _verdict: a module of the folder
+    return '.'.join(parts[:2])
+
+
+def imported_modules(path):
+    """[(line, module)] of the collection's plugins ``path`` imports: a module_utils module by its name there
+    (``_judge._verdict``, ``_records``), anything else by its plugins/ folder (``plugin_utils``)."""
     with open(path, encoding='utf-8') as handle:
         tree = ast.parse(handle.read(), path)
     out = []
@@ -62,17 +81,25 @@ def imported_floors(path):
         names = []
         if isinstance(node, ast.ImportFrom) and node.module and node.module.startswith(PREFIX):
             rest = node.module[len(PREFIX):].split('.')
-            if rest == ['module_utils']:
+            if rest[0] != 'module_utils':
+                names = [rest[0]]
+            elif len(rest) == 1:
                 names = [alias.name for alias in node.names]
             else:
-                names = [rest[1] if rest[0] == 'module_utils' else rest[0]]
+                names = [_module_utils_module(rest[1:], alias.name) for alias in node.names]
         elif isinstance(node, ast.Import):
             for alias in node.names:
                 if alias.name.startswith(PREFIX):
                     rest = alias.name[len(PREFIX):].split('.')
-                    names.append(rest[1] if rest[0] == 'module_utils' and len(rest) > 1 else rest[0])
-        out.extend((node.lineno, name) for name in names)
+                    names.append(_module_utils_module(rest[1:]) if rest[0] == 'module_utils' and len(rest) > 1
+                                 else rest[0])
+        out.extend((node.lineno, name) for name in sorted(set(names), key=names.index))
     return out
+
+
+def imported_floors(path):
+    """[(line, floor)] of the collection's plugins ``path`` imports."""
+    return [(line, module.split('.')[0]) for line, module in imported_modules(path)]
 
 
 def plugin_files():
@@ -96,6 +123,32 @@ def test_no_import_from_a_higher_floor(path):
              if name != mine and name not in FLOORS[mine]]
     assert not wrong, '%s (floor %s, which may import %s): %s' % (
         os.path.relpath(path, PLUGINS), mine, ', '.join(sorted(FLOORS[mine])) or 'nothing', '; '.join(wrong))
+
+
+@pytest.mark.parametrize('path', sorted(p for p in plugin_files() if floor_of(p) in NOT_FROM),
+                         ids=lambda p: os.path.relpath(p, PLUGINS))
+def test_no_import_of_a_module_the_floor_may_not_use(path):
+    mine = floor_of(path)
+    wrong = ['line %d imports %s' % (line, module) for line, module in imported_modules(path)
+             if module in NOT_FROM[mine]]
+    assert not wrong, '%s (floor %s, which may not use %s): %s' % (
+        os.path.relpath(path, PLUGINS), mine, ', '.join(sorted(NOT_FROM[mine])), '; '.join(wrong))
+
+
+def test_the_rule_catches_a_report_that_judges(tmp_path):
+    # _reporting/_report.py assembled the host document and ran the verdict before _judge/_host.py owned it
+    source = tmp_path / 'report.py'
+    prefix = 'from ansible_collections.tapeops.qualify.plugins.module_utils'
+    source.write_text('%s._judge import _verdict, _drive_model\n'
+                      '%s._judge._forecast import forecast\n'
+                      'def f():\n'
+                      '    %s import _words, _records\n'
+                      '    %s._records import Verdict\n' % (prefix, prefix, prefix, prefix))
+    assert imported_modules(str(source)) == [
+        (1, '_judge._verdict'), (1, '_judge._drive_model'), (2, '_judge._forecast'), (4, '_words'), (4, '_records'),
+        (5, '_records')]
+    assert [m for _line, m in imported_modules(str(source)) if m in NOT_FROM['_reporting']] == [
+        '_judge._verdict', '_judge._forecast']
 
 
 def test_the_rule_catches_the_import_that_went_back_up(tmp_path):

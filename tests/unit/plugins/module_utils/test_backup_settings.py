@@ -1,7 +1,7 @@
 # Copyright (c) tapeops.qualify contributors
 # GNU General Public License v3.0+ (see COPYING or https://www.gnu.org/licenses/gpl-3.0.txt)
 # SPDX-License-Identifier: GPL-3.0-or-later
-"""A Bacula / Bareos host judged with what its storage daemon runs (_reporting/_backup_settings.py).
+"""A Bacula / Bareos host judged with what its storage daemon runs (_judge/_backup_settings.py).
 
 The storage daemon's configuration is read by _sd_config from the real files of test_sd_config (Debian's
 packaged samples, Bareos's published Devices; their READMEs name the sources), through bacula_sd_info's record
@@ -22,7 +22,8 @@ import pytest
 from ansible_collections.tapeops.qualify.plugins.action import qualify_verdict
 from ansible_collections.tapeops.qualify.plugins.module_utils import _records
 from ansible_collections.tapeops.qualify.plugins.module_utils._config import _sd_config
-from ansible_collections.tapeops.qualify.plugins.module_utils._reporting import _fleet, _report
+from ansible_collections.tapeops.qualify.plugins.module_utils._reporting import _fleet
+from ansible_collections.tapeops.qualify.plugins.module_utils._judge import _host
 
 from _tape_fixtures import FIXTURES
 from report_cases import drive, source, write_result
@@ -67,9 +68,9 @@ def assemble(sd_result, backup, settings=None, drives=None):
                                            'write_sweep': [write_result(d['nst']) for d in drives or DRIVES],
                                            'preflight': None, 'media': None, 'mechanics': None,
                                            'storage_daemon': sd_result})
-    return _report.assemble('ma1', measured['drives'], measured['source'], measured['write_sweep'],
-                            settings if settings is not None else LTO5, backup, memory_total_mb=16384,
-                            storage_daemon=measured['storage_daemon'])
+    return _host.assemble('ma1', measured['drives'], measured['source'], measured['write_sweep'],
+                          settings if settings is not None else LTO5, backup, memory_total_mb=16384,
+                          storage_daemon=measured['storage_daemon']).to_dict()
 
 
 def by_drive(doc):

@@ -2,7 +2,7 @@
 # GNU General Public License v3.0+ (see COPYING or https://www.gnu.org/licenses/gpl-3.0.txt)
 # SPDX-License-Identifier: GPL-3.0-or-later
 """A NetBackup media server judged with what bptm runs: SIZE_DATA_BUFFERS is its drives' block size
-(_reporting/_backup_settings.py, the netbackup_config fact of the verdict, its words).
+(_judge/_backup_settings.py, the netbackup_config fact of the verdict, its words).
 
 The buffer files are the published ones of tests/unit/fixtures/netbackup/ (its README names the sources), laid
 out under tmp_path as /usr/openv/netbackup and read by _config/_netbackup through netbackup_buffers_info's record
@@ -19,10 +19,10 @@ import jsonschema
 import pytest
 
 from ansible_collections.tapeops.qualify.plugins.action import qualify_verdict
-from ansible_collections.tapeops.qualify.plugins.module_utils import _records
+from ansible_collections.tapeops.qualify.plugins.module_utils import _records, _words
 from ansible_collections.tapeops.qualify.plugins.module_utils._config import _netbackup
-from ansible_collections.tapeops.qualify.plugins.module_utils._judge import _verdict
-from ansible_collections.tapeops.qualify.plugins.module_utils._reporting import _fleet, _report
+from ansible_collections.tapeops.qualify.plugins.module_utils._judge import _host
+from ansible_collections.tapeops.qualify.plugins.module_utils._reporting import _fleet
 
 from _tape_fixtures import FIXTURES
 from report_cases import drive, source, write_result
@@ -68,9 +68,9 @@ def assemble(nb_result, backup, settings=None):
                                            'write_sweep': [write_result(d['nst']) for d in DRIVES],
                                            'preflight': None, 'media': None, 'mechanics': None,
                                            'netbackup': nb_result})
-    return _report.assemble('nbu1', measured['drives'], measured['source'], measured['write_sweep'],
-                            settings if settings is not None else LTO5, backup, memory_total_mb=16384,
-                            netbackup=measured['netbackup'])
+    return _host.assemble('nbu1', measured['drives'], measured['source'], measured['write_sweep'],
+                          settings if settings is not None else LTO5, backup, memory_total_mb=16384,
+                          netbackup=measured['netbackup']).to_dict()
 
 
 def by_drive(doc):
@@ -112,7 +112,7 @@ def test_every_drive_writes_size_data_buffers_blocks_and_the_document_says_from_
         "(%s) and %.0f %% of the drive's own %.0f MB buffer. The forecast models the drive's buffer; NetBackup's "
         "buffers are not added to it." % (
             root, _netbackup.DEFAULTS['number_data_buffers_restore'][1], shared / 1e6 / numbers['need_full_mb_s'],
-            _verdict.fmt_rate(numbers['need_full_mb_s']), 100.0 * shared / 1e6 / 256, 256))
+            _words.fmt_rate(numbers['need_full_mb_s']), 100.0 * shared / 1e6 / 256, 256))
     # the fleet table names the file
     rows = dict((r['drive'], _fleet.cells(r)) for r in _fleet.settings_rows([doc]))
     assert rows['/dev/nst0'][4].startswith('256 KiB (SIZE_DATA_BUFFERS) / ')

@@ -12,9 +12,8 @@ import os
 
 import pytest
 
-from ansible_collections.tapeops.qualify.plugins.module_utils._judge import _verdict
+from ansible_collections.tapeops.qualify.plugins.module_utils._judge import _host, _verdict
 from ansible_collections.tapeops.qualify.plugins.module_utils._measure import _contention
-from ansible_collections.tapeops.qualify.plugins.module_utils._reporting import _report
 
 from _tape_fixtures import FIXTURES
 
@@ -102,10 +101,10 @@ def test_a_contended_source_read_marks_the_verdict_and_its_words():
     source['contention'] = _contention.sources({'254:0': captures['contended'][0]},
                                                {'254:0': captures['contended'][1]}, DD_BYTES)
     drive = doc['drives'][0]
-    written = _report.assemble('lab-ma1', [drive['identity']], source, [drive['write_sweep']],
-                               [dict(drive['settings'], nst=drive['nst'])], {},
-                               memory_total_mb=doc['facts']['memory_total_mb'], preflight=doc['preflight'],
-                               host_facts=doc['facts'], run=doc['run'])
+    written = _host.assemble('lab-ma1', [drive['identity']], source, [drive['write_sweep']],
+                             [dict(drive['settings'], nst=drive['nst'])], {},
+                             memory_total_mb=doc['facts']['memory_total_mb'], preflight=doc['preflight'],
+                             host_facts=doc['facts'], run=doc['run']).to_dict()
     [verdict] = written['verdicts']
     # marked, not changed: the class is the one the same numbers give
     assert verdict['contended'] is True and verdict['class'] == doc['verdicts'][0]['class']

@@ -21,8 +21,7 @@ import pytest
 
 from ansible_collections.tapeops.qualify.plugins.module_utils import _records, _run
 from ansible_collections.tapeops.qualify.plugins.module_utils._config import _netbackup, _omnirc
-from ansible_collections.tapeops.qualify.plugins.module_utils._judge import _fixes, _verdict
-from ansible_collections.tapeops.qualify.plugins.module_utils._reporting import _report
+from ansible_collections.tapeops.qualify.plugins.module_utils._judge import _fixes, _host, _verdict
 
 from _tape_fixtures import FIXTURES
 
@@ -75,9 +74,9 @@ def _judge(host, backup, mtweofi):
             tape['mtweofi_supported'] = False
         preflight['mtweofi_supported'] = False
     facts = doc.get('facts') or {}
-    return _report.assemble(host, [d['identity'] for d in drives], doc['source'], tapes,
-                            [dict(d['settings'], nst=d['nst']) for d in drives], backup,
-                            memory_total_mb=facts.get('memory_total_mb'), preflight=preflight, host_facts=facts)
+    return _host.assemble(host, [d['identity'] for d in drives], doc['source'], tapes,
+                          [dict(d['settings'], nst=d['nst']) for d in drives], backup,
+                          memory_total_mb=facts.get('memory_total_mb'), preflight=preflight, host_facts=facts).to_dict()
 
 
 def hand_made(fixes, software=None, drives=('/dev/nst0',), label='LTO-6', **verdict):
@@ -179,12 +178,12 @@ def test_lab_ma2_judged_as_netbackup_host_whose_size_data_buffers_is_1_mib(tmp_p
     (netbackup / 'db' / 'config' / 'SIZE_DATA_BUFFERS').write_bytes(b'1048576\n')
     doc = recorded('lab-ma2')
     drives, facts = doc['drives'], doc.get('facts') or {}
-    judged = _report.assemble('lab-ma2', [d['identity'] for d in drives], doc['source'],
-                              [dict(d['write_sweep']) for d in drives],
-                              [dict(d['settings'], nst=d['nst']) for d in drives], {'software': 'netbackup'},
-                              memory_total_mb=facts.get('memory_total_mb'), preflight=doc['preflight'],
-                              host_facts=facts, netbackup=_netbackup.read_buffers(str(netbackup)))
-    verdict = _fixes.verdicts_of(judged)[0][1]
+    judged = _host.assemble('lab-ma2', [d['identity'] for d in drives], doc['source'],
+                            [dict(d['write_sweep']) for d in drives],
+                            [dict(d['settings'], nst=d['nst']) for d in drives], {'software': 'netbackup'},
+                            memory_total_mb=facts.get('memory_total_mb'), preflight=doc['preflight'],
+                            host_facts=facts, netbackup=_netbackup.read_buffers(str(netbackup))).to_dict()
+    verdict = judged['verdicts'][0]
     assert (verdict['numbers']['block_size_bytes'], verdict['numbers']['block_size_basis']) == (
         1048576, 'netbackup_config')
     assert [f['id'] for f in verdict['fixes']] == ['block_size', 'drive_path', 'memory']
@@ -203,8 +202,8 @@ def test_lab_ma2_as_netbackup_host_gets_larger_fragments_where_data_protector_ge
     so its fix is a larger fragment size, by hand on the primary server's storage unit."""
     dp = rejudge('lab-ma2', {'software': 'data_protector', 'block_size_bytes': 65536, 'segment_size_mb': 64})
     nbu = rejudge('lab-ma2', {'software': 'netbackup', 'block_size_bytes': 65536, 'segment_size_mb': 64})
-    assert [f['id'] for f in _fixes.verdicts_of(dp)[0][1]['fixes']] == ['immediate_filemarks', 'drive_path', 'memory']
-    [fix] = [f for f in _fixes.verdicts_of(nbu)[0][1]['fixes'] if f['id'] in ('immediate_filemarks', 'segment_size')]
+    assert [f['id'] for f in dp['verdicts'][0]['fixes']] == ['immediate_filemarks', 'drive_path', 'memory']
+    [fix] = [f for f in nbu['verdicts'][0]['fixes'] if f['id'] in ('immediate_filemarks', 'segment_size')]
     assert (fix['id'], fix['value']) == ('segment_size', 17000)
     assert fix['setting'] == ('NetBackup tape storage unit (on the primary server): Maximum Fragment Size = 17000 MB '
                               'or more')
@@ -232,8 +231,8 @@ def test_dp_omnirc_recommends_the_verdicts_segment_size_never_its_own(host, segm
     doc = rejudge(host, {'software': 'data_protector', 'block_size_bytes': 262144, 'segment_size_mb': 64},
                   mtweofi=False)
     verdict = _fixes.verdicts_of(doc)[0][1]
-    fix = [f for f in verdict['fixes'] if f['id'] == 'segment_size']
-    assert [f['value'] for f in fix] == [segment_mb]
+    fix = [f for f in verdict.fixes if f.id == 'segment_size']
+    assert [f.value for f in fix] == [segment_mb]
     drives = _fixes.plan_host(doc)['roles']['dp_omnirc']['dp_omnirc_drives']
     assert [d['segment_size_mb'] for d in drives] == [segment_mb]
     # What dp_device_info computes for that entry (capacity from the drive model, as the module does).

@@ -25,7 +25,8 @@ import pytest
 
 from ansible_collections.tapeops.qualify.plugins.action import qualify_verdict
 from ansible_collections.tapeops.qualify.plugins.module_utils import _records, _run
-from ansible_collections.tapeops.qualify.plugins.module_utils._reporting import _charts, _render, _report
+from ansible_collections.tapeops.qualify.plugins.module_utils._reporting import _charts, _render
+from ansible_collections.tapeops.qualify.plugins.module_utils._judge import _host
 
 from _tape_fixtures import FIXTURES
 
@@ -89,10 +90,15 @@ def test_the_schema_names_every_records_fields_and_nothing_else():
     defs = schema['$defs']
     for cls in (_records.DriveIdentity, _records.FilemarkCost, _records.WriteSweep, _records.SourceRead,
                 _records.Preflight, _records.Mechanics, _records.Media, _records.DriveEntry, _records.SdSetting,
-                _records.SdDevice, _records.StorageDaemonConfig, _records.NbSetting, _records.NetBackupBuffers):
-        assert sorted(defs[cls.__name__]['properties']) == sorted(f.name for f in dataclasses.fields(cls)), cls
+                _records.SdDevice, _records.StorageDaemonConfig, _records.NbSetting, _records.NetBackupBuffers,
+                _records.Verdict, _records.Finding, _records.Fix, _records.VerdictForecasts, _records.Forecast):
+        assert sorted(defs[cls.__name__]['properties']) == sorted(_records.keys_of(cls)), cls
         assert defs[cls.__name__]['additionalProperties'] is False
-    assert sorted(schema['properties']) == sorted(f.name for f in dataclasses.fields(_records.HostReport))
+    assert sorted(schema['properties']) == sorted(_records.keys_of(_records.HostReport))
+    # the classes the documents name are the records' (the judge decides them, the reports read them)
+    verdict = defs['Verdict']['properties']
+    assert verdict['class']['enum'] == list(_records.CLASSES) == verdict['class_at_current_settings']['enum']
+    assert schema['properties']['worst_class']['enum'] == list(_records.CLASSES) + [None]
     assert schema['properties']['schema_version'] == {'const': _records.SCHEMA_VERSION}
 
 
@@ -168,12 +174,15 @@ def test_the_assembly_of_recorded_results_matches_the_recorded_verdicts(validato
     args = {'drives': old['drives'], 'source': old['source'], 'write_sweep': old['write_sweep'],
             'preflight': old['preflight'], 'media': None, 'mechanics': None}
     measured = qualify_verdict.records_of(args)
-    assert measured['source']['aggregate']['p5_mb_s'] == old['source']['aggregate']['p5_mb_s']
+    # records, not their dicts: the assembly takes them as they are
+    assert isinstance(measured['source'], _records.SourceRead)
+    assert isinstance(measured['drives'][0], _records.DriveIdentity)
+    assert measured['source'].aggregate['p5_mb_s'] == old['source']['aggregate']['p5_mb_s']
     facts = old['host_facts']
-    doc = _report.assemble('lab-ma3', measured['drives'], measured['source'], measured['write_sweep'],
-                           old['drive_settings'], {},
-                           memory_total_mb=facts['memory_total_mb'], preflight=measured['preflight'],
-                           host_facts=facts, run=old['run'])
+    doc = _host.assemble('lab-ma3', measured['drives'], measured['source'], measured['write_sweep'],
+                         old['drive_settings'], {},
+                         memory_total_mb=facts['memory_total_mb'], preflight=measured['preflight'],
+                         host_facts=facts, run=old['run']).to_dict()
     validator.validate(doc)
     assert_clean(doc)
     assert doc['verdicts'][0]['class'] == 'SHOE-SHINING'
@@ -183,12 +192,12 @@ def test_the_assembly_of_recorded_results_matches_the_recorded_verdicts(validato
 
 def test_failed_and_what_if_documents_validate(validator):
     old = raw(VERDICT_ARGS, 'lab-ma2')
-    lost = _report.host_document('lab-ma2', _run.STATUS_FAILED, source=old['source'],
-                                 error='The run stopped after the source read test.', run=old['run'])
+    lost = _host.host_document('lab-ma2', _run.STATUS_FAILED, source=old['source'],
+                               error='The run stopped after the source read test.', run=old['run']).to_dict()
     validator.validate(lost)
     assert lost['drives'] == [] and lost['verdicts'] == [] and lost['worst_class'] is None
-    what_if = _report.assemble('lab-ma2', [], old['source'], target_generation='LTO-9 FH',
-                               options={'target_vendor': 'IBM'}, run={'mode': 'upgrade_check'})
+    what_if = _host.assemble('lab-ma2', [], old['source'], target_generation='LTO-9 FH',
+                             options={'target_vendor': 'IBM'}, run={'mode': 'upgrade_check'}).to_dict()
     validator.validate(what_if)
     assert [v['drive'] for v in what_if['verdicts']] == ['what-if LTO-9 FH']
 
@@ -200,8 +209,8 @@ def test_a_source_read_too_short_to_judge_validates_with_its_reason(validator):
     reason = ('Only 9 one-second samples (at least 10 needed): the time budget of 10 s is too short; give at '
               'least 11 s.')
     source = dict(old['source'], inconclusive={'reason': reason})
-    lost = _report.host_document('lab-ma1', _run.STATUS_FAILED, source=source,
-                                 error='The run stopped after the source read test.', run=old['run'])
+    lost = _host.host_document('lab-ma1', _run.STATUS_FAILED, source=source,
+                               error='The run stopped after the source read test.', run=old['run']).to_dict()
     validator.validate(lost)
     assert lost['source']['inconclusive'] == {'reason': reason}
     with pytest.raises(jsonschema.ValidationError):
@@ -303,9 +312,9 @@ def failed_write(old, reason, msg):
 
 def assemble_lab_ma3(old, write_result):
     facts = old['host_facts']
-    return _report.assemble('lab-ma3', old['drives'], old['source'], [write_result], old['drive_settings'], {},
-                            memory_total_mb=facts['memory_total_mb'], preflight=old['preflight'],
-                            host_facts=facts, run=old['run'])
+    return _host.assemble('lab-ma3', old['drives'], old['source'], [write_result], old['drive_settings'], {},
+                          memory_total_mb=facts['memory_total_mb'], preflight=old['preflight'],
+                          host_facts=facts, run=old['run']).to_dict()
 
 
 def test_a_write_that_failed_mid_sweep_keeps_its_steps_in_the_document_and_is_not_judged(validator):

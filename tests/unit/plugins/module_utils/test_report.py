@@ -13,7 +13,7 @@ import pytest
 
 from ansible_collections.tapeops.qualify.plugins.module_utils import _run
 from ansible_collections.tapeops.qualify.plugins.module_utils._reporting import _render, _report
-from ansible_collections.tapeops.qualify.plugins.module_utils._judge import _verdict
+from ansible_collections.tapeops.qualify.plugins.module_utils._judge import _host, _verdict
 
 from report_cases import drive, source, write_result
 
@@ -24,18 +24,18 @@ SETTINGS_MA1 = [{'nst': '/dev/nst0', 'speed_floor_mb_s': 10.0}]
 def ma1(src):
     # a tuned Bacula host: Maximum File Size 50 GB (without it, Bacula's default of 1000 MB: a synchronous mark
     # every 17 s at 60 MB/s, over 60 back-hitches an hour, shoe-shines the drive; test_verdict_dp_segment_default)
-    return _report.assemble('lab-ma1', [drive('/dev/nst0', 'IBM', 'ULT3580-TD5', '1013000001')], src,
-                            [write_result('/dev/nst0')], SETTINGS_MA1, {'software': 'bacula',
-                                                                        'block_size_bytes': 262144,
-                                                                        'segment_size_mb': 50000},
-                            memory_total_mb=1024, run=RUN)
+    return _host.assemble('lab-ma1', [drive('/dev/nst0', 'IBM', 'ULT3580-TD5', '1013000001')], src,
+                          [write_result('/dev/nst0')], SETTINGS_MA1, {'software': 'bacula',
+                                                                      'block_size_bytes': 262144,
+                                                                      'segment_size_mb': 50000},
+                          memory_total_mb=1024, run=RUN).to_dict()
 
 
 def ma2(src):
-    return _report.assemble('lab-ma2', [drive('/dev/nst0', 'HP', 'Ultrium 6-SCSI', 'HU1000001')], src,
-                            [write_result('/dev/nst0')], [{'nst': '/dev/nst0', 'speed_floor_mb_s': 10.0}],
-                            {'software': 'data_protector', 'block_size_bytes': 65536, 'segment_size_mb': 64},
-                            memory_total_mb=8192, run=RUN)
+    return _host.assemble('lab-ma2', [drive('/dev/nst0', 'HP', 'Ultrium 6-SCSI', 'HU1000001')], src,
+                          [write_result('/dev/nst0')], [{'nst': '/dev/nst0', 'speed_floor_mb_s': 10.0}],
+                          {'software': 'data_protector', 'block_size_bytes': 65536, 'segment_size_mb': 64},
+                          memory_total_mb=8192, run=RUN).to_dict()
 
 
 @pytest.fixture
@@ -68,14 +68,14 @@ def test_throttled_source_shoe_shines_and_unthrottled_does_not():
 
 
 def test_unknown_drive_gets_a_clear_error_not_a_verdict():
-    doc = _report.assemble('h', [drive('/dev/nst0', 'ACME', 'TAPE 3000', 'x')], source(60.0, 55.0))
+    doc = _host.assemble('h', [drive('/dev/nst0', 'ACME', 'TAPE 3000', 'x')], source(60.0, 55.0)).to_dict()
     assert doc['status'] == 'failed'
     assert 'set generation' in doc['drives'][0]['error']
     assert 'tapeops_drives' in doc['error']
 
 
 def test_inventory_drive_not_discovered_is_reported():
-    doc = _report.assemble('h', [], source(60.0, 55.0), [], [{'nst': '/dev/nst1', 'generation': 'LTO-7'}])
+    doc = _host.assemble('h', [], source(60.0, 55.0), [], [{'nst': '/dev/nst1', 'generation': 'LTO-7'}]).to_dict()
     assert doc['status'] == 'failed'
     assert 'discovery did not find it' in doc['drives'][0]['error']
 
@@ -83,8 +83,8 @@ def test_inventory_drive_not_discovered_is_reported():
 def test_a_hung_drive_has_an_error_and_the_other_drive_its_verdict():
     hung = dict(drive('/dev/nst1', 'IBM', 'ULT3580-TD5', 'h'),
                 hung='sg_read_block_limits did not finish within 10 seconds.')
-    doc = _report.assemble('h', [drive('/dev/nst0', 'IBM', 'ULT3580-TD5', 's'), hung], source(60.0, 55.0))
-    alone = _report.assemble('h', [drive('/dev/nst0', 'IBM', 'ULT3580-TD5', 's')], source(60.0, 55.0))
+    doc = _host.assemble('h', [drive('/dev/nst0', 'IBM', 'ULT3580-TD5', 's'), hung], source(60.0, 55.0)).to_dict()
+    alone = _host.assemble('h', [drive('/dev/nst0', 'IBM', 'ULT3580-TD5', 's')], source(60.0, 55.0)).to_dict()
     assert doc['status'] == 'ok'
     # the hung drive takes no share of the sources' feed: the other drive is judged as if alone
     assert [v['drive'] for v in doc['verdicts']] == ['/dev/nst0']      # none for the hung drive
@@ -100,7 +100,8 @@ def test_a_write_test_past_its_time_limit_is_a_hung_drive_not_a_source_only_verd
     # ('failed' false: the qualify role's wait registers it with failed_when: false)
     timed_out = {'failed': False, 'finished': 1, 'msg': 'Timeout exceeded', 'child_pid': 1234,
                  'ansible_job_id': 'j1', 'item': {'item': {'nst': '/dev/nst0'}}}
-    doc = _report.assemble('h', [drive('/dev/nst0', 'IBM', 'ULT3580-TD5', 's')], source(60.0, 55.0), [timed_out])
+    doc = _host.assemble('h', [drive('/dev/nst0', 'IBM', 'ULT3580-TD5', 's')], source(60.0, 55.0),
+                         [timed_out]).to_dict()
     assert doc['status'] == 'failed' and doc['verdicts'] == [] and doc['drives'][0]['write_sweep'] is None
     assert doc['drives'][0]['error'] == (
         '/dev/nst0 does not answer: the write test did not end within its time limit (qualify_write_timeout): a '
@@ -109,14 +110,14 @@ def test_a_write_test_past_its_time_limit_is_a_hung_drive_not_a_source_only_verd
 
 
 def test_no_source_result_is_an_error_per_drive():
-    doc = _report.assemble('h', [drive('/dev/nst0', 'IBM', 'ULT3580-TD5', 's')], None)
+    doc = _host.assemble('h', [drive('/dev/nst0', 'IBM', 'ULT3580-TD5', 's')], None).to_dict()
     assert doc['status'] == 'failed'
     assert 'No source read result' in doc['error']
 
 
 def test_what_if_needs_no_drive_and_no_tape():
-    doc = _report.assemble('h', [], source(mean=200.0, p5=180.0, streams=4), target_generation='LTO-9 FH',
-                           options={'target_vendor': 'IBM', 'tape_ratio': 1.0}, run={'mode': 'upgrade_check'})
+    doc = _host.assemble('h', [], source(mean=200.0, p5=180.0, streams=4), target_generation='LTO-9 FH',
+                         options={'target_vendor': 'IBM', 'tape_ratio': 1.0}, run={'mode': 'upgrade_check'}).to_dict()
     entry = doc['drives'][0]
     assert entry['id'] == 'what-if LTO-9 FH' and entry['what_if'] is True
     assert doc['verdicts'][0]['drive'] == 'what-if LTO-9 FH' and doc['verdicts'][0]['what_if'] is True
@@ -194,8 +195,8 @@ def test_preflight_hba_limit_makes_large_block_misconfigured():
     preflight = {'kernel': '6.1.0', 'mtweofi_supported': True,
                  'drives': [{'device': '/dev/nst0', 'hba_max_transfer_bytes': 524288, 'fits': False}]}
     info = drive('/dev/nst0', 'IBM', 'ULT3580-TD5', 's')
-    doc = _report.assemble('h', [info], source(60.0, 55.0), [write_result('/dev/nst0')], SETTINGS_MA1,
-                           {'software': 'bacula', 'block_size_bytes': 1048576}, preflight=preflight)
+    doc = _host.assemble('h', [info], source(60.0, 55.0), [write_result('/dev/nst0')], SETTINGS_MA1,
+                         {'software': 'bacula', 'block_size_bytes': 1048576}, preflight=preflight).to_dict()
     verdict = doc['verdicts'][0]
     assert verdict['class'] == _verdict.MISCONFIGURED
     assert verdict['findings'][0]['id'] == 'block_size_over_limit'
@@ -209,8 +210,8 @@ def test_preflight_hba_limit_makes_large_block_misconfigured():
 def test_refused_write_is_a_note_and_the_verdict_rests_on_sources(tmp_path):
     refused = {'failed': True, 'item': {'nst': '/dev/nst0'},
                'msg': 'The loaded cartridge MA1009L5 holds data and is not in allowed_barcodes.'}
-    doc = _report.assemble('h', [drive('/dev/nst0', 'IBM', 'ULT3580-TD5', 's')], source(60.0, 55.0), [refused],
-                           SETTINGS_MA1, options={'tape_ratio': 1.0})
+    doc = _host.assemble('h', [drive('/dev/nst0', 'IBM', 'ULT3580-TD5', 's')], source(60.0, 55.0), [refused],
+                         SETTINGS_MA1, options={'tape_ratio': 1.0}).to_dict()
     entry = doc['drives'][0]
     assert entry['write_sweep'] is None
     assert 'MA1009L5 holds data' in entry['write_note']

@@ -19,7 +19,8 @@ import pytest
 
 from ansible_collections.tapeops.qualify.plugins.action import qualify_report
 from ansible_collections.tapeops.qualify.plugins.module_utils import _run
-from ansible_collections.tapeops.qualify.plugins.module_utils._reporting import _render, _report
+from ansible_collections.tapeops.qualify.plugins.module_utils._reporting import _render
+from ansible_collections.tapeops.qualify.plugins.module_utils._judge import _host
 
 from _tape_fixtures import FIXTURES
 
@@ -49,11 +50,11 @@ def lab_ma1():
 def assemble(doc, locks=None, writes=None, extra_drives=()):
     drive = doc['drives'][0]
     identities = [drive['identity']] + [dict(copy.deepcopy(drive['identity']), nst=n) for n in extra_drives]
-    return _report.assemble('lab-ma1', identities, doc['source'],
-                            [drive['write_sweep']] if writes is None else writes,
-                            [dict(drive['settings'], nst=drive['nst'])], {},
-                            memory_total_mb=doc['facts']['memory_total_mb'], preflight=doc['preflight'],
-                            host_facts=doc['facts'], run=doc['run'], locks=locks)
+    return _host.assemble('lab-ma1', identities, doc['source'],
+                          [drive['write_sweep']] if writes is None else writes,
+                          [dict(drive['settings'], nst=drive['nst'])], {},
+                          memory_total_mb=doc['facts']['memory_total_mb'], preflight=doc['preflight'],
+                          host_facts=doc['facts'], run=doc['run'], locks=locks).to_dict()
 
 
 def test_a_drive_another_run_holds_is_busy_with_no_verdict_and_says_who(validator):

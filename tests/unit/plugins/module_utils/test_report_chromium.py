@@ -13,7 +13,8 @@ import subprocess
 import pytest
 
 from ansible_collections.tapeops.qualify.plugins.module_utils import _run
-from ansible_collections.tapeops.qualify.plugins.module_utils._reporting import _render, _report
+from ansible_collections.tapeops.qualify.plugins.module_utils._reporting import _render
+from ansible_collections.tapeops.qualify.plugins.module_utils._judge import _host
 
 from report_cases import drive, source, write_result
 
@@ -37,10 +38,10 @@ def report(tmp_path_factory):
     run_dir = str(tmp_path_factory.mktemp('run'))
     cases = (('lab-ma1', 'IBM', 'ULT3580-TD5', 60.0, 55.0), ('lab-ma2', 'HP', 'Ultrium 6-SCSI', 6.0, 4.0))
     for host, vendor, product, mean, p5 in cases:
-        doc = _report.assemble(host, [drive('/dev/nst0', vendor, product, host)], source(mean, p5),
-                               [write_result('/dev/nst0')], [{'nst': '/dev/nst0', 'speed_floor_mb_s': 10.0}],
-                               # a tuned Bacula host (Maximum File Size 50 GB, not the 1000 MB default)
-                               {'software': 'bacula', 'block_size_bytes': 262144, 'segment_size_mb': 50000})
+        doc = _host.assemble(host, [drive('/dev/nst0', vendor, product, host)], source(mean, p5),
+                             [write_result('/dev/nst0')], [{'nst': '/dev/nst0', 'speed_floor_mb_s': 10.0}],
+                             # a tuned Bacula host (Maximum File Size 50 GB, not the 1000 MB default)
+                             {'software': 'bacula', 'block_size_bytes': 262144, 'segment_size_mb': 50000}).to_dict()
         _run.save(run_dir, doc)
     return _render.write_fleet(run_dir, ['lab-ma1', 'lab-ma2'])['paths']['html']
 

@@ -19,6 +19,7 @@ import pytest
 
 from ansible_collections.tapeops.qualify.plugins.module_utils import _run
 from ansible_collections.tapeops.qualify.plugins.module_utils._reporting import _render, _report, _report_index
+from ansible_collections.tapeops.qualify.plugins.module_utils._judge import _host
 
 from test_report_chromium import chromium
 
@@ -159,8 +160,8 @@ def test_a_host_lost_after_its_source_read_keeps_it_in_the_reports(tmp_path):
     """The qualify play writes the source read as soon as it is done (status failed, 'the run stopped
     after the source read test'); a host lost later in its run shows it, not a bare failure."""
     recorded = fleet(2)
-    lost = _report.host_document(recorded[1]['host'], _run.STATUS_FAILED, source=recorded[1]['source'],
-                                 error='The run stopped after the source read test: the host was lost.')
+    lost = _host.host_document(recorded[1]['host'], _run.STATUS_FAILED, source=recorded[1]['source'],
+                               error='The run stopped after the source read test: the host was lost.').to_dict()
     _run.save(str(tmp_path), recorded[0])
     _run.save(str(tmp_path), lost)
     out = _render.write_fleet(str(tmp_path), [d['host'] for d in recorded])
@@ -170,5 +171,5 @@ def test_a_host_lost_after_its_source_read_keeps_it_in_the_reports(tmp_path):
     assert 'Measured before: the sources delivered %.1f MB/s on average' % aggregate['mean_mb_s'] in row['error']
     assert 'Measured before' in (tmp_path / 'summary.md').read_text()
     # a failure with nothing measured says only what failed
-    bare = _report.host_document('ma9', _run.STATUS_FAILED, error='boom')
+    bare = _host.host_document('ma9', _run.STATUS_FAILED, error='boom').to_dict()
     assert _report.rows([bare])[0]['error'] == 'boom'

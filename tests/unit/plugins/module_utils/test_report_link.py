@@ -5,7 +5,9 @@
 
 from __future__ import annotations
 
-from ansible_collections.tapeops.qualify.plugins.module_utils._reporting import _render, _report, _words
+from ansible_collections.tapeops.qualify.plugins.module_utils import _records, _words
+from ansible_collections.tapeops.qualify.plugins.module_utils._reporting import _render, _report
+from ansible_collections.tapeops.qualify.plugins.module_utils._judge import _host
 
 
 def source(rate, streams=1, seconds=60):
@@ -22,9 +24,9 @@ def link(transport, rate, usable, host='host0'):
 
 
 def what_if(preflight, rate=900.0, memory=2048):
-    return _report.assemble('ma1', drives_info=[], source=source(rate, streams=4), memory_total_mb=memory,
-                            options={'target_interface': 'SAS', 'tape_ratio': 2.5}, target_generation='LTO-9 FH',
-                            run={'mode': 'upgrade_check'}, preflight=preflight)
+    return _host.assemble('ma1', drives_info=[], source=source(rate, streams=4), memory_total_mb=memory,
+                          options={'target_interface': 'SAS', 'tape_ratio': 2.5}, target_generation='LTO-9 FH',
+                          run={'mode': 'upgrade_check'}, preflight=preflight).to_dict()
 
 
 def test_the_slowest_tape_link_of_the_host_caps_the_what_if_and_the_reports_say_so():
@@ -70,9 +72,9 @@ def test_the_lab_virtual_host_and_no_preflight_at_all():
 
 
 def test_a_real_drive_takes_its_link_from_the_preflight_when_discovery_had_none():
-    preflight = {'drives': [{'device': '/dev/nst0', 'link': link('FC', '8 Gbit', 800.0)}]}
-    merged = _report._with_preflight({'nst': '/dev/nst0'}, preflight)
+    preflight = _records.Preflight(drives=[{'device': '/dev/nst0', 'link': link('FC', '8 Gbit', 800.0)}])
+    merged = _host._with_preflight(_records.DriveIdentity(nst='/dev/nst0'), preflight)
     assert merged['link']['usable_mb_s'] == 800.0
-    own = _report._with_preflight({'nst': '/dev/nst0', 'link': link('SAS', '3.0 Gbit', 300.0)},
-                                  {'drives': [{'device': '/dev/nst0', 'link': link('FC', '8 Gbit', 800.0)}]})
+    own = _host._with_preflight(_records.DriveIdentity(nst='/dev/nst0', link=link('SAS', '3.0 Gbit', 300.0)),
+                                preflight)
     assert own['link']['rate'] == '3.0 Gbit'

@@ -17,9 +17,9 @@ import pytest
 from ansible_collections.tapeops.qualify.plugins.module_utils._judge import _drive_model as dm
 from ansible_collections.tapeops.qualify.plugins.module_utils._judge import _mechanics as mech
 from ansible_collections.tapeops.qualify.plugins.module_utils._measure import _mechanics as timed
-from ansible_collections.tapeops.qualify.plugins.module_utils import _run
-from ansible_collections.tapeops.qualify.plugins.module_utils._reporting import (
-    _render, _report, _report_mechanics, _words)
+from ansible_collections.tapeops.qualify.plugins.module_utils import _records, _run, _words
+from ansible_collections.tapeops.qualify.plugins.module_utils._judge import _host, _verdict
+from ansible_collections.tapeops.qualify.plugins.module_utils._reporting import _render, _report_mechanics
 
 from ansible_collections.tapeops.qualify.plugins.modules import tape_mechanics_benchmark
 
@@ -29,6 +29,12 @@ RUN = {'id': 'qualify-20261123T230000Z', 'mode': 'qualify', 'profile': 'full'}
 SAMPLES = {'move_to_drive': [0.47, 0.46, 0.50], 'load_ready': [0.03, 0.02, 0.03], 'locate': [0.05, 0.04, 0.05],
            'space_eod': [0.06, 0.05, 0.06], 'rewind': [0.06, 0.06, 0.07], 'unload': [0.37, 0.38, 0.37],
            'move_to_slot': [0.22, 0.23, 0.22]}
+
+
+def mechanics_section(registered):
+    """The host document's mechanics section of a registered result: its records as data (None when none)."""
+    records = _records.Mechanics.from_results(registered)
+    return [r.to_dict() for r in records] if records else None
 
 
 class Warnings:
@@ -55,9 +61,9 @@ def mechanics_result(backup, target='LTO-9 FH', restored=True, filemark_s=0.5, r
 def test_section_lands_in_the_host_json_and_warns_in_the_verdict(tmp_path):
     backup = {'segment_size_mb': 10}
     registered = {'results': [mechanics_result(backup), {'skipped': True, 'item': {'nst': '/dev/nst1'}}]}
-    doc = _report.assemble('lab-ma1', [drive('/dev/nst0', 'IBM', 'ULT3580-TD5', '1068000001')],
-                           source(mean=60.0, p5=50.0, streams=2), write_sweep=[write_result('/dev/nst0')],
-                           backup=backup, run=RUN, mechanics=registered)
+    doc = _host.assemble('lab-ma1', [drive('/dev/nst0', 'IBM', 'ULT3580-TD5', '1068000001')],
+                         source(mean=60.0, p5=50.0, streams=2), write_sweep=[write_result('/dev/nst0')],
+                         backup=backup, run=RUN, mechanics=registered).to_dict()
     section = doc['mechanics']
     assert len(section) == 1 and section[0]['status'] == 'ok'        # the skipped drive is left out
     entry = section[0]
@@ -76,8 +82,9 @@ def test_section_lands_in_the_host_json_and_warns_in_the_verdict(tmp_path):
 def test_no_warning_when_the_segment_is_above_the_line():
     result = mechanics_result({'segment_size_mb': 50000})
     assert result['size_warnings'] == []
-    section = _report_mechanics.mechanics_section(result)
-    assert _report_mechanics.attach_findings([{'nst': '/dev/nst0', 'verdict': {'findings': []}}], section) is None
+    verdict = _records.Verdict(findings=[])
+    _host.attach_findings([(_records.DriveEntry(nst='/dev/nst0'), verdict)], _records.Mechanics.from_results(result))
+    assert verdict.findings == []
 
 
 def test_what_if_gets_the_target_side():
@@ -85,8 +92,8 @@ def test_what_if_gets_the_target_side():
     # segment is above it; LTO-9: 400 MB/s -> 90 % at 1800 MB, below it: only the target warns
     result = mechanics_result({'segment_size_mb': 1000}, rate=None)
     assert [w['drive'] for w in result['size_warnings']] == ['target']
-    doc = _report.assemble('lab-ma1', [], source(mean=500.0, p5=450.0, streams=4), target_generation='LTO-9 FH',
-                           options={'target_vendor': 'IBM'}, backup={'segment_size_mb': 1000}, mechanics=result)
+    doc = _host.assemble('lab-ma1', [], source(mean=500.0, p5=450.0, streams=4), target_generation='LTO-9 FH',
+                         options={'target_vendor': 'IBM'}, backup={'segment_size_mb': 1000}, mechanics=result).to_dict()
     what_if = doc['drives'][0]
     assert what_if['what_if']
     texts = [f['text'] for f in doc['verdicts'][0]['findings'] if f['id'] == 'object_size_below_90']
@@ -95,17 +102,16 @@ def test_what_if_gets_the_target_side():
 
 def test_a_cartridge_not_put_back_is_an_error_finding():
     result = mechanics_result({}, restored=False)
-    findings = [_words.finding(f) for f in
-                _report_mechanics._verdict.mechanics_findings(_report_mechanics.mechanics_section(result)[0])]
-    assert [f['id'] for f in findings] == ['mechanics_cartridge_not_restored']
-    assert findings[0]['severity'] == 'error' and 'MA1001L5' in findings[0]['text']
+    findings = [_words.finding(f) for f in _verdict.mechanics_findings(_records.Mechanics.from_results(result)[0])]
+    assert [f.id for f in findings] == ['mechanics_cartridge_not_restored']
+    assert findings[0].severity == 'error' and 'MA1001L5' in findings[0].text
 
 
 def test_the_notes_are_data_and_words_says_them():
     result = mechanics_result({}, restored=False)
     result['filemarks'] = {'written': False, 'refused': True, 'reason': 'media_has_data', 'msg': 'holds data'}
     result['locate_error'] = 'mt fsf 4 failed'
-    mech = _report_mechanics.mechanics_section(result)[0]
+    mech = mechanics_section(result)[0]
     notes = _report_mechanics.notes(mech)
     assert [n['id'] for n in notes] == ['filemarks_refused', 'locate_not_measured', 'not_restored'] + [
         'target_scaling'] * 4
@@ -118,19 +124,19 @@ def test_the_notes_are_data_and_words_says_them():
 
 
 def test_failed_refused_and_check_mode_results_are_recorded():
-    failed = _report_mechanics.mechanics_section({'failed': False, 'failed_when_result': False, 'reason': 'drive_full',
-                                                  'msg': 'Drive 0 holds another cartridge', 'device': '/dev/nst0'})
+    failed = mechanics_section({'failed': False, 'failed_when_result': False, 'reason': 'drive_full',
+                                'msg': 'Drive 0 holds another cartridge', 'device': '/dev/nst0'})
     assert failed[0]['status'] == 'failed' and failed[0]['reason'] == 'drive_full'
-    planned = _report_mechanics.mechanics_section({'changed': False, 'device': '/dev/nst0', 'plan': {}})
+    planned = mechanics_section({'changed': False, 'device': '/dev/nst0', 'plan': {}})
     assert planned[0]['status'] == 'planned'
-    assert _report_mechanics.mechanics_section(None) is None
-    assert _report_mechanics.mechanics_section({'skipped': True}) is None
+    assert mechanics_section(None) is None
+    assert mechanics_section({'skipped': True}) is None
     lines = _report_mechanics.markdown([{'host': 'h', 'mechanics': failed}])
     assert any('No mechanics: Drive 0 holds another cartridge' in line for line in lines)
 
 
 def test_markdown_and_html_tables():
-    doc = {'host': 'lab-ma1', 'mechanics': _report_mechanics.mechanics_section(
+    doc = {'host': 'lab-ma1', 'mechanics': mechanics_section(
         mechanics_result({'maximum_file_size': '10M'}))}
     text = '\n'.join(_report_mechanics.markdown([doc]))
     assert '## Library and drive mechanics' in text
@@ -152,6 +158,6 @@ def test_markdown_and_html_tables():
 
 @pytest.mark.parametrize('bad', [{'results': 'x'}, ['x', None], {'summary': None, 'device': None}])
 def test_odd_results_never_raise(bad):
-    section = _report_mechanics.mechanics_section(bad)
+    section = mechanics_section(bad)
     _report_mechanics.markdown([{'host': 'h', 'mechanics': section}])
     _report_mechanics.html([{'host': 'h', 'mechanics': section}])

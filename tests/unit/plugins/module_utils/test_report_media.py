@@ -11,9 +11,9 @@ from __future__ import annotations
 
 import json
 
-from ansible_collections.tapeops.qualify.plugins.module_utils._judge import _drive_model, _media
+from ansible_collections.tapeops.qualify.plugins.module_utils._judge import _drive_model, _host, _media
 
-from ansible_collections.tapeops.qualify.plugins.module_utils import _run
+from ansible_collections.tapeops.qualify.plugins.module_utils import _records, _run
 from ansible_collections.tapeops.qualify.plugins.module_utils._reporting import _render, _report
 
 from ansible_collections.tapeops.qualify.plugins.module_utils._tools import _mtx
@@ -34,9 +34,9 @@ def _inventory_result(name, target='LTO-9 FH', sg='/dev/sg5', **kwargs):
 
 
 def _doc(host, media, src=None):
-    return _report.assemble(host, [], src if src is not None else source(mean=200.0, p5=180.0, streams=4),
-                            target_generation='LTO-9 FH', options={'target_vendor': 'IBM', 'tape_ratio': 1.0},
-                            run=RUN, media=media)
+    return _host.assemble(host, [], src if src is not None else source(mean=200.0, p5=180.0, streams=4),
+                          target_generation='LTO-9 FH', options={'target_vendor': 'IBM', 'tape_ratio': 1.0},
+                          run=RUN, media=media).to_dict()
 
 
 def test_media_summary_lands_in_the_host_document_and_its_json(tmp_path):
@@ -51,18 +51,24 @@ def test_media_summary_lands_in_the_host_document_and_its_json(tmp_path):
     assert back['media']['keep_old_drive_libraries'] == ['/dev/sg5']
 
 
+def media_section(media):
+    """The host document's media section of a media_inventory result (None when the run read no media)."""
+    record = _records.Media.from_result(media)
+    return record.to_dict() if record is not None else None
+
+
 def test_failed_or_skipped_inventory_is_recorded_not_dropped():
-    assert _report.media_section({'failed': True, 'msg': 'mtx: cannot open'}) == {
+    assert media_section({'failed': True, 'msg': 'mtx: cannot open'}) == {
         'status': 'failed', 'error': 'mtx: cannot open'}
-    assert _report.media_section({'skipped': True, 'skip_reason': 'Conditional result was False'})['status'] == \
+    assert media_section({'skipped': True, 'skip_reason': 'Conditional result was False'})['status'] == \
         'skipped'
-    assert _report.media_section(None) is None
+    assert media_section(None) is None
     # failed_when: false keeps the play going: failed is False, the message is kept
-    assert _report.media_section({'failed': False, 'failed_when_result': False, 'msg': 'target: Cannot read'}) == {
+    assert media_section({'failed': False, 'failed_when_result': False, 'msg': 'target: Cannot read'}) == {
         'status': 'failed', 'error': 'target: Cannot read'}
-    assert _report.media_section({'changed': False, 'libraries': [], 'summary': None})['status'] == 'failed'
-    doc = _report.host_document('h', _run.STATUS_FAILED, error='source read failed',
-                                media=_report.media_section({'failed': True, 'msg': 'boom'}))
+    assert media_section({'changed': False, 'libraries': [], 'summary': None})['status'] == 'failed'
+    doc = _host.host_document('h', _run.STATUS_FAILED, error='source read failed',
+                              media=media_section({'failed': True, 'msg': 'boom'})).to_dict()
     assert doc['media']['error'] == 'boom'
 
 

@@ -14,6 +14,7 @@ import os
 
 from ansible_collections.tapeops.qualify.plugins.module_utils import _run
 from ansible_collections.tapeops.qualify.plugins.module_utils._reporting import _render, _report, _templates
+from ansible_collections.tapeops.qualify.plugins.module_utils._judge import _host
 
 FIXTURE = os.path.join(os.path.dirname(__file__), '..', '..', 'fixtures', 'lab_runs', '20261123-quick')
 EVIL = '<img src=x onerror="alert(1)">'
@@ -39,7 +40,7 @@ def test_every_template_compiles():
 
 def test_html_escapes_what_a_host_brings_and_markdown_escapes_it_too(tmp_path):
     docs = _lab_docs()
-    failed = _report.host_document('ma-' + EVIL, _run.STATUS_FAILED, error='Cannot read %s' % EVIL)
+    failed = _host.host_document('ma-' + EVIL, _run.STATUS_FAILED, error='Cannot read %s' % EVIL).to_dict()
     page = _render.fleet_html(docs + [failed], {'id': EVIL}, _report.ReportError('no charts here'))
     assert EVIL not in page
     assert 'Cannot read &lt;img src=x onerror=&#34;alert(1)&#34;&gt;' in page
@@ -68,7 +69,7 @@ def test_summary_md_shows_what_a_host_brings_as_text_in_every_section(tmp_path):
     docs = _lab_docs()
     docs[0] = dict(docs[0], host=HOSTILE)
     docs[0]['drives'][0]['id'] = docs[0]['verdicts'][0]['drive'] = '/dev/nst0|' + HOSTILE
-    failed = _report.host_document('ma-' + HOSTILE, _run.STATUS_FAILED, error='Cannot read %s' % HOSTILE)
+    failed = _host.host_document('ma-' + HOSTILE, _run.STATUS_FAILED, error='Cannot read %s' % HOSTILE).to_dict()
     run = str(tmp_path)
     for doc in docs + [failed]:
         _run.save(run, doc)

@@ -14,10 +14,8 @@ from __future__ import annotations
 import pytest
 
 from ansible_collections.tapeops.qualify.plugins.module_utils import _records
-from ansible_collections.tapeops.qualify.plugins.module_utils._judge import _drive_model
-from ansible_collections.tapeops.qualify.plugins.module_utils._judge import _resolve
+from ansible_collections.tapeops.qualify.plugins.module_utils._judge import _drive_model, _host, _resolve
 from ansible_collections.tapeops.qualify.plugins.module_utils._measure import _tape_discovery
-from ansible_collections.tapeops.qualify.plugins.module_utils._reporting import _report
 from ansible_collections.tapeops.qualify.plugins.module_utils._tools import _cli
 from ansible_collections.tapeops.qualify.plugins.module_utils._tools import _scsi_inquiry
 
@@ -67,8 +65,8 @@ def discover(tmp_path, inquiry, mt_name, settings=None):
 
 def assemble(drive, settings=None):
     """The drive's entry in the host document, with its verdict (None without one) beside it."""
-    doc = _report.assemble('ma', [drive], source(mean=300.0, p5=280.0), [], settings or [],
-                           {'software': 'bacula', 'block_size_bytes': 262144}, memory_total_mb=8192)
+    doc = _host.assemble('ma', [drive], source(mean=300.0, p5=280.0), [], settings or [],
+                         {'software': 'bacula', 'block_size_bytes': 262144}, memory_total_mb=8192).to_dict()
     [(entry, verdict)] = _records.drives_with_verdicts(doc)
     return dict(entry, verdict=verdict)
 
@@ -118,7 +116,7 @@ def test_inventory_entry_applied_once_and_seen_by_discovery_and_report(tmp_path)
     assert model['notes'].count('buffer_mb set per drive (inventory): 512.0') == 1
     # the report resolves the discovered drive (which already carries the entry) with the same entry: the same
     # drive model, not the entry applied twice
-    spec = _report.resolve_spec(dict(drive), setting)
+    spec = _host.resolve_spec(_records.DriveIdentity.from_dict(drive), setting)
     assert spec.as_dict() == model
     entry = assemble(drive, [setting])
     assert entry['identity']['generation'] == ident and entry['identity']['drive_model'] == model

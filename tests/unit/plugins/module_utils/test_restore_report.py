@@ -11,7 +11,7 @@ import copy
 
 from ansible_collections.tapeops.qualify.plugins.module_utils._reporting import _render, _report, _templates
 from ansible_collections.tapeops.qualify.plugins.module_utils._measure import _tape_reader as R
-from ansible_collections.tapeops.qualify.plugins.module_utils._judge import _verdict
+from ansible_collections.tapeops.qualify.plugins.module_utils._judge import _host, _verdict
 
 from report_cases import drive, source, write_result
 
@@ -36,9 +36,9 @@ def read_back(verified=True):
 
 
 def host(tape):
-    return _report.assemble('lab-ma1', [drive('/dev/nst0', 'IBM', 'ULT3580-TD5', '1013000001')],
-                            source(120.0, 100.0), [tape], [{'nst': '/dev/nst0', 'speed_floor_mb_s': 10.0}],
-                            {'software': 'bacula', 'block_size_bytes': 262144}, memory_total_mb=4096, run=RUN)
+    return _host.assemble('lab-ma1', [drive('/dev/nst0', 'IBM', 'ULT3580-TD5', '1013000001')],
+                          source(120.0, 100.0), [tape], [{'nst': '/dev/nst0', 'speed_floor_mb_s': 10.0}],
+                          {'software': 'bacula', 'block_size_bytes': 262144}, memory_total_mb=4096, run=RUN).to_dict()
 
 
 def verdict_of(doc):

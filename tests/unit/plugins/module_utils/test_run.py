@@ -16,7 +16,8 @@ import os
 import pytest
 
 from ansible_collections.tapeops.qualify.plugins.module_utils import _run
-from ansible_collections.tapeops.qualify.plugins.module_utils._reporting import _render, _report
+from ansible_collections.tapeops.qualify.plugins.module_utils._reporting import _render
+from ansible_collections.tapeops.qualify.plugins.module_utils._judge import _host
 
 RECORDED = os.path.join(os.path.dirname(__file__), '..', '..', 'fixtures', 'lab_runs', '20261124-quick-v2')
 
@@ -87,7 +88,7 @@ def test_a_document_that_cannot_be_read_becomes_a_failed_entry(tmp_path):
 def test_a_placeholder_is_the_document_the_assembly_writes_without_measurements():
     for status, error in ((_run.STATUS_FAILED, 'unreadable'), (_run.STATUS_MISSING, 'No result')):
         mine = _run.placeholder('ma9', status, error)
-        theirs = _report.host_document('ma9', status, error=error)
+        theirs = _host.host_document('ma9', status, error=error).to_dict()
         mine.pop('generated_at')
         theirs.pop('generated_at')
         assert mine == theirs

@@ -16,7 +16,7 @@ import pytest
 
 from ansible_collections.tapeops.qualify.plugins.module_utils._judge import _drive_model as dm
 from ansible_collections.tapeops.qualify.plugins.module_utils._judge import _verdict as v
-from ansible_collections.tapeops.qualify.plugins.module_utils._reporting import _words
+from ansible_collections.tapeops.qualify.plugins.module_utils import _records, _words
 
 LTO9 = dm.lookup(9, 'FH', 'IBM')        # full speed 400, floor 177 (IBM TS4300 speed matching)
 LTO5 = dm.lookup(5, vendor='IBM')
@@ -47,7 +47,7 @@ def sweep(rates, pattern='random', filemarks=None):
 def run(spec=LTO9, src=None, tape=None, drive=None, config=None, ratio=1.0, **kw):
     options = dict(kw.pop('options', {}))
     options.setdefault('tape_ratio', ratio)
-    return _words.verdict(v.evaluate(spec, src, tape, drive, config, options=options, **kw))
+    return _words.verdict(v.evaluate(spec, src, tape, drive, config, options=options, **kw)).to_dict()
 
 
 def flat(rate, seconds=60):
@@ -118,14 +118,16 @@ def test_quoted_numbers_obey_sustained_mean_max():
 def test_drives_of_a_host_share_its_sources():
     # Issue case: four drives sharing 200 MB/s were each told they get 200. Here four LTO-9 FH
     # share 400 MB/s: 100 each, below the 177 floor.
-    verdicts = _words.verdicts(v.evaluate_host([{'spec': LTO9}] * 4, source(flat(400.0)), options={'tape_ratio': 1.0}))
+    verdicts = [_words.verdict(d).to_dict()
+                for d in v.evaluate_host([{'spec': LTO9}] * 4, source(flat(400.0)), options={'tape_ratio': 1.0})]
     for verdict in verdicts:
         assert verdict['numbers']['feed_share'] == 0.25
         assert verdict['numbers']['feed_mean_mb_s'] == 100.0
         assert verdict['class'] == v.SHOE_SHINING
         assert verdict['numbers']['drives_streaming_at_once'] == 1     # 400 >= 400
         assert verdict['numbers']['drives_not_shoeshining_at_once'] == 2   # 200 each >= 177; 133 is not
-    alone = _words.verdict(v.evaluate_host([{'spec': LTO9}], source(flat(400.0)), options={'tape_ratio': 1.0})[0])
+    alone = _words.verdict(v.evaluate_host([{'spec': LTO9}], source(flat(400.0)),
+                                           options={'tape_ratio': 1.0})[0]).to_dict()
     assert alone['class'] == v.STREAMING
 
 
@@ -294,9 +296,9 @@ def test_wording_never_contradicts_itself_after_rounding(rate):
 
 
 def test_worst_class_order():
-    assert v.worst([v.STREAMING, v.INCONCLUSIVE]) == v.INCONCLUSIVE
-    assert v.worst([v.SPEED_MATCHED, v.MISCONFIGURED]) == v.MISCONFIGURED
-    assert v.worst([]) is None
+    assert _records.worst([v.STREAMING, v.INCONCLUSIVE]) == v.INCONCLUSIVE
+    assert _records.worst([v.SPEED_MATCHED, v.MISCONFIGURED]) == v.MISCONFIGURED
+    assert _records.worst([]) is None
 
 
 def test_no_aggregate_is_a_clear_error():
@@ -410,9 +412,10 @@ def test_st_direct_io_fix_for_the_configured_block_size_without_a_block_size_fix
 
 
 def test_the_preflight_gives_the_verdict_what_st_direct_io_reads():
-    from ansible_collections.tapeops.qualify.plugins.module_utils._reporting import _report
-    preflight = {'st_driver': {'loaded': True, 'fixed_buffer_size': 32768, 'max_sg_segs': 256, 'try_direct_io': True},
-                 'drives': [{'device': '/dev/nst0', 'hba_max_transfer_bytes': 4194304, 'host_sg_tablesize': 4096,
-                             'direct_io_max_bytes': 1048576}]}
-    merged = _report._with_preflight({'nst': '/dev/nst0'}, preflight)
+    from ansible_collections.tapeops.qualify.plugins.module_utils._judge import _host
+    preflight = _records.Preflight(
+        st_driver={'loaded': True, 'fixed_buffer_size': 32768, 'max_sg_segs': 256, 'try_direct_io': True},
+        drives=[{'device': '/dev/nst0', 'hba_max_transfer_bytes': 4194304, 'host_sg_tablesize': 4096,
+                 'direct_io_max_bytes': 1048576}])
+    merged = _host._with_preflight(_records.DriveIdentity(nst='/dev/nst0'), preflight)
     assert dict((k, merged.get(k)) for k in ST_PATH) == ST_PATH

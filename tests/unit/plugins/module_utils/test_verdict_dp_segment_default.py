@@ -17,9 +17,10 @@ from __future__ import annotations
 import pytest
 
 from ansible_collections.tapeops.qualify.plugins.module_utils._judge import _drive_model as dm
-from ansible_collections.tapeops.qualify.plugins.module_utils._judge import _forecast
+from ansible_collections.tapeops.qualify.plugins.module_utils._judge import _forecast, _host
 from ansible_collections.tapeops.qualify.plugins.module_utils._judge import _verdict as v
-from ansible_collections.tapeops.qualify.plugins.module_utils._reporting import _fleet, _report, _words
+from ansible_collections.tapeops.qualify.plugins.module_utils._reporting import _fleet
+from ansible_collections.tapeops.qualify.plugins.module_utils import _words
 
 from report_cases import drive, source as report_source, write_result
 
@@ -41,7 +42,7 @@ def source(rate, seconds=60):
 
 def judge(spec, config, rate=500.0, drive_info=None, **options):
     options.setdefault('tape_ratio', 1.0)
-    return _words.verdict(v.evaluate(spec, source(rate), None, drive_info, config, options=options))
+    return _words.verdict(v.evaluate(spec, source(rate), None, drive_info, config, options=options)).to_dict()
 
 
 def test_a_data_protector_host_without_a_segment_size_gets_marks_every_2000_mb():
@@ -192,10 +193,10 @@ def test_the_unmeasured_mark_cost_is_an_estimate_that_names_seed_001_and_gives_w
 
 
 def _dp_host(host, backup):
-    return _report.assemble(host, [drive('/dev/nst0', 'HP', 'Ultrium 6-SCSI', 'HU1000001')],
-                            report_source(mean=300.0, p5=280.0), [write_result('/dev/nst0')],
-                            [{'nst': '/dev/nst0', 'speed_floor_mb_s': 10.0}], backup, memory_total_mb=8192,
-                            run={'id': 'r'})
+    return _host.assemble(host, [drive('/dev/nst0', 'HP', 'Ultrium 6-SCSI', 'HU1000001')],
+                          report_source(mean=300.0, p5=280.0), [write_result('/dev/nst0')],
+                          [{'nst': '/dev/nst0', 'speed_floor_mb_s': 10.0}], backup, memory_total_mb=8192,
+                          run={'id': 'r'}).to_dict()
 
 
 def test_the_fleet_settings_table_shows_the_default_as_a_default():

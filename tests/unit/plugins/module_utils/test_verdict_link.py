@@ -16,7 +16,7 @@ import pytest
 
 from ansible_collections.tapeops.qualify.plugins.module_utils._judge import _drive_model as dm
 from ansible_collections.tapeops.qualify.plugins.module_utils._judge import _verdict as v
-from ansible_collections.tapeops.qualify.plugins.module_utils._reporting import _words
+from ansible_collections.tapeops.qualify.plugins.module_utils import _words
 
 LTO9_SAS = dm.lookup(9, 'FH', 'IBM', interface='SAS')
 LTO9 = dm.lookup(9, 'FH', 'IBM')
@@ -37,7 +37,7 @@ def sas(rate, usable):
 
 def what_if(spec, src, drive=None, ratio=2.5, memory=None, **options):
     options.setdefault('tape_ratio', ratio)
-    return _words.verdict(v.evaluate(spec, src, None, drive, {}, memory, 0, options, what_if=True))
+    return _words.verdict(v.evaluate(spec, src, None, drive, {}, memory, 0, options, what_if=True)).to_dict()
 
 
 def test_the_model_figures_the_worked_numbers_use():
@@ -156,7 +156,7 @@ def test_host_section_when_no_drive_is_kept_from_shoe_shining():
 
 def test_real_drives_on_a_capped_link_count_with_the_cap():
     item = {'spec': LTO9_SAS, 'drive': dict(sas('6.0 Gbit', 600.0), nst='/dev/nst0'), 'tape': None, 'config': {}}
-    verdict = _words.verdict(
-        v.evaluate_host([item], source(2000.0, streams=2), memory_total_mb=8192, options={'tape_ratio': 2.5})[0])
+    verdict = _words.verdict(v.evaluate_host([item], source(2000.0, streams=2), memory_total_mb=8192,
+                                             options={'tape_ratio': 2.5})[0]).to_dict()
     assert verdict['numbers']['drives_streaming_at_once'] == 0
     assert verdict['numbers']['drives_not_shoeshining_at_once'] == 4

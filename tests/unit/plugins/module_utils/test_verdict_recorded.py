@@ -19,8 +19,7 @@ import os
 import pytest
 
 from ansible_collections.tapeops.qualify.plugins.module_utils import _run
-from ansible_collections.tapeops.qualify.plugins.module_utils._reporting import _report
-from ansible_collections.tapeops.qualify.plugins.module_utils._judge import _verdict
+from ansible_collections.tapeops.qualify.plugins.module_utils._judge import _host, _verdict
 
 from _tape_fixtures import FIXTURES
 
@@ -39,9 +38,9 @@ def judge(host, **changes):
     drives = doc['drives']
     settings = [dict(d['settings'], nst=d['nst'], **changes) for d in drives]
     facts = doc['facts']
-    out = _report.assemble(host, [d['identity'] for d in drives], doc['source'], [d['write_sweep'] for d in drives],
-                           settings, facts.get('backup') or {}, memory_total_mb=facts.get('memory_total_mb'),
-                           preflight=doc.get('preflight'), host_facts=facts)
+    out = _host.assemble(host, [d['identity'] for d in drives], doc['source'], [d['write_sweep'] for d in drives],
+                         settings, facts.get('backup') or {}, memory_total_mb=facts.get('memory_total_mb'),
+                         preflight=doc.get('preflight'), host_facts=facts).to_dict()
     return out['verdicts']
 
 

@@ -20,8 +20,8 @@ from ansible_collections.tapeops.qualify.plugins.module_utils._judge import _dri
 from ansible_collections.tapeops.qualify.plugins.module_utils._judge import _forecast as fc
 from ansible_collections.tapeops.qualify.plugins.module_utils._judge import _verdict as v
 from ansible_collections.tapeops.qualify.plugins.module_utils._measure import _source_scaling
-from ansible_collections.tapeops.qualify.plugins.module_utils import _run
-from ansible_collections.tapeops.qualify.plugins.module_utils._reporting import _report, _words
+from ansible_collections.tapeops.qualify.plugins.module_utils import _run, _words
+from ansible_collections.tapeops.qualify.plugins.module_utils._judge import _host
 
 from _tape_fixtures import FIXTURES
 from ansible_collections.tapeops.qualify.tests.unit.plugins.modules.module_harness import run_module_process
@@ -33,7 +33,7 @@ RECORDED = {'lab-ma1': v.STREAMING, 'lab-ma2': v.SPEED_MATCHED, 'lab-ma3': v.SHO
 
 
 def judge(spec, src):
-    return _words.verdict(v.evaluate(spec, src, options={'tape_ratio': 1.0}))
+    return _words.verdict(v.evaluate(spec, src, options={'tape_ratio': 1.0})).to_dict()
 
 
 def source(rate=500.0, seconds=60, bytes_read=None, tree_bytes=None, tree_files=1000):
@@ -149,10 +149,10 @@ def test_recorded_lab_runs_keep_their_classes(run, host):
     doc = _run.load(os.path.join(LAB_RUNS, run, '%s.json' % host))
     drives = doc['drives']
     facts = doc['facts']
-    out = _report.assemble(host, [d['identity'] for d in drives], doc['source'], [d['write_sweep'] for d in drives],
-                           [dict(d['settings'], nst=d['nst']) for d in drives], facts.get('backup') or {},
-                           memory_total_mb=facts.get('memory_total_mb'), preflight=doc.get('preflight'),
-                           host_facts=facts)
+    out = _host.assemble(host, [d['identity'] for d in drives], doc['source'], [d['write_sweep'] for d in drives],
+                         [dict(d['settings'], nst=d['nst']) for d in drives], facts.get('backup') or {},
+                         memory_total_mb=facts.get('memory_total_mb'), preflight=doc.get('preflight'),
+                         host_facts=facts).to_dict()
     [verdict] = out['verdicts']
     assert verdict['class'] == doc['verdicts'][0]['class'] == RECORDED[host]
     # every minimum met, and by how much (lab-ma3 read 88-90 MB at 3 MB/s: the closest to MIN_BYTES_READ)

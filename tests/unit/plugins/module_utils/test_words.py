@@ -14,7 +14,7 @@ import json
 import os
 
 from ansible_collections.tapeops.qualify.plugins.module_utils._judge import _resolve, _verdict
-from ansible_collections.tapeops.qualify.plugins.module_utils._reporting import _words
+from ansible_collections.tapeops.qualify.plugins.module_utils import _words
 
 FIXTURE = os.path.join(os.path.dirname(__file__), '..', '..', 'fixtures', 'lab_runs', '20261123-quick')
 
@@ -71,7 +71,7 @@ def test_fixes_are_data_with_before_after_and_gain():
     assert first['forecast']['class'] == 'SPEED-MATCHED'
     assert first['data'] == {'software': 'bacula', 'segment_mb': 64.0, 'recommended_mb': 17000.0,
                              'loss_target': 0.01, 'segment_basis': 'inventory'}
-    worded = _words.verdict(decision)['fixes'][0]
+    worded = _words.verdict(decision).to_dict()['fixes'][0]
     assert worded['title'] == 'Write larger segments (17000 MB or more between file marks)'
     assert worded['setting'] == 'Bacula Device resource: Maximum File Size = 17000M'
     assert worded['why'] == (
@@ -91,7 +91,7 @@ def test_worded_facts_are_the_recorded_reasons_word_for_word():
         assert worded[fact_id] in recorded, fact_id
     assert worded['sweep'] == ('The write sweep measured the drive path at 64 KiB 30.5 MB/s, 256 KiB 28.2 MB/s, '
                                '1 MiB 14.3 MB/s (incompressible data).')
-    assert _words.verdict(decision)['summary'] == (
+    assert _words.verdict(decision).to_dict()['summary'] == (
         'LTO-8 FH would shoe-shine: 234 back-hitches an hour (20 % of the time repositioning); the backup gets '
         '3.0 MB/s (floor 11.4 MB/s). First fix: Make the host-to-drive path faster.')
 

@@ -18,7 +18,6 @@ import dataclasses
 
 from ansible_collections.tapeops.qualify.plugins.module_utils import _records
 from ansible_collections.tapeops.qualify.plugins.module_utils._measure import _tape_discovery
-from ansible_collections.tapeops.qualify.plugins.module_utils._reporting import _report
 from ansible_collections.tapeops.qualify.plugins.modules import media_inventory
 
 from module_harness import recorded_tools, run_module
@@ -59,7 +58,7 @@ def test_the_changers_cartridges_judged_against_lto9_return_the_media_record(tmp
     assert sorted(summary) == MEDIA_FIELDS
     assert summary['status'] == 'ok' and summary['error'] is None
     assert _records.Media.from_result(result).to_dict() == summary
-    assert _report.media_section(dict(result, invocation={'module_args': {}})) == summary
+    assert _records.Media.from_result(dict(result, invocation={'module_args': {}})).to_dict() == summary
     # LTO-9 writes L8/L9 and reads only L8: the L4 and the six L5 cartridges are stranded
     assert summary['target']['label'] == 'LTO-9 FH'
     assert summary['totals']['cartridges'] == 7 and summary['totals']['counts']['stranded'] == 7

@@ -271,12 +271,13 @@ def test_every_error_of_the_collection_has_one_base_and_keeps_its_words():
                                                                       'cmd': ['mt'], 'rc': 2}
     assert isinstance(OmnircError('bad key'), ValueError) and str(OmnircError('bad key')) == 'bad key'
     assert SourceReadError('no fio', rc=1).fail_kwargs == {'msg': 'no fio', 'rc': 1}
-    from ansible_collections.tapeops.qualify.plugins.module_utils._judge import _forecast, _media, _resolve, _verdict
+    from ansible_collections.tapeops.qualify.plugins.module_utils._judge import (
+        _forecast, _host, _media, _resolve, _verdict)
     from ansible_collections.tapeops.qualify.plugins.module_utils._reporting._report import ReportError
     for cls in (B.BenchmarkError, M.MechanicsError, W.TapeTimeout, SourceReadError, OmnircError, ReportError):
         assert issubclass(cls, TapeopsError)
     for cls in (_forecast.ForecastInputError, _media.MediaInputError, _resolve.ResolveError,
-                _verdict.VerdictInputError):
+                _verdict.VerdictInputError, _host.DriveError):
         assert issubclass(cls, TapeopsError) and issubclass(cls, ValueError)  # still caught as ValueError
     assert W.TapeTimeout('Opening /dev/nst0 did not finish within 5 seconds.').reason == 'timeout'
 

@@ -5,7 +5,7 @@
 """The backup application's settings a drive is judged with, and where each came from.
 
 Private to this collection: may change without notice. Controller side:
-``_report`` calls it as it assembles a host's document.
+``_host`` calls it as it assembles a host's document.
 
 Precedence, per setting (block size, segment size):
 
@@ -32,6 +32,9 @@ from __future__ import annotations
 from ansible_collections.tapeops.qualify.plugins.module_utils import _records
 from ansible_collections.tapeops.qualify.plugins.module_utils._judge import _verdict
 
+# What a Device sets none of reads as: not set, no value, no basis
+_NOT_SET = _records.SdSetting()
+
 # The settings a storage daemon's tape Device gives the verdict: (verdict config key, SdDevice field, directive)
 SD_SETTINGS = (('block_size_bytes', 'maximum_block_size', 'Maximum Block Size'),
                ('segment_size_mb', 'maximum_file_size', 'Maximum File Size'))
@@ -41,23 +44,25 @@ SETTING_KEYS = ('block_size_bytes', 'segment_size_mb', 'immediate_filemarks', 'c
 
 
 def _st_names(info):
-    names = set(_records.st_name((info or {}).get(key)) for key in ('nst', 'st'))
+    names = set(_records.st_name(getattr(info, key, None)) for key in ('nst', 'st'))
     names.discard(None)
     return names
 
 
 def sd_devices_for(info, sd):
-    """The storage daemon's tape Devices on this drive (the same st device), in the configuration's order."""
+    """The storage daemon's tape Devices on this drive (the same st device), in the configuration's order.
+
+    ``info``: the drive's DriveIdentity; ``sd``: the host's StorageDaemonConfig. SdDevice records.
+    """
     names = _st_names(info)
-    return [d for d in (sd or {}).get('devices') or [] if isinstance(d, dict) and d.get('st') in names]
+    return [d for d in (sd.devices if sd is not None else None) or [] if d.st in names]
 
 
 def _value(key, setting):
     """The verdict's value of a Device setting (bytes for the block size, decimal MB for the segment), or None."""
-    if not isinstance(setting, dict) or setting.get('error') or not isinstance(setting.get('value'), int) \
-            or isinstance(setting.get('value'), bool) or setting['value'] <= 0:
+    if setting.error or not isinstance(setting.value, int) or isinstance(setting.value, bool) or setting.value <= 0:
         return None
-    return setting['value'] if key == 'block_size_bytes' else setting['value'] / 1e6
+    return setting.value if key == 'block_size_bytes' else setting.value / 1e6
 
 
 def _inventory(key, setting, backup):
@@ -70,29 +75,27 @@ def _inventory(key, setting, backup):
 
 def _sd_fact(info, sd):
     """What the configuration says for this drive, as the ``sd_config`` fact's data; and the Device read, or None."""
-    base = {'software': sd.get('software'), 'config_path': sd.get('config_path'), 'files': sd.get('files') or [],
-            'not_read': sd.get('not_read') or [], 'nst': (info or {}).get('nst')}
-    if sd.get('error') or not sd.get('files'):
-        return dict(base, status='not_read', error=sd.get('error') or 'nothing was read'), None
+    base = {'software': sd.software, 'config_path': sd.config_path, 'files': sd.files or [],
+            'not_read': sd.not_read or [], 'nst': info.nst}
+    if sd.error or not sd.files:
+        return dict(base, status='not_read', error=sd.error or 'nothing was read'), None
     matched = sd_devices_for(info, sd)
     if not matched:
-        devices = [{'name': d.get('name'), 'archive_device': d.get('archive_device'), 'st': d.get('st'),
-                    'note': d.get('device_note')} for d in sd.get('devices') or [] if isinstance(d, dict)]
-        return dict(base, status='no_device', devices=devices,
-                    other_devices=len(sd.get('other_devices') or [])), None
+        devices = [{'name': d.name, 'archive_device': d.archive_device, 'st': d.st, 'note': d.device_note}
+                   for d in sd.devices or []]
+        return dict(base, status='no_device', devices=devices, other_devices=len(sd.other_devices or [])), None
     device = matched[0]
-    return dict(base, status='matched', device=device.get('name'), file=device.get('file'), line=device.get('line'),
-                archive_device=device.get('archive_device'), others=[d.get('name') for d in matched[1:]],
-                settings=[]), device
+    return dict(base, status='matched', device=device.name, file=device.file, line=device.line,
+                archive_device=device.archive_device, others=[d.name for d in matched[1:]], settings=[]), device
 
 
 def drive_config(info, setting, backup, sd, nb=None):
     """``(config, setting_sources)`` of one drive: the settings the verdict judges it with, and where each is from.
 
-    ``setting``: its tapeops_drives entry; ``backup``: tapeops_backup; ``sd``: the host's StorageDaemonConfig
-    record (a dict) or None; ``nb``: the host's NetBackupBuffers record (a dict) or None. ``config`` is what
-    ``_verdict.evaluate`` takes (with ``sources``, ``sd`` and ``netbackup``); ``setting_sources`` the drive entry's,
-    None when nothing was set.
+    ``info``: the drive's DriveIdentity; ``setting``: its tapeops_drives entry; ``backup``: tapeops_backup;
+    ``sd``: the host's StorageDaemonConfig or None; ``nb``: the host's NetBackupBuffers or None. ``config`` is
+    what ``_verdict.evaluate`` takes (with ``sources``, ``sd`` and ``netbackup``); ``setting_sources`` the drive
+    entry's, None when nothing was set.
     """
     setting = setting if isinstance(setting, dict) else {}
     backup = backup if isinstance(backup, dict) else {}
@@ -104,18 +107,16 @@ def drive_config(info, setting, backup, sd, nb=None):
         if where:
             sources[key] = {'from': 'inventory', 'where': '%s.%s' % (where, key), 'value': value}
     fact = device = None
-    if isinstance(sd, dict) and sd:
+    if sd is not None:
         fact, device = _sd_fact(info, sd)
     for key, field, directive in SD_SETTINGS if device else ():
-        read = device.get(field) or {}
+        read = getattr(device, field) or _NOT_SET
         value = _value(key, read)
-        entry = {'key': key, 'directive': directive, 'text': read.get('text'), 'value': read.get('value'),
-                 'source': read.get('source'), 'basis': read.get('basis'), 'where': read.get('where'),
-                 'error': read.get('error'), 'used': False}
-        from_sd = {'from': 'sd_config' if read.get('source') == 'configuration' else 'sd_default', 'value': value,
+        entry = {'key': key, 'directive': directive, 'text': read.text, 'value': read.value, 'source': read.source,
+                 'basis': read.basis, 'where': read.where, 'error': read.error, 'used': False}
+        from_sd = {'from': 'sd_config' if read.source == 'configuration' else 'sd_default', 'value': value,
                    'software': fact['software'], 'device': fact['device'], 'file': fact['file'],
-                   'directive': directive, 'text': read.get('text'), 'where': read.get('where'),
-                   'basis': read.get('basis')}
+                   'directive': directive, 'text': read.text, 'where': read.where, 'basis': read.basis}
         if key in sources:
             entry['overridden_by'] = sources[key]['where']
             sources[key]['overrides'] = from_sd
@@ -126,15 +127,18 @@ def drive_config(info, setting, backup, sd, nb=None):
         fact['settings'].append(entry)
     if fact is not None:
         config['sd'] = fact
-    if isinstance(nb, dict) and nb:
+    if nb is not None:
         config['netbackup'] = netbackup_settings(nb, config, sources)
     config['sources'] = dict((k, v['from']) for k, v in sources.items())
     return config, sources or None
 
 
-def complete_sources(sources, verdict, software=None):
-    """``setting_sources`` with what the verdict took itself (the drive's block size, the default segment)."""
-    numbers = (verdict or {}).get('numbers') or {}
+def complete_sources(sources, numbers, software=None):
+    """``setting_sources`` with what the verdict took itself (the drive's block size, the default segment).
+
+    ``numbers``: the drive's verdict's numbers (None: no verdict).
+    """
+    numbers = numbers or {}
     out = dict(sources or {})
     if 'block_size_bytes' not in out and numbers.get('block_size_basis') == 'drive':
         out['block_size_bytes'] = {'from': 'drive', 'value': numbers.get('block_size_bytes'),
@@ -156,34 +160,33 @@ NB_FILES = ('size_data_buffers', 'number_data_buffers', 'number_data_buffers_res
 
 
 def _nb_count(read):
-    value = (read or {}).get('value')
-    return value if isinstance(value, int) and not isinstance(value, bool) and value > 0 and \
-        not (read or {}).get('error') else None
+    value = read.value if read is not None else None
+    return value if isinstance(value, int) and not isinstance(value, bool) and value > 0 and not read.error else None
 
 
 def netbackup_settings(nb, config, sources):
     """The ``netbackup_config`` fact of a drive; SIZE_DATA_BUFFERS set in ``config`` and ``sources`` where the
     inventory gives no block size.
 
-    ``nb``: the host's NetBackupBuffers record (a dict); ``config`` and ``sources`` are drive_config's, changed in
+    ``nb``: the host's NetBackupBuffers record; ``config`` and ``sources`` are drive_config's, changed in
     place. The fact lists every file read (``files``), how each of NB_SETTINGS was used (``settings``) and the
     shared memory NUMBER_DATA_BUFFERS x SIZE_DATA_BUFFERS of one drive (of one multiplexed stream), or None when
     either is not known.
     """
-    fact = {'netbackup_dir': nb.get('netbackup_dir'), 'settings': []}
-    if nb.get('error') or not isinstance(nb.get('size_data_buffers'), dict):
-        return dict(fact, status='not_read', error=nb.get('error') or 'nothing was read')
+    fact = {'netbackup_dir': nb.netbackup_dir, 'settings': []}
+    if nb.error or nb.size_data_buffers is None:
+        return dict(fact, status='not_read', error=nb.error or 'nothing was read')
     keys = ('name', 'path', 'text', 'value', 'source', 'basis', 'error', 'note')
-    fact['files'] = [dict((k, nb[key].get(k)) for k in keys) for key in NB_FILES if isinstance(nb.get(key), dict)]
+    fact['files'] = [dict((k, getattr(getattr(nb, key), k)) for k in keys) for key in NB_FILES
+                     if getattr(nb, key) is not None]
     for key, field, name in NB_SETTINGS:
-        read = nb.get(field) or {}
+        read = getattr(nb, field) or _records.NbSetting()
         value = _value(key, read)
-        entry = {'key': key, 'directive': name, 'text': read.get('text'), 'value': read.get('value'),
-                 'source': read.get('source'), 'basis': read.get('basis'), 'where': read.get('path'),
-                 'error': read.get('error'), 'used': False}
-        from_nb = {'from': 'netbackup_config' if read.get('source') == 'configuration' else 'netbackup_default',
-                   'value': value, 'software': 'netbackup', 'file': read.get('path'), 'directive': name,
-                   'text': read.get('text'), 'where': read.get('path'), 'basis': read.get('basis')}
+        entry = {'key': key, 'directive': name, 'text': read.text, 'value': read.value, 'source': read.source,
+                 'basis': read.basis, 'where': read.path, 'error': read.error, 'used': False}
+        from_nb = {'from': 'netbackup_config' if read.source == 'configuration' else 'netbackup_default',
+                   'value': value, 'software': 'netbackup', 'file': read.path, 'directive': name,
+                   'text': read.text, 'where': read.path, 'basis': read.basis}
         if key in sources:
             entry['overridden_by'] = sources[key]['where']
             sources[key]['overrides'] = from_nb
@@ -192,7 +195,7 @@ def netbackup_settings(nb, config, sources):
             config[key] = value
             sources[key] = from_nb
         fact['settings'].append(entry)
-    size, number = _nb_count(nb.get('size_data_buffers')), _nb_count(nb.get('number_data_buffers'))
+    size, number = _nb_count(nb.size_data_buffers), _nb_count(nb.number_data_buffers)
     fact.update(status='read', size_data_buffers=size, number_data_buffers=number,
                 shared_memory_bytes=size * number if size and number else None)
     return fact

@@ -2,23 +2,79 @@
 # GNU General Public License v3.0+ (see COPYING or https://www.gnu.org/licenses/gpl-3.0.txt)
 # SPDX-License-Identifier: GPL-3.0-or-later
 
-"""The verdict in words: the one place its sentences are written.
+"""The collection's words: the one place the controller's sentences are written.
 
 Private to this collection: may change without notice. Pure Python, no
-Ansible imports. ``_verdict.evaluate`` decides (class, numbers, facts,
-findings and fixes as data); :func:`verdict` turns that decision into the
-verdict the host document carries (``summary``, ``reasons``, each finding's
-``text``, each fix's ``title`` / ``setting`` / ``why``), the same words for
-Markdown, HTML and JUnit (the templates only place them). A fact, a finding
-or a fix is worded by the function of its ``id`` in the tables below.
+Ansible imports. Ground floor beside ``_records`` (it imports only the
+records' verdict classes and the LOG SENSE page it names), so that both the
+judge and the reports word what they hand over through it and no sentence is
+written twice: ``_judge`` decides (``_verdict.evaluate``: class, numbers,
+facts, findings and fixes as data; ``_host``: the host document) and never
+words; ``_reporting`` renders.
+
+:func:`verdict` turns a decision into the verdict the host document carries
+(``_records.Verdict``: ``summary``, ``reasons``, each finding's ``text``,
+each fix's ``title`` / ``setting`` / ``why``), the same words for Markdown,
+HTML and JUnit (the templates only place them). A fact, a finding or a fix is
+worded by the function of its ``id`` in the tables below. Further down: the
+errors of a drive without a verdict, the fixes plan's sentences
+(``_judge._fixes``) and the actions' messages.
 """
 
 from __future__ import annotations
 
-from ansible_collections.tapeops.qualify.plugins.module_utils._judge import _forecast
-from ansible_collections.tapeops.qualify.plugins.module_utils._judge._verdict import (
-    INCONCLUSIVE, SHOE_SHINING, SOFTWARE_NAMES, SPEED_MATCHED, STREAMING, fmt_bytes, fmt_rate, rounded_rate_below)
+import math
+
+from ansible_collections.tapeops.qualify.plugins.module_utils import _records
+from ansible_collections.tapeops.qualify.plugins.module_utils._records import (
+    INCONCLUSIVE, SHOE_SHINING, SPEED_MATCHED, STREAMING)
 from ansible_collections.tapeops.qualify.plugins.module_utils._tools import _sg_logs
+
+SOFTWARE_NAMES = {
+    'data_protector': 'Data Protector',
+    'bacula': 'Bacula',
+    'bareos': 'Bareos',
+    'netbackup': 'NetBackup',
+    None: 'the backup software',
+}
+
+
+def _finite(value):
+    """A finite float or None."""
+    if value is None or isinstance(value, bool):
+        return None
+    try:
+        value = float(value)
+    except (TypeError, ValueError):
+        return None
+    if math.isnan(value) or math.isinf(value):
+        return None
+    return value
+
+
+def fmt_rate(value):
+    """'123 MB/s' / '12.3 MB/s' (or 'unknown')."""
+    value = _finite(value)
+    if value is None:
+        return 'unknown'
+    if value >= 100:
+        return '%.0f MB/s' % value
+    return '%.1f MB/s' % value
+
+
+def fmt_bytes(value):
+    """Block sizes in the units backup software uses (KiB / MiB)."""
+    value = int(value)
+    if value >= 1048576 and value % 1048576 == 0:
+        return '%d MiB' % (value // 1048576)
+    if value >= 1024 and value % 1024 == 0:
+        return '%d KiB' % (value // 1024)
+    return '%d bytes' % value
+
+
+def rounded_rate_below(a, b):
+    """a < b in words: only when the rounded figures differ too (no "177 below the 177 floor")."""
+    return a is not None and b is not None and a < b and fmt_rate(a) != fmt_rate(b)
 
 
 def _plural(count, one='', many='s'):
@@ -193,6 +249,10 @@ def too_little_data(short):
             'time budget' % (short.get('seconds') or samples, samples, _plural(samples), short['minimum']))
 
 
+# a forecast of a feed that delivered nothing (``_forecast.forecast``)
+NO_DATA_DELIVERED = 'the sources delivered no data in the measured interval'
+
+
 def inconclusive_words(reason):
     """A verdict's inconclusive reason in words: the source module's sentence, or the verdict's shortfall."""
     if isinstance(reason, dict):
@@ -221,7 +281,7 @@ def summary(decision, fixes):
         head = '%s is held back by its settings: %s now (%s), %s after the setting fixes (%s).' % (
             label, now['class'], fmt_rate(feed), fixed['class'], fmt_rate(fixed['effective_mb_s']))
     if fixes:
-        head += ' First fix: %s.' % fixes[0]['title']
+        head += ' First fix: %s.' % fixes[0].title
     return head
 
 
@@ -638,6 +698,39 @@ def busy(device, state):
     return 'BUSY: %s was not measured and has no verdict: %s. %s' % (device, who, then)
 
 
+# ---------------------------------------------------------------------------
+# a drive or a host without a verdict (_judge._host)
+
+NO_DRIVE = 'No tape drive found on this host (tape_drive_info found none and tapeops_drives lists none).'
+NO_SOURCE = 'No source read result: the source test failed or was skipped, so no verdict is possible.'
+# why the write test says a drive hung (_host._write_hung's ids)
+HUNG = {
+    # async_wrapper ended the job: it outlived its time limit
+    'write_time_limit': lambda h: 'the write test did not end within its time limit (qualify_write_timeout): a tape '
+                                  'operation waits on the drive.',
+    'op_deadline': lambda h: str(h.get('msg') or 'a tape operation did not finish within its deadline (op_timeout).'),
+}
+
+
+def not_discovered(device):
+    """A drive the inventory lists that discovery did not find."""
+    return ('%s is listed in tapeops_drives but discovery did not find it: check the cabling, the st driver and the '
+            'path.' % device)
+
+
+def not_answering(device, hung):
+    """A drive that hung: ``hung`` is discovery's own sentence, or the write test's (``HUNG`` by its id)."""
+    why = HUNG[hung['id']](hung) if isinstance(hung, dict) else str(hung)
+    return ('%s does not answer: %s It has no verdict. Check the drive and its path (dmesg, the drive\'s panel, the '
+            'HBA), then re-run this host.' % (device, why.rstrip('.') + '.'))
+
+
+def generation_unknown(device, reason):
+    """A drive the resolver cannot name (``_resolve``'s reason): what to set."""
+    return ('Cannot tell the LTO generation of %s: %s; set generation (e.g. "LTO-7") for it in tapeops_drives in the '
+            'inventory.' % (device, reason))
+
+
 FINDINGS = {
     'small_file_bound': lambda f: str(f['text']),
     'block_size_over_limit': lambda f: 'The configured block size %s is larger than %s (%s): writes fail with '
@@ -655,7 +748,7 @@ FINDINGS = {
                                                 fmt_rate(f['fixed_mb_s'])),
     'occasional_backhitches': lambda f: 'The forecast has the drive back-hitch %.0f times an hour (fewer than the '
                                         '%.0f that count as shoe-shining).' % (f['per_hour'],
-                                                                               _forecast.SHOESHINE_PER_HOUR),
+                                                                               f['shoeshine_per_hour']),
     'estimated_buffer_mb': lambda f: 'The drive model\'s buffer %.0f MB is an estimate: %s.' % (f['value'], f['basis']),
     'estimated_backhitch_s': lambda f: 'The drive model\'s back-hitch %.1f s is an estimate: %s.' % (
         f['value'], f['basis']),
@@ -676,8 +769,8 @@ LIMITS = {'drive': "the drive's READ BLOCK LIMITS maximum", 'hba': "the HBA's ma
 
 
 def finding(data):
-    """{'id', 'severity', 'text'} of a finding decided as data."""
-    return {'id': data['id'], 'severity': data['severity'], 'text': FINDINGS[data['id']](data)}
+    """The ``_records.Finding`` (id, severity, text) of a finding decided as data."""
+    return _records.Finding(id=data['id'], severity=data['severity'], text=FINDINGS[data['id']](data))
 
 
 # ---------------------------------------------------------------------------
@@ -800,16 +893,15 @@ FIXES = {
     'streams': _streams, 'staging': _staging, 'drive_path': _drive_path, 'memory': _memory,
 }
 
-# the keys of a fix in the host document besides its words
-_FIX_KEYS = ('id', 'rank', 'value', 'feed_after_mb_s', 'forecast')
-
 
 def fix(data, now):
-    """The fix as the host document carries it: its data and title / setting / why."""
+    """The ``_records.Fix`` the host document carries: the fix's data and its title / setting / why."""
     title, where, why = FIXES[data['id']](data, data['data'], now)
-    out = dict((k, data[k]) for k in _FIX_KEYS if k in data)
-    out.update(title=title, setting=where, why=why)
-    return out
+    forecast = data.get('forecast')
+    return _records.Fix(id=data['id'], rank=data.get('rank'), value=data.get('value'),
+                        feed_after_mb_s=data.get('feed_after_mb_s'),
+                        forecast=_records.Forecast.from_dict(forecast) if forecast is not None else None,
+                        title=title, setting=where, why=why)
 
 
 def fact(data):
@@ -821,30 +913,30 @@ def fact(data):
 # the whole verdict
 
 
-_VERDICT_KEYS = ('class', 'class_at_current_settings', 'class_after_setting_fixes', 'would_shoe_shine',
-                 'inconclusive_reason', 'what_if', 'drive_label', 'numbers', 'forecast')
-
-
-def verdict(decision):
-    """The verdict of the host document from ``_verdict.evaluate``'s decision: the same data, with its words."""
-    now = decision['forecast']['now']
+def verdict(decision, drive=None):
+    """The ``_records.Verdict`` of ``_verdict.evaluate``'s decision for the drive ``drive``: its data and words."""
+    forecast = decision['forecast']
+    now = forecast['now']
     fixes = [fix(f, now) for f in decision['fixes']]
-    out = dict((k, decision[k]) for k in _VERDICT_KEYS)
-    out['inconclusive_reason'] = inconclusive_words(out['inconclusive_reason'])
     numbers = decision['numbers']
-    out['numbers'] = dict(numbers, tape_ratio_basis=basis(numbers.get('tape_ratio_basis')),
-                          drive_path_basis=basis(numbers.get('drive_path_basis')))
-    out.update(reasons=[fact(f) for f in decision['facts']], findings=[finding(f) for f in decision['findings']],
-               fixes=fixes, summary=summary(decision, fixes))
+    out = _records.Verdict(
+        drive=drive, class_=decision['class'], class_at_current_settings=decision['class_at_current_settings'],
+        class_after_setting_fixes=decision['class_after_setting_fixes'],
+        would_shoe_shine=decision['would_shoe_shine'],
+        inconclusive_reason=inconclusive_words(decision['inconclusive_reason']), what_if=decision['what_if'],
+        drive_label=decision['drive_label'],
+        numbers=dict(numbers, tape_ratio_basis=basis(numbers.get('tape_ratio_basis')),
+                     drive_path_basis=basis(numbers.get('drive_path_basis'))),
+        forecast=_records.VerdictForecasts(now=_records.Forecast.from_dict(now),
+                                           after_setting_fixes=_records.Forecast.from_dict(
+                                               forecast['after_setting_fixes']),
+                                           trace=forecast['trace']),
+        reasons=[fact(f) for f in decision['facts']], findings=[finding(f) for f in decision['findings']],
+        fixes=fixes, summary=summary(decision, fixes))
     if decision.get('contended'):
-        out['contended'] = True
-        out['summary'] += ' (Measured under contention: see the findings.)'
+        out.contended = True
+        out.summary += ' (Measured under contention: see the findings.)'
     return out
-
-
-def verdicts(decisions):
-    """:func:`verdict` of each decision (``_verdict.evaluate_host``'s list)."""
-    return [verdict(d) for d in decisions]
 
 
 # ---------------------------------------------------------------------------
@@ -903,3 +995,169 @@ def measured_before(doc):
     return 'Measured before: the sources delivered %s on average, %s sustained (%s per-second samples).' % (
         fmt_rate(aggregate.get('mean_mb_s')), fmt_rate(aggregate.get('p5_mb_s')),
         aggregate.get('samples', '?'))
+
+
+# ---------------------------------------------------------------------------
+# a run's fixes for the roles that apply them (_judge._fixes)
+
+WHAT_IF_NOT_APPLIED = 'a what-if verdict: the drive is not installed yet'
+
+
+def not_a_positive_whole_number(value):
+    return 'expected a positive whole number, got %r' % (value,)
+
+
+def no_option_in(name, value):
+    return 'expected a value with %s, got %r' % (name, value)
+
+
+def not_whole_kb(value):
+    return '%d bytes is not a whole number of KB, as Data Protector\'s block size is' % value
+
+
+def not_whole_kib_for_netbackup(value):
+    return '%d bytes is not a multiple of 1024, which NetBackup would round down' % value
+
+
+def not_true(value):
+    return 'expected true, got %r' % (value,)
+
+
+def fix_not_offered(fix_id, software, why):
+    """A fix a backup software cannot take (``_fixes.NOT_OFFERED``'s why): not planned for its hosts."""
+    return 'the %s fix is not for a %s host: %s.' % (fix_id, software, why)
+
+
+def fix_not_taken(variable, why):
+    """A role variable that cannot take a fix's value (``why``: the conversion's complaint)."""
+    return '%s cannot take it (%s)' % (variable, why)
+
+
+def fix_values_differ(variable, values):
+    """A host-wide variable the host's drives ask different values of (``values``: their JSON, sorted)."""
+    return ('the drives of this host ask for different values of %s (%s), which sets one for all: set it per device '
+            'by hand' % (variable, ', '.join(values)))
+
+
+def manual_fix(drive, fix):
+    """A fix left to do by hand, in the verdict's own words (``fix``: the plan's entry: title, setting, why, note)."""
+    text = '%s: %s.' % (drive, str(fix.get('title') or fix.get('id')).rstrip('.'))
+    if fix.get('setting'):
+        text += ' Where: %s.' % str(fix['setting']).rstrip('.')
+    if fix.get('why'):
+        text += ' Why: %s.' % str(fix['why']).rstrip('.')
+    if fix.get('note'):
+        text += ' Not applied: %s.' % fix['note']
+    return text
+
+
+def applied_fix(drive, title, role, variable, value_json, effect, what):
+    """'/dev/nst0: Use 256 KiB tape blocks -> st_tuning st_tuning_block_size = 262144 (checks ...)'."""
+    return '%s: %s -> %s %s = %s (%s %s)' % (drive, str(title).rstrip('.'), role, variable, value_json, effect, what)
+
+
+def document_refused(host, why):
+    return 'The host document of %s has %s' % (host, why)
+
+
+def no_run_dir(run_dir):
+    return ('The run directory %s does not exist: give a directory the qualify playbook wrote, e.g. '
+            '-e qualify_run_dir=reports/20261123T195725Z (it holds hosts/<host>.json).' % run_dir)
+
+
+def no_document(run_dir, host, path):
+    return ('%s has no document for %s (%s): the host was not in that run or did not get that far; qualify it first '
+            '(-l %s).' % (run_dir, host, path, host))
+
+
+def no_verdict_to_apply(host, status, error):
+    return ('The run has no verdict for %s (status %s: %s): nothing to apply; fix that and re-run qualify (-l %s).'
+            % (host, status, error or 'no reason recorded', host))
+
+
+def no_drive_verdict(host):
+    return 'The run has no verdict for %s (its document lists no drive with one): nothing to apply.' % host
+
+
+def software_changed(host, recorded, software):
+    return ('The run judged %s as a %s host but the inventory now says %s: its fixes are worded for %s; re-run '
+            'qualify with the inventory as it is now.' % (host, recorded, software, recorded))
+
+
+def fixes_message(host, plan):
+    """qualify_fixes_info's message of ``_fixes.plan``'s result for ``host``."""
+    if plan['skipped']:
+        return 'Skipped: %s' % plan['reason']
+    return '%s: %s; %d fix(es) left to do by hand.' % (
+        host, '; '.join(plan['applied']) if plan['applied'] else 'no fix a role applies', len(plan['manual']))
+
+
+# ---------------------------------------------------------------------------
+# the actions' messages (qualify_verdict, qualify_report)
+
+FAILED_BEFORE_VERDICT = 'The host failed before its verdict.'
+
+
+def not_a_record(why):
+    """A task argument that is not a module's registered result (``_records.RecordError``'s message)."""
+    return '%s Pass the registered result of the module as it is.' % why
+
+
+def would_write(path):
+    return 'Check mode: would write %s.' % path
+
+
+def verdict_message(verdicts, error):
+    """qualify_verdict's message: each drive's summary, else why the host has none."""
+    return '; '.join('%s: %s' % (v['id'], v['summary']) for v in verdicts) or (error or 'no verdict')
+
+
+def reports_check_mode(report_dir, exists):
+    """qualify_report in check mode: what a real run writes (``exists``: the run directory is there)."""
+    if not exists:
+        return ('Check mode: no run directory %s (a check run writes none); a real run writes summary.md, report.html '
+                'and junit.xml there.' % report_dir)
+    return 'Check mode: would write summary.md, report.html and junit.xml in %s.' % report_dir
+
+
+def fleet_message(report_dir, fleet, comparison, compare_to, regressions):
+    """qualify_report's message: each drive's class, and what changed since the earlier run."""
+    lines = ['%s %s: %s' % (f['host'], f['drive'] or '-', f['class'] or (f['status'] or '').upper()) for f in fleet]
+    msg = 'Reports in %s. %s' % (report_dir, '; '.join(lines))
+    if comparison is not None:
+        msg += '. Since %s: %d regression(s), %d improvement(s)%s' % (
+            comparison['earlier'].get('id') or compare_to, comparison['regressions'], comparison['improvements'],
+            ''.join('; REGRESSED %s %s: %s' % (r['host'], r['drive'], ', '.join(r['reasons'])) for r in regressions))
+    return msg
+
+
+def not_compared(msg, error, hint):
+    """The message with why the comparison could not be made, and how to make it."""
+    return '%s. NOT COMPARED: %s %s' % (msg, error, hint)
+
+
+def no_comparison_fails(report_dir, error, hint):
+    """The task fails: no comparison, and qualify_fail_on_regression is set."""
+    return ('No comparison, and qualify_fail_on_regression is set (reports written to %s, without it): %s %s'
+            % (report_dir, error, hint))
+
+
+def regressed(regressions, compare_to, report_dir):
+    """The task fails: drives regressed since the earlier run."""
+    return '%d drive(s) regressed since %s (reports written to %s): %s' % (
+        len(regressions), compare_to, report_dir, '; '.join(
+            '%s %s: %s' % (r['host'], r['drive'], ', '.join(r['reasons'])) for r in regressions))
+
+
+def failing_drives(failing, classes, report_dir):
+    """The task fails: drives are in a failing class (``classes``)."""
+    return '%d drive(s) are %s (reports written to %s): %s' % (
+        len(failing), ' or '.join(classes), report_dir,
+        '; '.join('%s %s: %s' % (f['host'], f['drive'], f['summary']) for f in failing))
+
+
+def rebuild_hint(playbook, report_dir, earlier, runs):
+    """How to rebuild a run's reports against the right earlier run (the role's report-only mode)."""
+    return ('To compare, rebuild the reports with the right directory: ansible-playbook tapeops.qualify.%s '
+            '-e qualify_report_only=true -e qualify_run_dir=%s -e qualify_compare_to=<earlier run>%s.' % (
+                playbook, report_dir, ' (runs in %s: %s)' % (earlier, ', '.join(runs)) if runs else ''))
