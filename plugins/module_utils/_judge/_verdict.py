@@ -240,20 +240,6 @@ def source_numbers(source, spec=None):
         count = len(count)
     count = int(_num(count) or len(streams) or 1)
     samples = int(_num(agg.get('samples')) or len(series))
-    inconclusive = _get(source, 'inconclusive')
-    reason = None
-    if isinstance(inconclusive, dict) and inconclusive.get('reason'):
-        reason = str(inconclusive['reason'])
-    elif inconclusive and not isinstance(inconclusive, dict):
-        reason = str(inconclusive)
-    duration = _num(agg.get('duration_s')) or _num(_get(source, 'seconds')) or float(samples or 0)
-    # The source module marks a read too short for its own min_samples (with which budget to raise); whatever
-    # it says, too little data for the verdict's one rule is INCONCLUSIVE too (docs/verdict.md).
-    if reason is None:
-        reason = _forecast.too_little_data(
-            samples=samples if series else None, bytes_read=_num(agg.get('bytes')),
-            source_bytes=_source_bytes(streams), files=_source_files(streams, agg), seconds=duration,
-            buffer_mb=_num(_get(spec, 'buffer_mb')) if spec is not None else None)
     return {
         'mean_mb_s': mean,
         'sustained_mb_s': sustained,
@@ -265,9 +251,30 @@ def source_numbers(source, spec=None):
         'passes': _num(_get(source, 'passes')),
         'streams': count,
         'per_stream_mb_s': mean / count,
-        'inconclusive': reason,
+        'inconclusive': _inconclusive(source, spec, agg, streams, samples, bool(series)),
         'scaling': _scaling_curve(source),
     }
+
+
+def _inconclusive(source, spec, agg, streams, samples, has_series):
+    """Why the source read is too little to judge: the source module's reason (a sentence), else the verdict's
+    one rule (``_forecast.too_little_data``'s shortfall, as data) for the drive ``spec``, or None.
+
+    ``samples``: the read's per-second samples; ``has_series``: whether it has a series of them (without one, the
+    samples are not judged).
+    """
+    inconclusive = _get(source, 'inconclusive')
+    if isinstance(inconclusive, dict) and inconclusive.get('reason'):
+        return str(inconclusive['reason'])
+    if inconclusive and not isinstance(inconclusive, dict):
+        return str(inconclusive)
+    duration = _num(agg.get('duration_s')) or _num(_get(source, 'seconds')) or float(samples or 0)
+    # The source module marks a read too short for its own min_samples (with which budget to raise); whatever
+    # it says, too little data for the verdict's one rule is INCONCLUSIVE too (docs/verdict.md).
+    return _forecast.too_little_data(
+        samples=samples if has_series else None, bytes_read=_num(agg.get('bytes')), source_bytes=_source_bytes(streams),
+        files=_source_files(streams, agg), seconds=duration,
+        buffer_mb=_num(_get(spec, 'buffer_mb')) if spec is not None else None)
 
 
 def _source_bytes(streams):
@@ -561,13 +568,187 @@ def _brief(fc_result):
     return dict((k, v) for k, v in fc_result.items() if k != 'trace')
 
 
-class _Judgement:
+class _FixStepsMixin:
+    """The fix steps of a :class:`_Judgement`: setting fixes, more streams or staging, a faster path.
+
+    Each fix is judged by the forecast with it against the forecast now; the
+    steps read what the judgement's earlier steps set on ``self`` (the case,
+    the forecasts, the drive path and the link).
+    """
+
+    def setting_fixes(self):
+        """Block size, immediate file marks, segment size: each judged by the forecast with it against now."""
+        now, tolerance = self.now, self.opts['block_size_tolerance']
+        if self.best_bs and self.configured_bs is None and self.rates:
+            self.fact('block_size_unknown', recommended=self.best_bs)
+        elif self.best_bs and self.configured_bs != self.best_bs and self.rates:
+            block = self.case.run(self.capped(self.best_rate), self.segment_mb, self.mode_now, self.mark_now)
+            if self.hard_error or _better(block, now) or (
+                    self.path_now is not None and self.best_rate > self.path_now * (1 + tolerance)
+                    and self.best_bs >= VENDOR_MIN_BLOCK > (self.configured_bs or 0)):
+                self.add_fix('block_size', self.best_bs, block, best_mb_s=self.best_rate, path_mb_s=self.path_now,
+                             block_size=self.configured_bs, limit=self.limit, limit_source=self.limit_source)
+        # the block size the drive will be written with: the fix's, else the configured one (else the recommended)
+        block = self.best_bs if 'block_size' in self.fixes or not self.configured_bs else self.configured_bs
+        direct = st_direct_io(self.drive, block)
+        if direct:
+            # no forecast with it: the write test measured the copy through st's buffer, not without it
+            self.add_fix('st_direct_io', {'max_sg_segs': direct['max_sg_segs'], 'block_size': direct['block_size']},
+                         **direct)
+        if self.mode_now == 'sync' and self.mode_fixed == 'immediate' and self.segment_mb:
+            immediate = self.case.run(self.capped(self.path_now), self.segment_mb, 'immediate')
+            if _better(immediate, now, 0.01):
+                self.add_fix('immediate_filemarks', True, immediate, segment_mb=self.segment_mb, mark_s=self.mark_now,
+                             segment_basis=self.segment_basis)
+        if self.seg_recommended:
+            bigger = self.case.run(self.capped(self.path_now), self.seg_recommended, 'sync', self.mark_now)
+            if _better(bigger, now, 0.01):
+                self.add_fix('segment_size', int(self.seg_recommended), bigger, segment_mb=self.segment_mb,
+                             recommended_mb=self.seg_recommended, loss_target=self.opts['filemark_loss_target'],
+                             segment_basis=self.segment_basis)
+        self.misconfigured = self.hard_error or (
+            not self.src['inconclusive'] and _RANK[self.cls_fixed] > _RANK[self.cls_now])
+        if self.misconfigured and not self.hard_error:
+            self.finding('settings_limit_feed', 'error', class_now=self.cls_now, now_mb_s=now['effective_mb_s'],
+                         class_fixed=self.cls_fixed, fixed_mb_s=self.fixed['effective_mb_s'])
+        if 0 < now['backhitches_per_hour'] < _forecast.SHOESHINE_PER_HOUR and self.cls_now != SHOE_SHINING:
+            self.finding('occasional_backhitches', 'warning', per_hour=now['backhitches_per_hour'],
+                         shoeshine_per_hour=_forecast.SHOESHINE_PER_HOUR)
+
+    def stream_fixes(self):
+        """More streams (from the measured scaling curve), else staging to disk."""
+        src, max_streams = self.src, int(self.opts['max_streams'])
+        self.planned = src['streams']
+        self.n_floor = self.n_full = None
+        self.source_limited = (self.path_cap(self.path_fixed) is None or self.path_fixed >= self.need_floor) and (
+            not self.link_caps or self.link_mb_s >= self.need_floor)
+        if src['inconclusive'] or not self.source_limited:
+            return
+        factors = {}
+        for count in range(1, max_streams + 1):
+            value, basis = feed_at_streams(src, count)
+            factors[count] = (value / src['mean_mb_s'] if src['mean_mb_s'] else 0.0, basis)
+        for count in range(1, max_streams + 1):
+            # below the floor on average the forecast cannot be better than shoe-shining
+            if factors[count][0] <= 0 or self.feed_mean * factors[count][0] < self.need_floor * (1.0 - 1e-6):
+                continue
+            trial = self.run_fixed(factors[count][0])
+            if self.n_floor is None and trial['class'] in (SPEED_MATCHED, STREAMING):
+                self.n_floor = count
+            if trial['class'] == STREAMING:
+                self.n_full = count
+                break
+        target = self.n_full or self.n_floor
+        if self.cls_fixed != STREAMING and target and target > src['streams']:
+            self.planned = target
+            self.add_fix('streams', target, self.run_fixed(factors[target][0]),
+                         feed_mb_s=feed_at_streams(src, target)[0] * self.share, basis=factors[target][1],
+                         reaches_full=bool(self.n_full), max_streams=self.opts['max_streams'])
+        elif self.cls_fixed == SHOE_SHINING and self.n_floor is None:
+            best_value, best_basis = feed_at_streams(src, max_streams)
+            self.add_fix('staging', None, feed_mb_s=best_value * self.share, basis=best_basis,
+                         max_streams=self.opts['max_streams'])
+
+    def path_fixes(self):
+        """A faster drive path: only when the sweep shows it below what the drive itself takes, or the link caps."""
+        cap = self.path_cap(self.path_fixed)
+        if cap is not None and cap < self.need_full and not self.src['inconclusive']:
+            self.add_fix('drive_path', None, cause='path', path_mb_s=cap, pattern_ratio=self.pattern_ratio,
+                         drive_takes_mb_s=self.drive_takes, need_floor_mb_s=self.need_floor)
+        if self.link_caps and self.link_mb_s < self.feed_mean and 'drive_path' not in self.fixes \
+                and not self.src['inconclusive']:
+            self.add_fix('drive_path', None, cause='link', link=self.link_info, link_mb_s=self.link_mb_s,
+                         label=self.label, need_full_mb_s=self.need_full, ratio=self.ratio,
+                         feed_mean_mb_s=self.feed_mean)
+
+
+class _DecisionMixin:
+    """The last steps of a :class:`_Judgement`: the closing facts and the decision as data (numbers, forecasts)."""
+
+    def conclusion(self):
+        """The closing facts, the model's estimates as findings; an inconclusive source keeps only invalid settings."""
+        if self.src['inconclusive']:
+            self.fact('inconclusive', reason=self.src['inconclusive'])
+        else:
+            self.fact('forecast_now', forecast=_brief(self.now), need_floor_mb_s=self.need_floor,
+                      need_full_mb_s=self.need_full, **self.limiter())
+            if self.misconfigured and not self.hard_error:
+                self.fact('forecast_fixed', forecast=_brief(self.fixed), need_floor_mb_s=self.need_floor,
+                          need_full_mb_s=self.need_full)
+        # the mark cost only where the forecast pays it: synchronous marks the write test did not measure
+        unmeasured_marks = self.mode_now == 'sync' and bool(self.segment_mb) and self.mark_now is None
+        for name in ('buffer_mb', 'backhitch_s') + (('sync_mark_s',) if unmeasured_marks else ()):
+            if name in self.estimated:
+                self.finding('estimated_%s' % name, 'info', value=_num(_get(self.spec, name)) or 0,
+                             basis=self.estimated[name])
+        if self.src['inconclusive']:
+            # nothing the forecast says can be trusted yet; an invalid setting stays a fix
+            self.fixes = dict((k, v) for k, v in self.fixes.items() if k == 'block_size' and self.hard_error)
+
+    def numbers(self):
+        src, now, fixed, restore, link = self.src, self.now, self.fixed, self.restore, self.link_info or {}
+        return {
+            'source_mean_mb_s': _round(src['mean_mb_s']), 'source_sustained_mb_s': _round(src['sustained_mb_s']),
+            'source_sustained_basis': src['sustained_basis'], 'source_min_mb_s': _round(src['min_mb_s']),
+            'source_max_mb_s': _round(src['max_mb_s']), 'source_samples': src['samples'],
+            'feed_share': round(self.share, 4), 'drives_sharing': self.drives_sharing,
+            'feed_mean_mb_s': _round(self.feed_mean), 'feed_sustained_mb_s': _round(self.feed_sustained),
+            'streams_measured': src['streams'], 'per_stream_mb_s': _round(src['per_stream_mb_s']),
+            'tape_ratio': round(self.ratio, 3), 'tape_ratio_basis': self.ratio_basis,
+            'native_mb_s': self.native, 'speed_floor_mb_s': self.floor,
+            'floor_estimated': 'speed_floor_mb_s' in self.estimated,
+            'need_full_mb_s': _round(self.need_full), 'need_floor_mb_s': _round(self.need_floor),
+            'drive_path_mb_s': _round(self.path_now), 'drive_path_basis': self.path_basis,
+            'drive_path_best_mb_s': _round(self.best_rate),
+            'link_transport': link.get('transport'), 'link_rate': link.get('rate'),
+            'link_mb_s': _round(self.link_mb_s), 'link_caps': self.link_caps,
+            'block_size_bytes': self.configured_bs, 'best_block_size_bytes': self.best_bs,
+            'block_size_limit_bytes': self.limit,
+            'filemark_seconds_sync': self.costs.get('sync'), 'filemark_seconds_immediate': self.costs.get('immediate'),
+            'filemark_mode': self.mode_now, 'segment_size_mb': self.segment_mb,
+            'feed_now_mb_s': _round(now['effective_mb_s']),
+            'feed_after_setting_fixes_mb_s': _round(fixed['effective_mb_s']),
+            'backhitches_per_hour_now': now['backhitches_per_hour'], 'drive_reported_backhitches': self.reported,
+            'backhitches_per_hour_after_setting_fixes': fixed['backhitches_per_hour'],
+            'streams_needed_floor': self.n_floor, 'streams_needed_full': self.n_full,
+            'memory_needed_mb': None, 'memory_total_mb': _num(self.memory_total_mb), 'streams_planned': self.planned,
+            'restore_mb_s': restore['mb_s'] if restore else None,
+            'restore_write_mb_s': restore['write_mb_s'] if restore else None,
+            'restore_verified': restore['verified'] if restore else None,
+            # where the segment and block sizes come from, only when there is one (documents without them stay
+            # as they were)
+            **({'segment_size_basis': self.segment_basis} if self.segment_basis else {}),
+            **({'block_size_basis': self.block_basis} if self.block_basis else {}),
+        }
+
+    def decision(self):
+        """The structured verdict: classes, numbers, the forecasts, and facts / findings / fixes as data."""
+        trace = self.now.pop('trace', [])
+        return {
+            'class': MISCONFIGURED if self.misconfigured else self.cls_now,
+            'class_at_current_settings': self.cls_now,
+            'class_after_setting_fixes': self.cls_fixed,
+            'would_shoe_shine': self.cls_now == SHOE_SHINING,
+            'inconclusive_reason': self.src['inconclusive'],
+            'what_if': bool(self.what_if),
+            'drive_label': self.label,
+            'numbers': self.numbers(),
+            'forecast': {'now': _brief(self.now), 'after_setting_fixes': _brief(self.fixed), 'trace': trace},
+            'facts': self.facts,
+            'findings': self.findings,
+            'fixes': [dict(fix, id=key) for key, fix in self.fixes.items()],
+        }
+
+
+class _Judgement(_FixStepsMixin, _DecisionMixin):
     """One host x drive judged: each step adds facts (reasons as data), findings and fixes.
 
     ``evaluate`` runs the steps in order; every step reads what the earlier
     ones set on ``self`` (a class rather than one long function, so that each
     step stays short and the steps share the drive's case without a dozen
-    arguments each).
+    arguments each). Here: the inputs and what was measured (sources, drive
+    path, link, the drive's counters) and the forecasts; the fixes are
+    :class:`_FixStepsMixin`'s steps, the decision :class:`_DecisionMixin`'s.
     """
 
     def __init__(self, spec, source, tape, drive, config, memory_total_mb, options, what_if, share, drives_sharing):
@@ -771,165 +952,6 @@ class _Judgement:
         return {'limiter': limiter, 'block_size': self.configured_bs, 'link': self.link_info,
                 'link_mb_s': self.link_mb_s,
                 'filemark_segment_mb': self.segment_mb if self.now['backhitches_filemark'] else None}
-
-    def setting_fixes(self):
-        """Block size, immediate file marks, segment size: each judged by the forecast with it against now."""
-        now, tolerance = self.now, self.opts['block_size_tolerance']
-        if self.best_bs and self.configured_bs is None and self.rates:
-            self.fact('block_size_unknown', recommended=self.best_bs)
-        elif self.best_bs and self.configured_bs != self.best_bs and self.rates:
-            block = self.case.run(self.capped(self.best_rate), self.segment_mb, self.mode_now, self.mark_now)
-            if self.hard_error or _better(block, now) or (
-                    self.path_now is not None and self.best_rate > self.path_now * (1 + tolerance)
-                    and self.best_bs >= VENDOR_MIN_BLOCK > (self.configured_bs or 0)):
-                self.add_fix('block_size', self.best_bs, block, best_mb_s=self.best_rate, path_mb_s=self.path_now,
-                             block_size=self.configured_bs, limit=self.limit, limit_source=self.limit_source)
-        # the block size the drive will be written with: the fix's, else the configured one (else the recommended)
-        block = self.best_bs if 'block_size' in self.fixes or not self.configured_bs else self.configured_bs
-        direct = st_direct_io(self.drive, block)
-        if direct:
-            # no forecast with it: the write test measured the copy through st's buffer, not without it
-            self.add_fix('st_direct_io', {'max_sg_segs': direct['max_sg_segs'], 'block_size': direct['block_size']},
-                         **direct)
-        if self.mode_now == 'sync' and self.mode_fixed == 'immediate' and self.segment_mb:
-            immediate = self.case.run(self.capped(self.path_now), self.segment_mb, 'immediate')
-            if _better(immediate, now, 0.01):
-                self.add_fix('immediate_filemarks', True, immediate, segment_mb=self.segment_mb, mark_s=self.mark_now,
-                             segment_basis=self.segment_basis)
-        if self.seg_recommended:
-            bigger = self.case.run(self.capped(self.path_now), self.seg_recommended, 'sync', self.mark_now)
-            if _better(bigger, now, 0.01):
-                self.add_fix('segment_size', int(self.seg_recommended), bigger, segment_mb=self.segment_mb,
-                             recommended_mb=self.seg_recommended, loss_target=self.opts['filemark_loss_target'],
-                             segment_basis=self.segment_basis)
-        self.misconfigured = self.hard_error or (
-            not self.src['inconclusive'] and _RANK[self.cls_fixed] > _RANK[self.cls_now])
-        if self.misconfigured and not self.hard_error:
-            self.finding('settings_limit_feed', 'error', class_now=self.cls_now, now_mb_s=now['effective_mb_s'],
-                         class_fixed=self.cls_fixed, fixed_mb_s=self.fixed['effective_mb_s'])
-        if 0 < now['backhitches_per_hour'] < _forecast.SHOESHINE_PER_HOUR and self.cls_now != SHOE_SHINING:
-            self.finding('occasional_backhitches', 'warning', per_hour=now['backhitches_per_hour'],
-                         shoeshine_per_hour=_forecast.SHOESHINE_PER_HOUR)
-
-    def stream_fixes(self):
-        """More streams (from the measured scaling curve), else staging to disk."""
-        src, max_streams = self.src, int(self.opts['max_streams'])
-        self.planned = src['streams']
-        self.n_floor = self.n_full = None
-        self.source_limited = (self.path_cap(self.path_fixed) is None or self.path_fixed >= self.need_floor) and (
-            not self.link_caps or self.link_mb_s >= self.need_floor)
-        if src['inconclusive'] or not self.source_limited:
-            return
-        factors = {}
-        for count in range(1, max_streams + 1):
-            value, basis = feed_at_streams(src, count)
-            factors[count] = (value / src['mean_mb_s'] if src['mean_mb_s'] else 0.0, basis)
-        for count in range(1, max_streams + 1):
-            # below the floor on average the forecast cannot be better than shoe-shining
-            if factors[count][0] <= 0 or self.feed_mean * factors[count][0] < self.need_floor * (1.0 - 1e-6):
-                continue
-            trial = self.run_fixed(factors[count][0])
-            if self.n_floor is None and trial['class'] in (SPEED_MATCHED, STREAMING):
-                self.n_floor = count
-            if trial['class'] == STREAMING:
-                self.n_full = count
-                break
-        target = self.n_full or self.n_floor
-        if self.cls_fixed != STREAMING and target and target > src['streams']:
-            self.planned = target
-            self.add_fix('streams', target, self.run_fixed(factors[target][0]),
-                         feed_mb_s=feed_at_streams(src, target)[0] * self.share, basis=factors[target][1],
-                         reaches_full=bool(self.n_full), max_streams=self.opts['max_streams'])
-        elif self.cls_fixed == SHOE_SHINING and self.n_floor is None:
-            best_value, best_basis = feed_at_streams(src, max_streams)
-            self.add_fix('staging', None, feed_mb_s=best_value * self.share, basis=best_basis,
-                         max_streams=self.opts['max_streams'])
-
-    def path_fixes(self):
-        """A faster drive path: only when the sweep shows it below what the drive itself takes, or the link caps."""
-        cap = self.path_cap(self.path_fixed)
-        if cap is not None and cap < self.need_full and not self.src['inconclusive']:
-            self.add_fix('drive_path', None, cause='path', path_mb_s=cap, pattern_ratio=self.pattern_ratio,
-                         drive_takes_mb_s=self.drive_takes, need_floor_mb_s=self.need_floor)
-        if self.link_caps and self.link_mb_s < self.feed_mean and 'drive_path' not in self.fixes \
-                and not self.src['inconclusive']:
-            self.add_fix('drive_path', None, cause='link', link=self.link_info, link_mb_s=self.link_mb_s,
-                         label=self.label, need_full_mb_s=self.need_full, ratio=self.ratio,
-                         feed_mean_mb_s=self.feed_mean)
-
-    def conclusion(self):
-        """The closing facts, the model's estimates as findings; an inconclusive source keeps only invalid settings."""
-        if self.src['inconclusive']:
-            self.fact('inconclusive', reason=self.src['inconclusive'])
-        else:
-            self.fact('forecast_now', forecast=_brief(self.now), need_floor_mb_s=self.need_floor,
-                      need_full_mb_s=self.need_full, **self.limiter())
-            if self.misconfigured and not self.hard_error:
-                self.fact('forecast_fixed', forecast=_brief(self.fixed), need_floor_mb_s=self.need_floor,
-                          need_full_mb_s=self.need_full)
-        # the mark cost only where the forecast pays it: synchronous marks the write test did not measure
-        unmeasured_marks = self.mode_now == 'sync' and bool(self.segment_mb) and self.mark_now is None
-        for name in ('buffer_mb', 'backhitch_s') + (('sync_mark_s',) if unmeasured_marks else ()):
-            if name in self.estimated:
-                self.finding('estimated_%s' % name, 'info', value=_num(_get(self.spec, name)) or 0,
-                             basis=self.estimated[name])
-        if self.src['inconclusive']:
-            # nothing the forecast says can be trusted yet; an invalid setting stays a fix
-            self.fixes = dict((k, v) for k, v in self.fixes.items() if k == 'block_size' and self.hard_error)
-
-    def numbers(self):
-        src, now, fixed, restore, link = self.src, self.now, self.fixed, self.restore, self.link_info or {}
-        return {
-            'source_mean_mb_s': _round(src['mean_mb_s']), 'source_sustained_mb_s': _round(src['sustained_mb_s']),
-            'source_sustained_basis': src['sustained_basis'], 'source_min_mb_s': _round(src['min_mb_s']),
-            'source_max_mb_s': _round(src['max_mb_s']), 'source_samples': src['samples'],
-            'feed_share': round(self.share, 4), 'drives_sharing': self.drives_sharing,
-            'feed_mean_mb_s': _round(self.feed_mean), 'feed_sustained_mb_s': _round(self.feed_sustained),
-            'streams_measured': src['streams'], 'per_stream_mb_s': _round(src['per_stream_mb_s']),
-            'tape_ratio': round(self.ratio, 3), 'tape_ratio_basis': self.ratio_basis,
-            'native_mb_s': self.native, 'speed_floor_mb_s': self.floor,
-            'floor_estimated': 'speed_floor_mb_s' in self.estimated,
-            'need_full_mb_s': _round(self.need_full), 'need_floor_mb_s': _round(self.need_floor),
-            'drive_path_mb_s': _round(self.path_now), 'drive_path_basis': self.path_basis,
-            'drive_path_best_mb_s': _round(self.best_rate),
-            'link_transport': link.get('transport'), 'link_rate': link.get('rate'),
-            'link_mb_s': _round(self.link_mb_s), 'link_caps': self.link_caps,
-            'block_size_bytes': self.configured_bs, 'best_block_size_bytes': self.best_bs,
-            'block_size_limit_bytes': self.limit,
-            'filemark_seconds_sync': self.costs.get('sync'), 'filemark_seconds_immediate': self.costs.get('immediate'),
-            'filemark_mode': self.mode_now, 'segment_size_mb': self.segment_mb,
-            'feed_now_mb_s': _round(now['effective_mb_s']),
-            'feed_after_setting_fixes_mb_s': _round(fixed['effective_mb_s']),
-            'backhitches_per_hour_now': now['backhitches_per_hour'], 'drive_reported_backhitches': self.reported,
-            'backhitches_per_hour_after_setting_fixes': fixed['backhitches_per_hour'],
-            'streams_needed_floor': self.n_floor, 'streams_needed_full': self.n_full,
-            'memory_needed_mb': None, 'memory_total_mb': _num(self.memory_total_mb), 'streams_planned': self.planned,
-            'restore_mb_s': restore['mb_s'] if restore else None,
-            'restore_write_mb_s': restore['write_mb_s'] if restore else None,
-            'restore_verified': restore['verified'] if restore else None,
-            # where the segment and block sizes come from, only when there is one (documents without them stay
-            # as they were)
-            **({'segment_size_basis': self.segment_basis} if self.segment_basis else {}),
-            **({'block_size_basis': self.block_basis} if self.block_basis else {}),
-        }
-
-    def decision(self):
-        """The structured verdict: classes, numbers, the forecasts, and facts / findings / fixes as data."""
-        trace = self.now.pop('trace', [])
-        return {
-            'class': MISCONFIGURED if self.misconfigured else self.cls_now,
-            'class_at_current_settings': self.cls_now,
-            'class_after_setting_fixes': self.cls_fixed,
-            'would_shoe_shine': self.cls_now == SHOE_SHINING,
-            'inconclusive_reason': self.src['inconclusive'],
-            'what_if': bool(self.what_if),
-            'drive_label': self.label,
-            'numbers': self.numbers(),
-            'forecast': {'now': _brief(self.now), 'after_setting_fixes': _brief(self.fixed), 'trace': trace},
-            'facts': self.facts,
-            'findings': self.findings,
-            'fixes': [dict(fix, id=key) for key, fix in self.fixes.items()],
-        }
 
 
 def evaluate(spec, source, tape=None, drive=None, config=None, memory_total_mb=None, other_streams=0,

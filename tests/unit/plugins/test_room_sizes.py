@@ -28,8 +28,6 @@ ALLOWED = {
         "timers, the marks' flush, the trace) changes together; split up, it would pass that state back and "
         "forth on every tick of hours of simulated time",
     ('module_utils/_judge/_drive_model.py', 'lookup'): TO_SPLIT,
-    ('module_utils/_judge/_verdict.py', 'source_numbers'): TO_SPLIT,
-    ('module_utils/_judge/_verdict.py', '_Judgement'): TO_SPLIT,
     ('module_utils/_reporting/_render.py', 'write_fleet'): TO_SPLIT,
 }
 
