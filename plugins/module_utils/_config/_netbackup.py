@@ -162,25 +162,26 @@ def parse_value(key, data):
         out['error'] = '%r is %s: NetBackup takes a whole number of %s in decimal digits; %s.' % (
             word, what, 'bytes' if kind in ('block', 'socket') else 'buffers', _write_it(name, example))
         return out
-    value = int(word)
+    out.update(_checked_number(kind, int(word), name, example))
+    return out
+
+
+def _checked_number(kind, value, name, example):
+    """{value, error, note} of a number read from a file of ``kind`` (block, count, socket)."""
     if kind == 'block':
         used = value - value % ROUND_TO
         if used <= 0:
-            out['error'] = ('%d bytes is less than 1024: NetBackup rounds the size down to a multiple of 1024 '
-                            '(%s), which leaves no buffer; %s.' % (value, _GUIDE, _write_it(name, example)))
-            return out
+            return {'error': ('%d bytes is less than 1024: NetBackup rounds the size down to a multiple of 1024 '
+                              '(%s), which leaves no buffer; %s.' % (value, _GUIDE, _write_it(name, example)))}
         if used != value:
-            out['note'] = ('%d is not a multiple of 1024: NetBackup rounds it down and uses %d (%s, "Size values '
-                           'for shared data buffers")' % (value, used, _GUIDE))
-        value = used
+            return {'value': used, 'note': ('%d is not a multiple of 1024: NetBackup rounds it down and uses %d '
+                                            '(%s, "Size values for shared data buffers")' % (value, used, _GUIDE))}
     elif kind == 'count' and value == 0:
-        out['error'] = '0 buffers: bptm needs at least one; %s.' % _write_it(name, example)
-        return out
+        return {'error': '0 buffers: bptm needs at least one; %s.' % _write_it(name, example)}
     elif kind == 'socket' and value == 0:
-        out['note'] = ('0: bptm asks for no size and the operating system tunes the socket buffer, as Veritas '
-                       'recommends (article 100000498)')
-    out['value'] = value
-    return out
+        return {'value': value, 'note': ('0: bptm asks for no size and the operating system tunes the socket '
+                                         'buffer, as Veritas recommends (article 100000498)')}
+    return {'value': value}
 
 
 def _os_reason(exc):

@@ -197,6 +197,21 @@ def conf_content(params):
     return ''.join('options st %s\n' % param for param in params.split())
 
 
+def _builtin_message(basis, wanted, cmdline, pending, words):
+    """What to do for options of an st built into the kernel: only the kernel command line sets them."""
+    have = dict((name, cmdline.get(name)) for name in wanted)
+    on_line = all(str(wanted[name]) == have[name] for name in wanted)
+    args = ' '.join('st.%s=%d' % (name, value) for name, value in sorted(wanted.items()))
+    if not pending:
+        return 'st is %s and runs with %s: nothing to do.' % (basis, words)
+    if on_line:
+        return ('st is %s; the kernel command line has %s, which the running kernel does not: reboot '
+                'to apply it. Nothing was changed.' % (basis, args))
+    return ('st is %s: its options are set only on the kernel command line, not in modprobe.d. '
+            'Add %s to it (Debian: GRUB_CMDLINE_LINUX in /etc/default/grub, then update-grub; '
+            'RHEL: grubby --update-kernel=ALL --args="%s") and reboot. Nothing was changed.' % (basis, args, args))
+
+
 def plan(where, basis, running, persistent, cmdline, wanted, release):
     """What st_tuning does with the options asked for, as data, with the sentence that says it.
 
@@ -221,19 +236,7 @@ def plan(where, basis, running, persistent, cmdline, wanted, release):
                           if running.get(name) != value and where != NOT_LOADED)
     words = ' '.join('%s=%d' % (name, value) for name, value in sorted(wanted.items()))
     if where == BUILTIN:
-        have = dict((name, cmdline.get(name)) for name in wanted)
-        on_line = all(str(wanted[name]) == have[name] for name in wanted)
-        args = ' '.join('st.%s=%d' % (name, value) for name, value in sorted(wanted.items()))
-        if not out['pending']:
-            out['message'] = 'st is %s and runs with %s: nothing to do.' % (basis, words)
-        elif on_line:
-            out['message'] = ('st is %s; the kernel command line has %s, which the running kernel does not: reboot '
-                              'to apply it. Nothing was changed.' % (basis, args))
-        else:
-            out['message'] = ('st is %s: its options are set only on the kernel command line, not in modprobe.d. '
-                              'Add %s to it (Debian: GRUB_CMDLINE_LINUX in /etc/default/grub, then update-grub; '
-                              'RHEL: grubby --update-kernel=ALL --args="%s") and reboot. Nothing was changed.' % (
-                                  basis, args, args))
+        out['message'] = _builtin_message(basis, wanted, cmdline, out['pending'], words)
         return out
     found = conflicts(persistent['lines'], wanted)
     if found:

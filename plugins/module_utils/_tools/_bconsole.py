@@ -83,6 +83,18 @@ def _lines(text):
     return (text or '').splitlines()
 
 
+def _complete_lines(text):
+    """The lines of a listing (``llist``, ``list joblog``) that bconsole ended: a last line without its end was cut
+    short (a truncated capture, a killed session) and is left out rather than read as a shorter value. (Not for
+    what may end in a prompt, which has no line end.)"""
+    if isinstance(text, bytes):
+        text = text.decode('utf-8', 'replace')
+    lines = _lines(text)
+    if lines and not text.endswith(('\n', '\r')):
+        lines.pop()
+    return lines
+
+
 def said(text, limit=6):
     """What bconsole printed besides its banner and the echoed command: the Director's own words, for a message."""
     lines = [line.strip() for line in _lines(text)]
@@ -171,7 +183,7 @@ def parse_llist(text):
     Only the first record is read (one job id was asked for).
     """
     out = {}
-    for line in _lines(text):
+    for line in _complete_lines(text):
         if not line.strip():
             if out:
                 break
@@ -194,7 +206,7 @@ def split_joblog(text):
     entries = []
     current = None
     in_log = False
-    for raw in _lines(text):
+    for raw in _complete_lines(text):
         line = raw.rstrip()
         stripped = line.strip()
         if stripped.startswith('+-'):
@@ -222,8 +234,11 @@ def split_joblog(text):
             continue
         current['lines'].append(_cell(line))
     if current is not None:
+        # in the log table every entry ends at a border: one still open there was cut short
+        current['open'] = in_log
         entries.append(current)
-    return [{'daemon': e['daemon'], 'jobid': e['jobid'], 'text': '\n'.join(e['lines']).strip('\n')} for e in entries]
+    return [{'daemon': e['daemon'], 'jobid': e['jobid'], 'text': '\n'.join(e['lines']).strip('\n'),
+             'open': e.get('open', False)} for e in entries]
 
 
 def _cell(line):
@@ -269,6 +284,8 @@ def parse_joblog(text):
         first = body.split('\n', 1)[0]
         if re.match(r'^(?:Error: )?(?:Bacula|Bareos) \S+ [\d.]+ \(', first):
             report.update(_report(body))
+        elif entry['open']:
+            continue        # an error or warning cut short is not quoted in part
         elif first.startswith(('Fatal error:', 'Error:')):
             out['errors'].append('%s: %s' % (entry['daemon'], ' '.join(body.split())))
         elif first.startswith('Warning:'):
