@@ -252,6 +252,16 @@ def too_little_data(short):
 # a forecast of a feed that delivered nothing (``_forecast.forecast``)
 NO_DATA_DELIVERED = 'the sources delivered no data in the measured interval'
 
+# an observed window (_judge/_observed)
+OBSERVED_NO_COUNTER = ('the drive\'s own back-hitch counter is unknown for this model: the observed class is from '
+                       'its rate alone, which cannot show a drive that stops now and then above its floor')
+
+
+def observed_too_short(seconds, needed):
+    """Why an observed window cannot be judged: the drive was written to for too short a time."""
+    return ('the drive was written to for %.0f s only (%d s needed to judge): watch a longer job, or a window '
+            'holding several' % (seconds, needed))
+
 
 def inconclusive_words(reason):
     """A verdict's inconclusive reason in words: the source module's sentence, or the verdict's shortfall."""

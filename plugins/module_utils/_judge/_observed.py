@@ -36,7 +36,7 @@ synchronous mark blocks the writer); they are not added again.
 
 from __future__ import annotations
 
-from ansible_collections.tapeops.qualify.plugins.module_utils import _records
+from ansible_collections.tapeops.qualify.plugins.module_utils import _records, _words
 from ansible_collections.tapeops.qualify.plugins.module_utils._judge import _forecast
 
 MB = 1e6
@@ -48,11 +48,6 @@ STATUS_NOT_OBSERVED = 'not_observed'
 RATIO_DRIVE = 'drive'          # the drive's own host and tape byte counters over the window
 RATIO_GIVEN = 'given'          # the caller's estimate (qualify's sample of the sources)
 RATIO_NONE = 'incompressible'  # nothing known: 1.0, which asks the least of the sources
-
-NO_COUNTER = ('the drive\'s own back-hitch counter is unknown for this model: the observed class is from its rate '
-              'alone, which cannot show a drive that stops now and then above its floor')
-TOO_SHORT = ('the drive was written to for %.0f s only (%d s needed to judge): watch a longer job, or a window '
-             'holding several')
 
 
 def data_phase(series):
@@ -116,7 +111,7 @@ def _observed(window, phase, params, ratio, ratio_source, min_samples):
     full, floor = _forecast.need(params, ratio)
     inconclusive = None
     if seconds < min_samples:
-        inconclusive = TOO_SHORT % (seconds, min_samples)
+        inconclusive = _words.observed_too_short(seconds, min_samples)
     cls = _forecast.class_of(inconclusive, per_hour if per_hour is not None else 0.0, mb_s, full, floor)
     return {
         'class': cls,
@@ -177,6 +172,6 @@ def judge(window, drive, tape_ratio=None, min_samples=_forecast.MIN_SAMPLES):
     out.observed = _observed(window, phase, params, ratio, ratio_source, min_samples)
     out.forecast = _predicted(drive, per_second_rates(window.series, steady_phase(phase)), ratio, min_samples)
     if out.observed['class_basis'] == 'rate':
-        out.notes.append(NO_COUNTER)
+        out.notes.append(_words.OBSERVED_NO_COUNTER)
     out.agreement = _agreement(out.observed, out.forecast)
     return out

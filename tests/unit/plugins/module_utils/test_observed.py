@@ -23,7 +23,7 @@ import os
 
 import pytest
 
-from ansible_collections.tapeops.qualify.plugins.module_utils import _records
+from ansible_collections.tapeops.qualify.plugins.module_utils import _records, _words
 from ansible_collections.tapeops.qualify.plugins.module_utils._judge import _forecast, _observed
 
 FIXTURES = os.path.join(os.path.dirname(__file__), '..', '..', 'fixtures', 'observe')
@@ -74,7 +74,7 @@ def test_without_the_drive_s_counter_the_class_is_the_rate_s_and_says_so():
     assert judged.observed['class_basis'] == 'rate' and judged.observed['backhitches_per_hour'] is None
     # below the floor the rate alone shows it
     assert judged.observed['class'] == _forecast.SHOE_SHINING
-    assert judged.agreement['backhitch_delta'] is None and judged.notes == [_observed.NO_COUNTER]
+    assert judged.agreement['backhitch_delta'] is None and judged.notes == [_words.OBSERVED_NO_COUNTER]
 
 
 def test_the_drive_s_own_ratio_wins_then_the_given_estimate_then_none():
