@@ -33,10 +33,10 @@ TARGET = 20000.0
 def feed(kind, need_full, need_floor, seconds, rng):
     """One rate per second (MB/s) for ``seconds``."""
     if kind == 'above full':
-        return [max(0.0, rng.gauss(need_full * 1.2, need_full * 0.06)) for _ in range(seconds)]
+        return [max(0.0, rng.gauss(need_full * 1.2, need_full * 0.06)) for dummy in range(seconds)]
     if kind == 'between':
         middle = (need_full + need_floor) / 2.0
-        return [max(0.0, rng.gauss(middle, middle * 0.05)) for _ in range(seconds)]
+        return [max(0.0, rng.gauss(middle, middle * 0.05)) for dummy in range(seconds)]
     out = []
     while len(out) < seconds:
         out.extend([need_floor * 0.6] * rng.randint(5, 30))
