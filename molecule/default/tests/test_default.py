@@ -136,9 +136,12 @@ def test_the_verdict_numbers_are_the_drive_and_source_the_lab_has(name):
         # (a single second can read over the throttle: io.max lets a burst through and the bytes are counted
         # in the second they end in; seen on the lab: 22.0 MB/s max under a 20 MB/s throttle, mean 18.7)
         assert num['source_sustained_mb_s'] <= num['source_mean_mb_s'] <= num['source_max_mb_s'], _brief(num)
-        # the feed is the forecast's replay of the per-second series: about its mean (seen: 19.8 for a mean of
-        # 19.5, 19.1 for 18.7), below what full speed needs
-        assert num['feed_now_mb_s'] == pytest.approx(num['source_mean_mb_s'], rel=0.05), _brief(num)
+        # the feed is the forecast's replay of the per-second series: within the series' range and about the
+        # read's mean (seen: 19.8 for a mean of 19.5, 19.1 for 18.7), below what full speed needs. The mean is the
+        # module's bytes over the whole read, its start included, the replay the series' whole seconds: with the
+        # fewest samples the verdict takes (10) on a loaded machine they were 6 % apart (19.2 for 18.1)
+        assert num['source_sustained_mb_s'] <= num['feed_now_mb_s'] <= num['source_max_mb_s'], _brief(num)
+        assert num['feed_now_mb_s'] == pytest.approx(num['source_mean_mb_s'], rel=0.10), _brief(num)
         assert num['feed_now_mb_s'] < num['need_full_mb_s'], _brief(num)
 
 
