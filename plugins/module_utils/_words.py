@@ -257,6 +257,10 @@ OBSERVED_NO_COUNTER = ('the drive\'s own back-hitch counter is unknown for this 
                        'its rate alone, which cannot show a drive that stops now and then above its floor')
 
 
+OBSERVED_SERIES_BROKEN = ('the window\'s series is not whole (its write_byte_cnt and seconds columns missing, of '
+                          'different lengths or not numbers): watch the drive again with tape_drive_observe')
+
+
 def observed_too_short(seconds, needed):
     """Why an observed window cannot be judged: the drive was written to for too short a time."""
     return ('the drive was written to for %.0f s only (%d s needed to judge): watch a longer job, or a window '

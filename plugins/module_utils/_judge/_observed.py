@@ -89,8 +89,18 @@ def per_second_rates(series, phase):
     return rates
 
 
+def _series_ok(series):
+    """True when the window's series has its byte and seconds columns, of equal length, all numbers >= 0."""
+    if not isinstance(series, dict):
+        return False
+    columns = [series.get('write_byte_cnt'), series.get('seconds')]
+    if not all(isinstance(c, list) for c in columns) or len(columns[0]) != len(columns[1]):
+        return False
+    return all(isinstance(v, (int, float)) and not isinstance(v, bool) and v >= 0 for c in columns for v in c)
+
+
 def _ratio(window, tape_ratio):
-    if window.compression_ratio:
+    if isinstance(window.compression_ratio, (int, float)) and window.compression_ratio > 0:
         return max(1.0, float(window.compression_ratio)), RATIO_DRIVE
     if tape_ratio:
         return max(1.0, float(tape_ratio)), RATIO_GIVEN
@@ -161,6 +171,10 @@ def judge(window, drive, tape_ratio=None, min_samples=_forecast.MIN_SAMPLES):
     if not window.observed:
         out.status = STATUS_NOT_OBSERVED
         out.notes.append('nothing was sampled (status %s)' % window.status)
+        return out
+    if not _series_ok(window.series):
+        out.status = STATUS_NOT_OBSERVED
+        out.notes.append(_words.OBSERVED_SERIES_BROKEN)
         return out
     phase = data_phase(window.series)
     if phase is None:

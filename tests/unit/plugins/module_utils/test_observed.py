@@ -152,3 +152,13 @@ def test_a_real_bacula_job_is_judged_as_the_drive_counted_it():
     assert (predicted['backhitches'], predicted['class']) == (4, _forecast.SHOE_SHINING)
     assert seen['mb_s'] == pytest.approx(case['job']['data_mb_s'], rel=0.01)
     assert judged.to_dict() == case['judgement']
+
+
+@pytest.mark.parametrize('series', [
+    None, 'text', {'write_byte_cnt': [1, 2]}, {'write_byte_cnt': [1, 2], 'seconds': [1.0]},
+    {'write_byte_cnt': [1, 'x'], 'seconds': [1.0, 1.0]}, {'write_byte_cnt': [1, -5], 'seconds': [1.0, 1.0]},
+])
+def test_a_broken_series_is_not_judged_and_says_what_to_do(series):
+    case = recorded('lab-ma3')
+    judged = _observed.judge(dict(case['window'], series=series), case['profile'])
+    assert judged.status == _observed.STATUS_NOT_OBSERVED and judged.notes == [_words.OBSERVED_SERIES_BROKEN]
