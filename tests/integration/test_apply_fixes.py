@@ -101,7 +101,7 @@ def ladder(extra, tree):
 @pytest.fixture
 def omni_home(tmp_path):
     home = tmp_path / 'omni'
-    shutil.copytree(os.path.join(TARGETS, 'dp_omnirc_tree', 'files', 'opt', 'omni'), str(home))
+    shutil.copytree(os.path.join(TARGETS, 'role_dp_omnirc', 'files', 'opt', 'omni'), str(home))
     return str(home)
 
 
@@ -149,7 +149,7 @@ def test_data_protector_segment_size_is_the_verdicts(tmp_path, omni_home):
 def test_bacula_maximum_file_size_from_the_verdict(tmp_path):
     conf = tmp_path / 'bacula' / 'bacula-sd.conf'
     conf.parent.mkdir()
-    shutil.copy(os.path.join(TARGETS, 'bacula_sd_localhost', 'files', 'bacula-sd.conf'), str(conf))
+    shutil.copy(os.path.join(TARGETS, 'role_bacula_sd', 'files', 'bacula-sd.conf'), str(conf))
     run = str(tmp_path / 'run')
     doc = judged_run(run, 'lab-ma1', {'software': 'bacula', 'block_size_bytes': 262144, 'segment_size_mb': 64})
     assert [(f['id'], f['value']) for f in doc['verdicts'][0]['fixes']] == [

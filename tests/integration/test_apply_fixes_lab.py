@@ -53,9 +53,9 @@ def guest(lab):
         assert proc.returncode == 0, proc.stdout + proc.stderr
 
     reset()
-    for source, dest in ((os.path.join(TARGETS, 'dp_omnirc_tree', 'files', 'opt', 'omni', '.omnirc.TMPL'),
+    for source, dest in ((os.path.join(TARGETS, 'role_dp_omnirc', 'files', 'opt', 'omni', '.omnirc.TMPL'),
                           WORK + '/omni/.omnirc.TMPL'),
-                         (os.path.join(TARGETS, 'bacula_sd_localhost', 'files', 'bacula-sd.conf'),
+                         (os.path.join(TARGETS, 'role_bacula_sd', 'files', 'bacula-sd.conf'),
                           WORK + '/bacula/bacula-sd.conf')):
         with open(source, encoding='utf-8') as handle:
             proc = lab.run(HOST, 'mkdir -p %s && cat > %s' % (os.path.dirname(dest), dest), input=handle.read())

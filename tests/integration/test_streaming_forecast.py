@@ -10,13 +10,47 @@ results are written to a JSON file by the playbook and checked here, in normal a
 
 import json
 import os
+import re
+import subprocess
+import sys
 
 import pytest
 import yaml
 
 from ansible_collections.tapeops.qualify.plugins.modules import streaming_forecast
 
-from test_roles import run_playbook
+BIN = os.path.dirname(sys.executable)
+RECAP = re.compile(r'^(\S+)\s*:\s*ok=(\d+)\s+changed=(\d+)\s+unreachable=(\d+)\s+failed=(\d+)', re.M)
+
+
+def _collections_path():
+    for entry in sys.path:
+        if os.path.isdir(os.path.join(entry, 'ansible_collections', 'tapeops', 'qualify')):
+            return entry
+    raise RuntimeError('tests/conftest.py did not make the collection importable')
+
+
+def run_playbook(playbook, extra_vars, check=False, diff=True):
+    """Run ansible-playbook on localhost; return (rc, output, {host: {ok, changed, failed}})."""
+    cmd = [os.path.join(BIN, 'ansible-playbook'), playbook, '-i', 'localhost,', '-e', json.dumps(extra_vars)]
+    if check:
+        cmd.append('--check')
+    if diff:
+        cmd.append('--diff')
+    env = dict(os.environ)
+    env.update({
+        'ANSIBLE_COLLECTIONS_PATH': _collections_path(),
+        'ANSIBLE_NOCOLOR': '1',
+        'ANSIBLE_LOCALHOST_WARNING': 'false',
+        'ANSIBLE_PYTHON_INTERPRETER': sys.executable,
+        'ANSIBLE_RETRY_FILES_ENABLED': 'false',
+    })
+    proc = subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=600, check=False)
+    out = proc.stdout + proc.stderr
+    recap = {m.group(1): {'ok': int(m.group(2)), 'changed': int(m.group(3)), 'failed': int(m.group(5))}
+             for m in RECAP.finditer(out)}
+    return proc.returncode, out, recap
+
 
 # A measured per-second series for the second example: 90 s of a source that reads ~230 MB/s
 # with a 3-second stall every 30 s (the shape of a tree with a directory of small files).

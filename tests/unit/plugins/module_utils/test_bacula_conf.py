@@ -16,7 +16,7 @@ from ansible_collections.tapeops.qualify.plugins.module_utils._config._bacula_co
 )
 
 HERE = os.path.dirname(__file__)
-DEBIAN = os.path.join(HERE, '..', '..', '..', 'integration', 'targets', 'bacula_sd_localhost', 'files', 'bacula-sd.conf')
+DEBIAN = os.path.join(HERE, '..', '..', '..', 'integration', 'targets', 'role_bacula_sd', 'files', 'bacula-sd.conf')
 BAREOS = os.path.join(HERE, '..', '..', 'fixtures', 'bareos', 'etc-bareos', 'bareos-sd.d')
 
 
