@@ -167,11 +167,13 @@ def _daemon_message(output):
     lines = [line.strip() for line in output.splitlines() if line.strip()]
     errors = []
     for line in lines:
-        if line.startswith('Config error:') and line not in errors:
-            errors.append(line[len('Config error:'):].strip())
+        said = line[len('Config error:'):].strip().rstrip('.')
+        # the daemon prints its error twice (the second time behind a date), once is enough
+        if line.startswith('Config error:') and said not in errors:
+            errors.append(said)
     if errors:
         return '; '.join(errors)
-    return lines[0] if lines else ''
+    return lines[0].rstrip('.') if lines else ''
 
 
 def _config_files(module, path, validate):
