@@ -478,13 +478,7 @@ def lookup(generation, form_factor=None, vendor=None, speed_floor_mb_s=None, int
     capacity, ratio, native, sources = _GENERATION[generation]
     sources = list(sources)
     native_ff = form_factor if generation in _FORM_FACTOR_MATTERS else None
-    override = _NATIVE_OVERRIDE.get((generation, native_ff, vendor)) or _NATIVE_OVERRIDE.get(
-        (generation, native_ff, None))
-    if override is not None:
-        native = override[0]
-        sources.append(override[1])
-    elif generation == 2 and vendor is None:
-        notes.append('vendor not known: IBM 35 MB/s used (HP LTO-2 drives run 30 MB/s)')
+    native = _native_rate(generation, native_ff, vendor, native, sources, notes)
 
     steps, kind = _speed_steps(generation, native_ff or given_ff, vendor, native, sources, estimated)
 
@@ -518,6 +512,18 @@ def lookup(generation, form_factor=None, vendor=None, speed_floor_mb_s=None, int
         sources.append('estimate')
 
     return _assembled_spec(generation, native_ff, given_ff, vendor, interface, kind, fields, sources, notes, estimated)
+
+
+def _native_rate(generation, native_ff, vendor, native, sources, notes):
+    """The native rate: the generation's, or a form factor's or maker's own where one is sourced."""
+    override = _NATIVE_OVERRIDE.get((generation, native_ff, vendor)) or _NATIVE_OVERRIDE.get(
+        (generation, native_ff, None))
+    if override is not None:
+        sources.append(override[1])
+        return override[0]
+    if generation == 2 and vendor is None:
+        notes.append('vendor not known: IBM 35 MB/s used (HP LTO-2 drives run 30 MB/s)')
+    return native
 
 
 def _form_factor(generation, form_factor, notes):

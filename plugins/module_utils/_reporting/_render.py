@@ -276,6 +276,23 @@ def read_run(run_dir, expected_hosts=None):
     return _run.load_run(run_dir, expected_hosts)
 
 
+def _comparison(run_dir, docs, compare_to):
+    """(the comparison with the run at ``compare_to``, or None; why it could not be made, or None).
+
+    A comparison that cannot be made is said in the reports (and fails the task with fail_on_regression,
+    qualify_report): the reports of this run are written all the same.
+    """
+    if not compare_to:
+        return None, None
+    try:
+        if os.path.realpath(compare_to) == os.path.realpath(run_dir):
+            raise _run.RunError('qualify_compare_to is this run\'s own directory (%s): give an earlier run.'
+                                % run_dir, reason='compare_refused')
+        return _report.load_comparison(compare_to, docs), None
+    except _run.RunError as exc:
+        return None, str(exc)
+
+
 def write_fleet(run_dir, expected_hosts=None, run=None, failing_classes=_report.DEFAULT_FAILING_CLASSES,
                 compare_to=None, fail_on_regression=False):
     """Write summary.md, report.html, junit.xml and the host pages from the run's JSON files.
@@ -310,17 +327,8 @@ def write_fleet(run_dir, expected_hosts=None, run=None, failing_classes=_report.
     if settings:
         markdown = markdown.rstrip('\n') + '\n\n' + '\n'.join(_fleet.settings_markdown(settings)).rstrip('\n') + '\n'
         sections.append(settings_html(settings))
-    comparison = comparison_error = None
+    comparison, comparison_error = _comparison(run_dir, docs, compare_to)
     if compare_to:
-        # a comparison that cannot be made is said in the reports (and fails the task with fail_on_regression,
-        # qualify_report): the reports of this run are written all the same
-        try:
-            if os.path.realpath(compare_to) == os.path.realpath(run_dir):
-                raise _run.RunError('qualify_compare_to is this run\'s own directory (%s): give an earlier run.'
-                                    % run_dir, reason='compare_refused')
-            comparison = _report.load_comparison(compare_to, docs)
-        except _run.RunError as exc:
-            comparison_error = str(exc)
         shown = comparison or _compare.refused(compare_to, comparison_error)
         markdown = markdown.rstrip('\n') + '\n\n' + '\n'.join(_compare.markdown(shown)).rstrip('\n') + '\n'
         sections.append(comparison_html(shown))
