@@ -34,6 +34,7 @@ Importable on Python 3.9 managed hosts: no ``X | Y`` types at runtime, no
 from __future__ import annotations
 
 import dataclasses
+import math
 import re
 import typing as t
 
@@ -63,6 +64,19 @@ TRANSPORT_KEYS = frozenset((
 
 class RecordError(ValueError):
     """Input that is not a record of the expected kind; the message says what to pass instead."""
+
+
+def finite(value):
+    """``value`` as a finite float, or None (None, a bool, text that is no number, NaN and infinity)."""
+    if value is None or isinstance(value, bool):
+        return None
+    try:
+        value = float(value)
+    except (TypeError, ValueError):
+        return None
+    if math.isnan(value) or math.isinf(value):
+        return None
+    return value
 
 
 def _plain(value):

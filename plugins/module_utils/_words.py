@@ -23,8 +23,6 @@ errors of a drive without a verdict, the fixes plan's sentences
 
 from __future__ import annotations
 
-import math
-
 from ansible_collections.tapeops.qualify.plugins.module_utils import _records
 from ansible_collections.tapeops.qualify.plugins.module_utils._records import (
     INCONCLUSIVE, SHOE_SHINING, SPEED_MATCHED, STREAMING)
@@ -39,22 +37,9 @@ SOFTWARE_NAMES = {
 }
 
 
-def _finite(value):
-    """A finite float or None."""
-    if value is None or isinstance(value, bool):
-        return None
-    try:
-        value = float(value)
-    except (TypeError, ValueError):
-        return None
-    if math.isnan(value) or math.isinf(value):
-        return None
-    return value
-
-
 def fmt_rate(value):
     """'123 MB/s' / '12.3 MB/s' (or 'unknown')."""
-    value = _finite(value)
+    value = _records.finite(value)
     if value is None:
         return 'unknown'
     if value >= 100:

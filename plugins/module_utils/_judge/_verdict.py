@@ -158,19 +158,6 @@ def _get(obj, key, default=None):
     return getattr(obj, key, default)
 
 
-def _num(value):
-    """A finite float or None."""
-    if value is None or isinstance(value, bool):
-        return None
-    try:
-        value = float(value)
-    except (TypeError, ValueError):
-        return None
-    if math.isnan(value) or math.isinf(value):
-        return None
-    return value
-
-
 def memory_needed_mb(streams, base_mb=DEFAULTS['memory_base_mb'], per_stream_mb=DEFAULTS['memory_per_stream_mb']):
     """The memory rule: 512 MB base plus 512 MB per interleaved disk agent."""
     return int(base_mb + per_stream_mb * max(0, int(streams)))
@@ -178,8 +165,8 @@ def memory_needed_mb(streams, base_mb=DEFAULTS['memory_base_mb'], per_stream_mb=
 
 def segment_for_loss(feed_mb_s, seconds_per_mark, loss):
     """Smallest segment (MB) whose file mark costs at most ``loss`` of the time."""
-    feed = _num(feed_mb_s)
-    lost = _num(seconds_per_mark)
+    feed = _records.finite(feed_mb_s)
+    lost = _records.finite(seconds_per_mark)
     if feed is None or feed <= 0 or lost is None or lost <= 0:
         return None
     # time writing S/feed, time lost t: t / (S/feed + t) <= loss  =>  S >= feed * t * (1-loss)/loss
@@ -197,7 +184,7 @@ def _pattern_ratio(pattern):
         return 1.0
     head = text.split(':', maxsplit=1)[0].strip()
     head = ''.join(ch for ch in head if ch.isdigit() or ch == '.')
-    ratio = _num(head)
+    ratio = _records.finite(head)
     return ratio if ratio and ratio >= 1 else 1.0
 
 
@@ -216,9 +203,9 @@ def source_numbers(source, spec=None):
     """
     agg = _get(source, 'aggregate') or {}
     streams = _get(source, 'streams') or []
-    series = [x for x in (_num(v) for v in (agg.get('series_mb_s') or [])) if x is not None and x >= 0]
-    mean = _num(agg.get('mean_mb_s'))
-    p5 = _num(agg.get('p5_mb_s'))
+    series = [x for x in (_records.finite(v) for v in (agg.get('series_mb_s') or [])) if x is not None and x >= 0]
+    mean = _records.finite(agg.get('mean_mb_s'))
+    p5 = _records.finite(agg.get('p5_mb_s'))
     if mean is None and series:
         mean = sum(series) / len(series)
     if mean is None and p5 is None:
@@ -238,17 +225,17 @@ def source_numbers(source, spec=None):
     count = agg.get('streams')
     if isinstance(count, list):
         count = len(count)
-    count = int(_num(count) or len(streams) or 1)
-    samples = int(_num(agg.get('samples')) or len(series))
+    count = int(_records.finite(count) or len(streams) or 1)
+    samples = int(_records.finite(agg.get('samples')) or len(series))
     return {
         'mean_mb_s': mean,
         'sustained_mb_s': sustained,
         'sustained_basis': 'p5' if p5 is not None else 'mean',
-        'min_mb_s': _num(agg.get('min_mb_s')) if not series else min(series),
+        'min_mb_s': _records.finite(agg.get('min_mb_s')) if not series else min(series),
         'max_mb_s': maximum,
         'series': series,
         'samples': samples,
-        'passes': _num(_get(source, 'passes')),
+        'passes': _records.finite(_get(source, 'passes')),
         'streams': count,
         'per_stream_mb_s': mean / count,
         'inconclusive': _inconclusive(source, spec, agg, streams, samples, bool(series)),
@@ -268,27 +255,27 @@ def _inconclusive(source, spec, agg, streams, samples, has_series):
         return str(inconclusive['reason'])
     if inconclusive and not isinstance(inconclusive, dict):
         return str(inconclusive)
-    duration = _num(agg.get('duration_s')) or _num(_get(source, 'seconds')) or float(samples or 0)
+    duration = _records.finite(agg.get('duration_s')) or _records.finite(_get(source, 'seconds')) or float(samples or 0)
     # The source module marks a read too short for its own min_samples (with which budget to raise); whatever
     # it says, too little data for the verdict's one rule is INCONCLUSIVE too (docs/verdict.md).
     return _forecast.too_little_data(
-        samples=samples if has_series else None, bytes_read=_num(agg.get('bytes')), source_bytes=_source_bytes(streams),
+        samples=samples if has_series else None, bytes_read=_records.finite(agg.get('bytes')), source_bytes=_source_bytes(streams),
         files=_source_files(streams, agg), seconds=duration,
-        buffer_mb=_num(_get(spec, 'buffer_mb')) if spec is not None else None)
+        buffer_mb=_records.finite(_get(spec, 'buffer_mb')) if spec is not None else None)
 
 
 def _source_bytes(streams):
     """The sources' data (every stream's tree, read or not), or None when a stream does not say."""
-    sizes = [_num(_get(s, 'tree_bytes')) for s in streams if isinstance(s, dict)]
+    sizes = [_records.finite(_get(s, 'tree_bytes')) for s in streams if isinstance(s, dict)]
     return sum(sizes) if sizes and None not in sizes else None
 
 
 def _source_files(streams, agg):
     """The sources' files with data (every stream's tree), else the files read, or None."""
-    files = [_num(_get(s, 'tree_files')) for s in streams if isinstance(s, dict)]
+    files = [_records.finite(_get(s, 'tree_files')) for s in streams if isinstance(s, dict)]
     if files and None not in files:
         return int(sum(files))
-    return int(_num(agg.get('files'))) if _num(agg.get('files')) is not None else None
+    return int(_records.finite(agg.get('files'))) if _records.finite(agg.get('files')) is not None else None
 
 
 def _scaling_curve(source):
@@ -297,8 +284,8 @@ def _scaling_curve(source):
     for row in _get(source, 'scaling') or []:
         if not isinstance(row, dict):
             continue
-        streams = _num(row.get('streams'))
-        mean = _num(row.get('mean_mb_s'))
+        streams = _records.finite(row.get('streams'))
+        mean = _records.finite(row.get('mean_mb_s'))
         if streams and streams >= 1 and mean is not None and mean >= 0:
             points[int(streams)] = mean
     return sorted(points.items())
@@ -328,21 +315,21 @@ def feed_at_streams(src, streams):
 
 def tape_ratio(spec, source=None, override=None):
     """(ratio, basis): the compression ratio the drive will get on this data (``_words.basis`` words the basis)."""
-    value = _num(override)
+    value = _records.finite(override)
     if value is not None:
         if value < 1:
             raise VerdictInputError('tape_ratio must be >= 1.0 (data on tape / data written), got %s.' % override)
         return value, {'id': 'ratio_set'}
     comp = _get(source, 'compressibility') or {}
-    software_ratio = _num(comp.get('ratio'))
+    software_ratio = _records.finite(comp.get('ratio'))
     if software_ratio is not None and software_ratio > 0:
-        nominal = _num(_get(spec, 'compression_ratio')) or 1.0
+        nominal = _records.finite(_get(spec, 'compression_ratio')) or 1.0
         # The drive's compressor is not assumed to beat its nominal rating.
-        estimate = _num(_drive_model.tape_ratio_from_software(software_ratio, max_ratio=max(1.0, nominal)))
+        estimate = _records.finite(_drive_model.tape_ratio_from_software(software_ratio, max_ratio=max(1.0, nominal)))
         if estimate is not None:
-            return max(1.0, estimate), {'id': 'ratio_sampled', 'sample_bytes': _num(comp.get('sample_bytes')),
+            return max(1.0, estimate), {'id': 'ratio_sampled', 'sample_bytes': _records.finite(comp.get('sample_bytes')),
                                         'compressor': comp.get('compressor'), 'ratio': software_ratio}
-    nominal = _num(_get(spec, 'compression_ratio')) or 1.0
+    nominal = _records.finite(_get(spec, 'compression_ratio')) or 1.0
     return nominal, {'id': 'ratio_nominal'}
 
 
@@ -351,12 +338,12 @@ def sweep_rates(tape, ratio):
     sweep = _get(tape, 'sweep') or []
     by_pattern = {}
     for row in sweep:
-        if not isinstance(row, dict) or row.get('error') or _num(row.get('mb_s')) is None or not row.get('block_size'):
+        if not isinstance(row, dict) or row.get('error') or _records.finite(row.get('mb_s')) is None or not row.get('block_size'):
             continue
         pattern_ratio = _pattern_ratio(row.get('pattern'))
         if pattern_ratio is None:
             continue
-        by_pattern.setdefault(pattern_ratio, {})[int(row['block_size'])] = _num(row['mb_s'])
+        by_pattern.setdefault(pattern_ratio, {})[int(row['block_size'])] = _records.finite(row['mb_s'])
     if not by_pattern:
         return {}, None
     best_pattern = min(by_pattern, key=lambda r: (abs(r - ratio), -r))
@@ -375,13 +362,13 @@ def restore_numbers(tape):
         return None
     verified = rb.get('verified')
     return {
-        'mb_s': _num(rb.get('mb_s')),
-        'write_mb_s': _num(rb.get('write_mb_s')),
-        'bytes': int(_num(rb.get('bytes')) or 0),
+        'mb_s': _records.finite(rb.get('mb_s')),
+        'write_mb_s': _records.finite(rb.get('write_mb_s')),
+        'bytes': int(_records.finite(rb.get('bytes')) or 0),
         'verified': verified if isinstance(verified, bool) else None,
-        'mismatched_blocks': int(_num(rb.get('mismatched_blocks')) or 0),
+        'mismatched_blocks': int(_records.finite(rb.get('mismatched_blocks')) or 0),
         'error': rb.get('error'),
-        'read_size': _num(rb.get('block_size')),
+        'read_size': _records.finite(rb.get('block_size')),
         'verification': rb.get('verification'),
     }
 
@@ -463,7 +450,7 @@ def _filemark_costs(tape):
         if not isinstance(row, (dict, _records.FilemarkCost)):
             continue
         kind = _get(row, 'kind')
-        lost = _num(_get(row, 'seconds_lost_per_mark'))
+        lost = _records.finite(_get(row, 'seconds_lost_per_mark'))
         if kind in ('sync', 'immediate') and lost is not None:
             costs[kind] = max(costs.get(kind, 0.0), 0.0, lost)
     return costs
@@ -473,10 +460,10 @@ def _block_limit(drive):
     """(bytes, 'drive' / 'hba') of the largest block the drive (READ BLOCK LIMITS) and HBA take, or (None, None)."""
     limits = []
     block_limits = _get(drive, 'block_limits') or {}
-    maximum = _num(block_limits.get('max') if isinstance(block_limits, dict) else None)
+    maximum = _records.finite(block_limits.get('max') if isinstance(block_limits, dict) else None)
     if maximum:
         limits.append((int(maximum), 'drive'))
-    hba = _num(_get(drive, 'hba_max_transfer_bytes'))
+    hba = _records.finite(_get(drive, 'hba_max_transfer_bytes'))
     if hba:
         limits.append((int(hba), 'hba'))
     if not limits:
@@ -495,8 +482,8 @@ def st_direct_io(drive, block):
     (the preflight's own advice). ``drive``: the drive entry with the st preflight's ``host_sg_tablesize``,
     ``direct_io_max_bytes``, ``hba_max_transfer_bytes``, ``st_max_sg_segs`` and ``st_try_direct_io``.
     """
-    segs, table = _num(_get(drive, 'st_max_sg_segs')), _num(_get(drive, 'host_sg_tablesize'))
-    direct, hba = _num(_get(drive, 'direct_io_max_bytes')), _num(_get(drive, 'hba_max_transfer_bytes'))
+    segs, table = _records.finite(_get(drive, 'st_max_sg_segs')), _records.finite(_get(drive, 'host_sg_tablesize'))
+    direct, hba = _records.finite(_get(drive, 'direct_io_max_bytes')), _records.finite(_get(drive, 'hba_max_transfer_bytes'))
     if not (block and segs and table and direct) or _get(drive, 'st_try_direct_io') is False:
         return None
     if block <= direct or segs >= table or (hba and block > hba):
@@ -515,7 +502,7 @@ def drive_link(drive):
     link = _get(drive, 'link')
     if not isinstance(link, dict):
         return None, None
-    usable = _num(link.get('usable_mb_s'))
+    usable = _records.finite(link.get('usable_mb_s'))
     return (usable if usable is not None and usable > 0 else None), link
 
 
@@ -679,7 +666,7 @@ class _DecisionMixin:
         unmeasured_marks = self.mode_now == 'sync' and bool(self.segment_mb) and self.mark_now is None
         for name in ('buffer_mb', 'backhitch_s') + (('sync_mark_s',) if unmeasured_marks else ()):
             if name in self.estimated:
-                self.finding('estimated_%s' % name, 'info', value=_num(_get(self.spec, name)) or 0,
+                self.finding('estimated_%s' % name, 'info', value=_records.finite(_get(self.spec, name)) or 0,
                              basis=self.estimated[name])
         if self.src['inconclusive']:
             # nothing the forecast says can be trusted yet; an invalid setting stays a fix
@@ -711,7 +698,7 @@ class _DecisionMixin:
             'backhitches_per_hour_now': now['backhitches_per_hour'], 'drive_reported_backhitches': self.reported,
             'backhitches_per_hour_after_setting_fixes': fixed['backhitches_per_hour'],
             'streams_needed_floor': self.n_floor, 'streams_needed_full': self.n_full,
-            'memory_needed_mb': None, 'memory_total_mb': _num(self.memory_total_mb), 'streams_planned': self.planned,
+            'memory_needed_mb': None, 'memory_total_mb': _records.finite(self.memory_total_mb), 'streams_planned': self.planned,
             'restore_mb_s': restore['mb_s'] if restore else None,
             'restore_write_mb_s': restore['write_mb_s'] if restore else None,
             'restore_verified': restore['verified'] if restore else None,
@@ -759,14 +746,14 @@ class _Judgement(_FixStepsMixin, _DecisionMixin):
         self.spec, self.source, self.tape, self.drive = spec, source, tape, drive
         self.memory_total_mb, self.what_if, self.drives_sharing = memory_total_mb, what_if, drives_sharing
         self.label = _get(spec, 'label') or 'this drive'
-        self.native = _num(_get(spec, 'native_mb_s'))
-        self.floor = _num(_get(spec, 'speed_floor_mb_s'))
+        self.native = _records.finite(_get(spec, 'native_mb_s'))
+        self.floor = _records.finite(_get(spec, 'speed_floor_mb_s'))
         self.estimated = dict(_get(spec, 'estimated') or ())
         self.src = source_numbers(source, spec)
-        self.share = _num(share) or 1.0
+        self.share = _records.finite(share) or 1.0
         self.ratio, self.ratio_basis = tape_ratio(spec, source, self.opts.get('tape_ratio'))
         try:
-            self.case = _Case(spec, self.src, self.ratio, self.share, _num(self.opts.get('data_gb')))
+            self.case = _Case(spec, self.src, self.ratio, self.share, _records.finite(self.opts.get('data_gb')))
         except _forecast.ForecastInputError as exc:
             raise VerdictInputError(str(exc)) from None
         self.need_full, self.need_floor = self.case.need_full, self.case.need_floor
@@ -808,8 +795,8 @@ class _Judgement(_FixStepsMixin, _DecisionMixin):
             # entries of the trees the read left out (symlinks, FIFOs, files that cannot be opened...)
             self.fact('passed_over', counts=dict((k, n) for k, n in sorted(passed_over.items()) if n))
         ingest = _get(self.source, 'ingest') or {}
-        with_ingest = _num(((ingest.get('with') or {}).get('mean_mb_s')) if isinstance(ingest, dict) else None)
-        without_ingest = _num(((ingest.get('without') or {}).get('mean_mb_s')) if isinstance(ingest, dict) else None)
+        with_ingest = _records.finite(((ingest.get('with') or {}).get('mean_mb_s')) if isinstance(ingest, dict) else None)
+        without_ingest = _records.finite(((ingest.get('without') or {}).get('mean_mb_s')) if isinstance(ingest, dict) else None)
         if with_ingest is not None and without_ingest is not None:
             self.fact('ingest', target_text=ingest.get('target_text'), with_mb_s=with_ingest,
                       without_mb_s=without_ingest)
@@ -829,11 +816,11 @@ class _Judgement(_FixStepsMixin, _DecisionMixin):
         if isinstance(self.config.get('netbackup'), dict):
             # the media server's buffer files (SIZE_DATA_BUFFERS ...), with what the buffers hold against the drive
             self.fact('netbackup_config', need_full_mb_s=self.need_full,
-                      drive_buffer_mb=_num(_get(self.spec, 'buffer_mb')), **self.config['netbackup'])
-        configured = _num(self.config.get('block_size_bytes'))
+                      drive_buffer_mb=_records.finite(_get(self.spec, 'buffer_mb')), **self.config['netbackup'])
+        configured = _records.finite(self.config.get('block_size_bytes'))
         self.block_basis = self.basis_of('block_size_bytes') if configured else None
-        if not configured and _num(_get(self.drive, 'block_size')):
-            configured, self.block_basis = _num(_get(self.drive, 'block_size')), 'drive'
+        if not configured and _records.finite(_get(self.drive, 'block_size')):
+            configured, self.block_basis = _records.finite(_get(self.drive, 'block_size')), 'drive'
         self.configured_bs = int(configured) if configured else None
         self.best_bs, self.best_rate = recommend_block_size(self.rates, self.opts['block_size_tolerance'], self.limit)
         self.path_now, self.path_basis = path_rate(self.rates, self.configured_bs)
@@ -849,7 +836,7 @@ class _Judgement(_FixStepsMixin, _DecisionMixin):
             self.fact('sweep', rates=[[s, self.rates[s]] for s in sorted(self.rates)],
                       pattern_ratio=self.pattern_ratio)
             self.drive_takes = min(self.native * self.pattern_ratio,
-                                   _num(_get(self.spec, 'compressed_max_mb_s')) or self.native * self.pattern_ratio)
+                                   _records.finite(_get(self.spec, 'compressed_max_mb_s')) or self.native * self.pattern_ratio)
         elif self.what_if:
             self.fact('what_if_not_installed', label=self.label)
         else:
@@ -880,7 +867,7 @@ class _Judgement(_FixStepsMixin, _DecisionMixin):
                 state = 'caps_drive' if self.feed_mean > self.link_mb_s else 'caps_sources_lower'
             self.fact('link', state=state, link=self.link_info, link_mb_s=self.link_mb_s, label=self.label,
                       need_full_mb_s=self.need_full, ratio=self.ratio, feed_mean_mb_s=self.feed_mean,
-                      compressed_max_mb_s=_num(_get(self.spec, 'compressed_max_mb_s')))
+                      compressed_max_mb_s=_records.finite(_get(self.spec, 'compressed_max_mb_s')))
         elif self.link_info is not None and self.link_info.get('text'):
             self.fact('link_text', text=self.link_info['text'])
 
@@ -901,7 +888,7 @@ class _Judgement(_FixStepsMixin, _DecisionMixin):
     def forecasts(self):
         """The forecast now and with the setting fixes (best block size, immediate marks, bigger segments)."""
         costs = self.costs = _filemark_costs(self.tape)
-        self.segment_mb = _num(self.config.get('segment_size_mb'))
+        self.segment_mb = _records.finite(self.config.get('segment_size_mb'))
         self.segment_basis = self.basis_of('segment_size_mb') if self.segment_mb is not None else None
         if self.segment_mb is None and self.software in DEFAULT_SEGMENT_MB:
             self.segment_mb, self.segment_basis = DEFAULT_SEGMENT_MB[self.software], 'default'
@@ -928,7 +915,7 @@ class _Judgement(_FixStepsMixin, _DecisionMixin):
             mark_cost = costs.get('sync')
             if mark_cost is None:
                 # a drive described without sync_mark_s: a mark costs a back-hitch, as in the forecast
-                mark_cost = self.case.flush_s + (_num(_get(self.spec, 'sync_mark_s', _get(self.spec, 'backhitch_s')))
+                mark_cost = self.case.flush_s + (_records.finite(_get(self.spec, 'sync_mark_s', _get(self.spec, 'backhitch_s')))
                                                  or 0.0)
             recommended = segment_for_loss(self.need_full, mark_cost, self.opts['filemark_loss_target'])
             if recommended and self.segment_mb < recommended:
@@ -1046,7 +1033,7 @@ def apply_memory(verdict, memory_total_mb, other_streams=0, options=None):
     fixes = dict((fix['id'], fix) for fix in verdict['fixes'] if fix['id'] != 'memory')
     streams = int(num['streams_planned']) + int(other_streams or 0)
     mem_need = memory_needed_mb(streams, opts['memory_base_mb'], opts['memory_per_stream_mb'])
-    mem_total = _num(memory_total_mb)
+    mem_total = _records.finite(memory_total_mb)
     num['memory_needed_mb'] = mem_need
     num['memory_total_mb'] = mem_total
     if mem_total is not None and mem_total < mem_need and verdict['class'] != INCONCLUSIVE:
@@ -1065,7 +1052,7 @@ def apply_memory(verdict, memory_total_mb, other_streams=0, options=None):
 def _streams_of(item, config):
     cfg = dict(config or {})
     cfg.update(item.get('config') or {})
-    return max(1, int(_num(cfg.get('concurrency')) or 1))
+    return max(1, int(_records.finite(cfg.get('concurrency')) or 1))
 
 
 def drives_kept_busy(spec, source, options=None, path_mb_s=None):
@@ -1110,7 +1097,7 @@ def host_capacity(spec, source, memory_total_mb=None, options=None, path_mb_s=No
     drives = busy['streaming'] or busy['not_shoeshining']
     streams = max(drives, src['streams']) if drives else 0
     need = memory_needed_mb(streams, opts['memory_base_mb'], opts['memory_per_stream_mb']) if drives else None
-    total = _num(memory_total_mb)
+    total = _records.finite(memory_total_mb)
     short = None
     if need is not None and total is not None:
         short = max(0, int(math.ceil(need - total)))
@@ -1174,7 +1161,7 @@ def evaluate_host(drives, source, config=None, memory_total_mb=None, options=Non
 
 
 def _round(value, digits=1):
-    value = _num(value)
+    value = _records.finite(value)
     return None if value is None else round(value, digits)
 
 

@@ -372,3 +372,10 @@ def test_the_report_charts_no_sweep_for_a_failed_write_and_says_why():
         assert by_name['feed'] is not None and (by_name['sweep'] is not None) is drawn
         page = _render.fleet_html([doc], charts=charts)
         assert ('No write sweep: %s' % msg in page) is not drawn
+
+
+@pytest.mark.parametrize('value, expected', [
+    (3, 3.0), ('2.5', 2.5), (0, 0.0), (None, None), (True, None), ('fast', None), ([], None),
+    (float('nan'), None), (float('inf'), None), ('-inf', None)])
+def test_finite_is_a_finite_float_or_none(value, expected):
+    assert _records.finite(value) == expected
