@@ -40,8 +40,9 @@ description:
     or flat out, into a private scratch directory inside O(ingest.path) (never a source - refused when it is,
     contains or lies inside one), bounded to O(ingest.size) and removed afterwards; RV(ingest) shows the source
     rate with and without it.
-  - B(What the tree looks like.) RV(file_sizes) is a histogram of the file sizes read and the most files per
-    second reached.
+  - B(What the tree looks like.) RV(file_sizes) is a histogram of the sizes of the files in the tree (every file
+    the walk listed, read or not) and the most files per second reached. Directories are read in a spread order,
+    so that a read bounded in time reaches a cross-section of the tree.
 author:
   - tapeops.qualify contributors (@tapeops)
 extends_documentation_fragment:
@@ -514,7 +515,7 @@ ingest:
     removed: true
 file_sizes:
   description:
-    - What the tree looks like - sizes of the files read (each once).
+    - What the tree looks like - sizes of the files the walk listed (each once, read or not).
     - C(histogram) holds, for each bound (64 KiB, 1 MiB, 16 MiB, 256 MiB, 4 GiB), C(below_bytes) and the share of the
       files (C(files_share)) and of the bytes (C(bytes_share)) in files smaller than it (cumulative).
     - C(files_per_s_ceiling) is the most files per second any step reached; C(small_file_bound) is true when at least

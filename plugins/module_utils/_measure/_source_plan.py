@@ -190,7 +190,8 @@ class Sources:
         return {
             'name': 'stream%d' % index,
             'path': path,
-            'files_sizes': walked['files'],
+            # directories in a spread order: a short read reaches a cross-section of the tree, not its first corner
+            'files_sizes': _source_tree.spread_order(walked['files']),
             'tree_bytes': walked['bytes'],
             'tree_files': len(walked['files']),
             'empty_files': walked['empty_files'],

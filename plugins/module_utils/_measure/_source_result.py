@@ -96,11 +96,12 @@ class ReadResult:
 
     @staticmethod
     def _file_sizes(main, curve):
-        """The size profile of the files the main step read (whole passes: all of them)."""
+        """The size profile of the trees the main step's streams were given (the walk's listing of each, whether
+        the read reached every file or not: a short read of a slow source reaches a few files, which do not
+        stand for the tree)."""
         sizes = []
-        for stream, figures in zip(main['assigned'], main['streams']):
-            count = len(stream['files_sizes']) if figures['complete'] else figures['files']
-            sizes.extend(size for _p, size in stream['files_sizes'][:count])
+        for stream in main['assigned']:
+            sizes.extend(size for _p, size in stream['files_sizes'])
         ceiling = max([c.get('files_per_s') or 0 for c in curve] or [0]) or None
         return _source_scaling.file_size_profile(sizes, ceiling)
 

@@ -228,6 +228,32 @@ class _TreeWalk:
         return None
 
 
+def spread_order(files):
+    """``files`` ((path, size) in the walk's order) with their directories visited in a spread order.
+
+    A backup reads a tree directory by directory; a read bounded in time reaches only the first directories
+    of the walk, and on a slow source one directory (or two of its files) then stands for the whole tree. Here
+    each directory's files stay together and in their order (the read keeps a backup's locality inside a
+    directory), and the directories are taken in bit-reversed order of their place in the walk: the first,
+    the middle, the first and third quarters, and so on, so that the first directories a short read reaches
+    lie evenly spread over the tree. A complete pass still reads every file once.
+    """
+    groups = {}
+    order = []
+    for item in files:
+        directory = os.path.dirname(item[0])
+        if directory not in groups:
+            groups[directory] = []
+            order.append(directory)
+        groups[directory].append(item)
+    count = len(order)
+    if count < 3:
+        return list(files)
+    bits = (count - 1).bit_length()
+    ranked = sorted(range(count), key=lambda index: int(format(index, '0%db' % bits)[::-1], 2))
+    return [item for index in ranked for item in groups[order[index]]]
+
+
 def walk_tree(root, follow_symlinks=False, one_file_system=True, max_files=None, max_listed=100):
     """Regular files below ``root`` in backup order.
 

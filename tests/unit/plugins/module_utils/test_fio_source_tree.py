@@ -227,3 +227,34 @@ def test_make_aliases_reads_the_same_file(tmp_path):
     aliases = _source_tree.make_aliases([str(src)], str(tmp_path))
     with open(aliases[str(src)], 'rb') as handle:
         assert handle.read() == b'abc'
+
+
+def test_spread_order_visits_directories_evenly_and_keeps_each_together(tmp_path):
+    """Eight directories of three files each, walked as a backup walks them: a read that stops after two
+    directories has seen the first and the middle one, not the first two; each directory's files stay together
+    in their order; every file is there once."""
+    for number in range(8):
+        write = tmp_path / ('d%d' % number)
+        write.mkdir()
+        for name in 'abc':
+            (write / name).write_bytes(b'x' * (number + 1))
+    walked = _source_tree.walk_tree(str(tmp_path))['files']
+    spread = _source_tree.spread_order(walked)
+    assert sorted(spread) == sorted(walked)
+    dirs = [os.path.basename(os.path.dirname(path)) for path, _size in spread]
+    visited = [dirs[index] for index in range(0, len(dirs), 3)]
+    assert visited == ['d0', 'd4', 'd2', 'd6', 'd1', 'd5', 'd3', 'd7']
+    assert all(dirs[index:index + 3] == [dirs[index]] * 3 for index in range(0, len(dirs), 3))
+    assert [os.path.basename(path) for path, _size in spread[:3]] == ['a', 'b', 'c']
+
+
+def test_spread_order_leaves_one_or_two_directories_as_walked():
+    files = [('/s/a/1', 1), ('/s/a/2', 2), ('/s/b/1', 3)]
+    assert _source_tree.spread_order(files) == files
+    assert _source_tree.spread_order([]) == []
+
+
+def test_spread_order_of_a_count_that_is_no_power_of_two():
+    files = [('/s/%d/f' % number, 1) for number in range(5)]
+    assert [path for path, _size in _source_tree.spread_order(files)] == [
+        '/s/0/f', '/s/4/f', '/s/2/f', '/s/1/f', '/s/3/f']
