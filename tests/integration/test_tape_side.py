@@ -17,7 +17,7 @@ below READ BLOCK LIMITS (neither drive does). With tgt also the benefit of
 immediate file marks (tgt ignores IMMED); the emulated drive shows it (a
 synchronous mark drains the buffer and costs the next data a reposition).
 Those the lab cannot show are unit-tested in
-tests/unit/plugins/module_utils/test_tape_*.py.
+tests/unit/plugins/module_utils/_measure/test_tape_*.py.
 """
 
 import json

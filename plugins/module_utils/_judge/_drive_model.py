@@ -762,7 +762,7 @@ BACKHITCH_RULE = ('no vendor publishes the time of one back-hitch; 3 s estimated
 # published costs span about 3 to 8 s a mark. The model takes seed 001's, measured on one drive with
 # the application a verdict is about, so that an unmeasured mark errs towards shoe-shining, as the
 # buffer estimate does. With it the forecast reproduces all four of seed 001's figures within 10 %
-# (test_verdict_dp_segment_default.py in tests/unit/plugins/module_utils). No other generation or vendor has a published figure: 7 s is used for
+# (test_verdict_dp_segment_default.py in tests/unit/plugins/module_utils/_judge). No other generation or vendor has a published figure: 7 s is used for
 # every drive, stated as an estimate; a cost the write test measured replaces it, and the inventory can
 # set sync_mark_s per drive. (generation, form_factor, vendor) -> (seconds, source, rule).
 DEFAULT_SYNC_MARK_S = 7.0

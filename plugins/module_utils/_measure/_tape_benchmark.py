@@ -231,7 +231,7 @@ class TapeBenchmark:
         self.sys_root = sys_root
         self.proc_root = proc_root
         # write(2) and the clock of the sweep and the file-mark runs: os.write and time.monotonic outside tests,
-        # which replay a recorded drive through them (tests/unit/plugins/module_utils/test_tape_benchmark_replay.py)
+        # which replay a recorded drive through them (tests/unit/plugins/module_utils/_measure/test_tape_benchmark_replay.py)
         self.write = write
         self.clock = clock
         self.gate = _tape_safety.WriteGate(device, overwrite=overwrite, allowed_barcodes=allowed_barcodes,

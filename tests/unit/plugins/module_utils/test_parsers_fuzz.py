@@ -39,7 +39,7 @@ from ansible_collections.tapeops.qualify.plugins.module_utils._measure import _t
 from ansible_collections.tapeops.qualify.plugins.module_utils._config import _netbackup
 from ansible_collections.tapeops.qualify.plugins.module_utils._config import _sd_config
 
-from _tape_fixtures import FIXTURES
+from ansible_collections.tapeops.qualify.tests.unit.plugins.module_utils._tape_fixtures import FIXTURES
 
 _HUNT = int(os.environ.get('TAPEOPS_FUZZ_EXAMPLES') or 0)
 FUZZ = settings(deadline=None, max_examples=_HUNT or 150, derandomize=not _HUNT, database=None,

@@ -28,7 +28,7 @@ from ansible_collections.tapeops.qualify.plugins.module_utils import _records, _
 from ansible_collections.tapeops.qualify.plugins.module_utils._reporting import _charts, _render
 from ansible_collections.tapeops.qualify.plugins.module_utils._judge import _host
 
-from _tape_fixtures import FIXTURES
+from ansible_collections.tapeops.qualify.tests.unit.plugins.module_utils._tape_fixtures import FIXTURES
 
 ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), '..', '..', '..', '..'))
 SCHEMA_PATH = os.path.join(ROOT, 'docs', 'host-report.schema.json')

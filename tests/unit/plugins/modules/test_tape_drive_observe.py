@@ -37,7 +37,7 @@ LAB_SUPPORTED = 'sg_logs_p0x00__lab-emulated-IBM-ULT3580-TD5__1.txt'
 
 
 def series_samples():
-    """``[(t, counters)]`` of the recorded series (as tests/unit/plugins/module_utils/test_observe.py reads it)."""
+    """``[(t, counters)]`` of the recorded series (as tests/unit/plugins/module_utils/_measure/test_observe.py reads it)."""
     out = []
     for block in re.split(r'^t=', fixture_text(LAB_SERIES), flags=re.M)[1:]:
         head, _sep, body = block.partition('\n')

@@ -1,0 +1,164 @@
+# Copyright (c) tapeops.qualify contributors
+# GNU General Public License v3.0+ (see COPYING or https://www.gnu.org/licenses/gpl-3.0.txt)
+# SPDX-License-Identifier: GPL-3.0-or-later
+"""_judge/_observed: an observed window judged, on windows recorded in the lab.
+
+tests/unit/fixtures/observe/observed_job__<guest>.json: the lab test
+tests/integration/test_observe_lab.py (the judged-job test) recorded them on
+2026-11-26 - tapeops.qualify.tape_drive_observe's series of the real st
+driver's counters while the lab's writer wrote to the guest's emulated drive,
+the back-hitches and compression the drive counted itself (its log pages),
+and the guest's drive profile. On lab-ma3 a 64 MiB file came from a source
+throttled to 3 MB/s (the drive's floor is 11.2 MB/s at the lab's scale): the
+drive counted one back-hitch. On lab-ma1 118 MiB came from the page cache,
+faster than the drive's top step (7 MB/s): none. observed_bacula_job__lab-ma3.json:
+a real Bacula 9.6.7 job on lab-ma3, recorded by test_observe_bacula_lab.py.
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+import os
+
+import pytest
+
+from ansible_collections.tapeops.qualify.plugins.module_utils import _records, _words
+from ansible_collections.tapeops.qualify.plugins.module_utils._judge import _forecast, _observed
+
+FIXTURES = os.path.join(os.path.dirname(__file__), '..', '..', '..', 'fixtures', 'observe')
+
+
+def recorded(guest, kind='observed_job'):
+    with open(os.path.join(FIXTURES, '%s__%s.json' % (kind, guest))) as handle:
+        return json.load(handle)
+
+
+def test_a_job_below_the_floor_shoe_shines_observed_and_replayed_as_the_drive_counted():
+    case = recorded('lab-ma3')
+    judged = _observed.judge(case['window'], case['profile'])
+    assert isinstance(judged, _records.ObservedJudgement)
+    seen, predicted = judged.observed, judged.forecast
+    assert judged.status == _observed.STATUS_JUDGED and judged.notes == []
+    # 64 MiB in the data phase; its rate from the whole intervals between the job's first and last
+    assert seen['bytes'] == 64 * 1024 * 1024
+    inner = case['window']['series']['write_byte_cnt'][4:25]
+    assert seen['mb_s'] == pytest.approx(sum(inner) / 21.0 / 1e6, abs=0.001)
+    assert seen['mb_s'] < seen['need_floor_mb_s'] == case['profile']['speed_floor_mb_s']
+    assert (seen['backhitches'], seen['class'], seen['class_basis']) == (1, _forecast.SHOE_SHINING,
+                                                                         'backhitches_and_rate')
+    assert (seen['tape_ratio'], seen['tape_ratio_source']) == (1.0, 'drive')
+    # the forecast from the feed alone: the same class and the back-hitch the drive counted
+    assert predicted['class'] == _forecast.SHOE_SHINING and predicted['backhitches'] == 1
+    assert predicted['simulated_seconds'] == pytest.approx(21.0, abs=1.0)
+    assert judged.agreement == {'class_match': True, 'rate_delta_pct': 0.0, 'backhitch_delta': 0}
+    # and what the lab test judged then is what the code judges now
+    assert judged.to_dict() == case['judgement']
+
+
+def test_a_job_fed_faster_than_the_drive_streams_observed_and_replayed():
+    case = recorded('lab-ma1')
+    judged = _observed.judge(case['window'], case['profile'])
+    seen, predicted = judged.observed, judged.forecast
+    assert seen['backhitches'] == 0 and seen['class'] == _forecast.STREAMING
+    assert seen['mb_s'] >= 0.99 * case['profile']['native_mb_s']
+    assert predicted['class'] == _forecast.STREAMING and predicted['backhitches'] == 0
+    assert judged.agreement['class_match'] is True and abs(judged.agreement['rate_delta_pct']) < 1.0
+    assert judged.to_dict() == case['judgement']
+
+
+def test_without_the_drive_s_counter_the_class_is_the_rate_s_and_says_so():
+    case = recorded('lab-ma3')
+    window = dict(case['window'], backhitches=None)
+    judged = _observed.judge(window, case['profile'])
+    assert judged.observed['class_basis'] == 'rate' and judged.observed['backhitches_per_hour'] is None
+    # below the floor the rate alone shows it
+    assert judged.observed['class'] == _forecast.SHOE_SHINING
+    assert judged.agreement['backhitch_delta'] is None and judged.notes == [_words.OBSERVED_NO_COUNTER]
+
+
+def test_the_drive_s_own_ratio_wins_then_the_given_estimate_then_none():
+    case = recorded('lab-ma1')
+    assert _observed.judge(case['window'], case['profile'], tape_ratio=1.5).observed['tape_ratio_source'] == 'drive'
+    unknown = dict(case['window'], compression_ratio=None)
+    given = _observed.judge(unknown, case['profile'], tape_ratio=1.5).observed
+    assert (given['tape_ratio'], given['tape_ratio_source']) == (1.5, 'given')
+    # at 1.5:1 the drive's full speed asks 1.5 x 7 MB/s of the host: the same feed no longer streams it
+    assert given['need_full_mb_s'] == pytest.approx(10.5) and given['class'] == _forecast.SPEED_MATCHED
+    none = _observed.judge(unknown, case['profile']).observed
+    assert (none['tape_ratio'], none['tape_ratio_source']) == (1.0, 'incompressible')
+
+
+def test_an_idle_window_is_idle_not_judged_and_a_planned_one_not_observed():
+    case = recorded('lab-ma1')
+    idle = copy.deepcopy(case['window'])
+    idle['series']['write_byte_cnt'] = [0] * len(idle['series']['write_byte_cnt'])
+    judged = _observed.judge(idle, case['profile'])
+    assert judged.status == _observed.STATUS_IDLE and judged.observed is None and judged.forecast is None
+    planned = _observed.judge({'device': '/dev/nst0', 'status': 'planned'}, case['profile'])
+    assert planned.status == _observed.STATUS_NOT_OBSERVED and planned.notes
+
+
+def test_a_job_too_short_to_judge_is_inconclusive_both_ways():
+    case = recorded('lab-ma3')
+    short = copy.deepcopy(case['window'])
+    series = short['series']
+    keep = 8  # three idle intervals, then the job's first five
+    for key in series:
+        series[key] = series[key][:keep]
+    judged = _observed.judge(short, case['profile'])
+    assert judged.observed['class'] == _forecast.INCONCLUSIVE
+    assert 'watch a longer job' in judged.observed['inconclusive_reason']
+    assert judged.forecast['class'] == _forecast.INCONCLUSIVE
+
+
+def test_steady_phase_drops_the_partly_idle_edges_of_three_intervals_or_more():
+    assert _observed.steady_phase((3, 25)) == (4, 24)
+    assert _observed.steady_phase((3, 5)) == (4, 4)
+    assert _observed.steady_phase((3, 4)) == (3, 4)
+    series = {'write_byte_cnt': [0, 2000000, 3000000, 0], 'seconds': [1.0, 2.0, 1.0, 1.0]}
+    assert _observed.data_phase(series) == (1, 2)
+    # a stretched interval (a loaded host) is that many seconds at its average rate
+    assert _observed.per_second_rates(series, (1, 2)) == [1.0, 1.0, 3.0]
+
+
+def test_an_observed_window_replays_once_and_whole_past_the_two_hour_cap():
+    drive = recorded('lab-ma3')['profile']
+    night = [2.0] * 9000
+    once = _forecast.forecast(drive, feed_series_mb_s=night, trace=False, replay='once')
+    cycles = _forecast.forecast(drive, feed_series_mb_s=night, trace=False)
+    assert once['replays'] == 1 and once['simulated_seconds'] >= 9000
+    assert cycles['simulated_seconds'] <= _forecast.MAX_SIMULATED_S * 2
+    short = _forecast.forecast(drive, feed_series_mb_s=[2.0] * 60, trace=False, replay='once')
+    assert short['replays'] == 1 and short['simulated_seconds'] < _forecast.MIN_SIMULATED_S
+    with pytest.raises(_forecast.ForecastInputError, match="replay must be 'cycles' or 'once'"):
+        _forecast.forecast(drive, feed_mb_s=1.0, replay='twice')
+
+
+def test_a_real_bacula_job_is_judged_as_the_drive_counted_it():
+    """Bacula 9.6.7 on lab-ma3 (observed_bacula_job__lab-ma3.json, recorded by test_observe_bacula_lab.py).
+
+    The drive counted 4 back-hitches in 79 s of data (BACULA.md measured 4-5 in 79 s on this guest) and
+    1.213:1 over Bacula's stream (BACULA.md: 1.205-1.215); the forecast replayed from the observed feed
+    predicts the same 4 and the same class, and the data phase's rate is the storage daemon's own.
+    """
+    case = recorded('lab-ma3', kind='observed_bacula_job')
+    judged = _observed.judge(case['window'], case['profile'])
+    seen, predicted = judged.observed, judged.forecast
+    assert case['job']['status'] == 'T' and seen['bytes'] == case['window']['bytes_written']
+    assert (seen['tape_ratio_source'], seen['tape_ratio']) == ('drive', pytest.approx(1.213, abs=0.001))
+    assert 1.205 <= seen['tape_ratio'] <= 1.215
+    assert (seen['backhitches'], seen['class']) == (4, _forecast.SHOE_SHINING)
+    assert (predicted['backhitches'], predicted['class']) == (4, _forecast.SHOE_SHINING)
+    assert seen['mb_s'] == pytest.approx(case['job']['data_mb_s'], rel=0.01)
+    assert judged.to_dict() == case['judgement']
+
+
+@pytest.mark.parametrize('series', [
+    None, 'text', {'write_byte_cnt': [1, 2]}, {'write_byte_cnt': [1, 2], 'seconds': [1.0]},
+    {'write_byte_cnt': [1, 'x'], 'seconds': [1.0, 1.0]}, {'write_byte_cnt': [1, -5], 'seconds': [1.0, 1.0]},
+])
+def test_a_broken_series_is_not_judged_and_says_what_to_do(series):
+    case = recorded('lab-ma3')
+    judged = _observed.judge(dict(case['window'], series=series), case['profile'])
+    assert judged.status == _observed.STATUS_NOT_OBSERVED and judged.notes == [_words.OBSERVED_SERIES_BROKEN]
