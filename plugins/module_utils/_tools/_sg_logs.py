@@ -677,3 +677,292 @@ def compression_counters(page):
             rest = _remainder(params.get('0x%04x' % byte_code))
         out[name] = mb * COMPRESSION_MB + rest if mb is not None and rest is not None else None
     return out if any(v is not None for v in out.values()) else None
+
+
+# ---------------------------------------------------------------------------
+# The drive's own health counters, named: TapeAlert flags by number, the write and read error counters, device
+# statistics, data compression and volume statistics. Each reader takes a page as ``decode_page`` (or
+# ``parse_page`` / ``parse_hex_page``) returns it, or the text sg_logs printed for it, and returns its counters
+# by name, None for each one the page does not hold (never 0 for a counter that was not printed); None when the
+# page holds none of them. Nothing here raises on odd input.
+
+PAGE_WRITE_ERRORS = 0x02
+PAGE_READ_ERRORS = 0x03
+PAGE_DT_DEVICE_STATUS = 0x11
+PAGE_DATA_COMPRESSION = 0x1B
+PAGE_TAPE_USAGE = 0x30
+
+# TapeAlert flags (page 0x2E, parameter code = flag number) as sg_logs prints them: its table up to sg3_utils
+# 1.47 (sg_logs.c tape_alert_strs, 0x01-0x3c; "Reserved parameter code 0x3d, flag: 0" beyond), and from 1.48 on
+# (lib/sg_lib_data.c sg_lib_tapealert_strs, 0x01-0x40, "Reserved (28h)", three new names). A flag whose name is
+# not here is read from the parameter code sg_logs printed instead of a name, or not at all.
+_TAPE_ALERT_PRINTED = (
+    'Read warning', 'Write warning', 'Hard error', 'Media', 'Read failure', 'Write failure', 'Media life',
+    'Not data grade', 'Write protect', 'No removal', 'Cleaning media', 'Unsupported format',
+    'Recoverable mechanical cartridge failure', 'Unrecoverable mechanical cartridge failure',
+    'Memory chip in cartridge failure', 'Forced eject', 'Read only format', 'Tape directory corrupted on load',
+    'Nearing media life', 'Cleaning required', 'Cleaning requested', 'Expired cleaning media',
+    'Invalid cleaning tape', 'Retension requested', 'Dual port interface error', 'Cooling fan failing',
+    'Power supply failure', 'Power consumption', 'Drive maintenance', 'Hardware A', 'Hardware B', 'Interface',
+    'Eject media', 'Microcode update fail', 'Drive humidity', 'Drive temperature', 'Drive voltage',
+    'Predictive failure', 'Diagnostics required',
+)
+_TAPE_ALERT_147 = ('Obsolete (28h)', 'Obsolete (29h)', 'Obsolete (2Ah)', 'Obsolete (2Bh)', 'Obsolete (2Ch)',
+                   'Obsolete (2Dh)', 'Obsolete (2Eh)', 'Reserved (2Fh)', 'Reserved (30h)', 'Reserved (31h)')
+_TAPE_ALERT_148 = ('Reserved (28h)', 'Reserved (29h)', 'Reserved (2Ah)', 'Reserved (2Bh)', 'Reserved (2Ch)',
+                   'Reserved (2Dh)', 'Reserved (2Eh)',
+                   'External data encryption control - communications failure',
+                   'External data encryption control - key manager returned error',
+                   'Diminished native capacity')
+_TAPE_ALERT_TAIL = ('Lost statistics', 'Tape directory invalid at unload', 'Tape system area write failure',
+                    'Tape system area read failure', 'No start of data', 'Loading failure',
+                    'Unrecoverable unload failure', 'Automation interface failure', 'Firmware failure',
+                    'WORM medium - integrity check failed', 'WORM medium - overwrite attempted')
+
+
+def _tape_alert_names():
+    names = {}
+    for number, name in enumerate(_TAPE_ALERT_PRINTED + _TAPE_ALERT_147 + _TAPE_ALERT_TAIL, 1):
+        names.setdefault(number, []).append(name)
+    for number, name in enumerate(_TAPE_ALERT_148, 0x28):
+        names[number].append(name)
+    names.setdefault(0x3d, []).append('Encryption policy violation')
+    for number in (0x3e, 0x3f, 0x40):
+        names.setdefault(number, []).append('Reserved (%02Xh)' % number)
+    return dict((number, tuple(found)) for number, found in names.items())
+
+
+# flag number -> the names sg_logs has printed for it, oldest first
+TAPE_ALERT_NAMES = _tape_alert_names()
+_TAPE_ALERT_BY_KEY = dict((snake(name), number) for number, found in TAPE_ALERT_NAMES.items() for name in found)
+# "Reserved parameter code 0x3d, flag: 0" (up to 1.47), "No string available for code 0x3d, flag: 0" (1.48)
+# what parse_hex_page adds beside a page's parameters
+_HEX_PAGE_KEYS = frozenset(('page', 'subpage', 'length', 'complete', 'truncated', 'parameters', 'warnings'))
+_TAPE_ALERT_CODE_KEY = re.compile(r'^(?:reserved_parameter_code|no_string_available_for_code)_0x([0-9a-f]{1,4})_flag$')
+
+
+def _decoded(page, code):
+    """``page`` as a decoded dict: text is decoded with ``decode_page``; anything else but a dict is None."""
+    if isinstance(page, (str, bytes)):
+        return decode_page(code, page)
+    return page if isinstance(page, dict) else None
+
+
+def _count(value):
+    """A counter as sg_logs printed it: an int >= 0 (``'33554432123 [33 GB]'`` of sg3_utils 1.48 too), else None."""
+    if isinstance(value, bool):
+        return None
+    if isinstance(value, int):
+        return value if value >= 0 else None
+    if isinstance(value, str):
+        match = re.match(r'^(\d+)(?:\s+\[\d+ [TG]B\])?$', value.strip())
+        if match:
+            return int(match.group(1))
+    return None
+
+
+def _params(page):
+    params = page.get('parameters')
+    return params if isinstance(params, dict) else {}
+
+
+def _named(page, table):
+    """``{name: counter}`` of a decoded page by sg_logs' labels, else by parameter code (a page read as hex)."""
+    params = _params(page)
+    out = {}
+    for code, name, label in table:
+        value = _count(page.get(snake(label)))
+        if value is None:
+            value = _count(params.get('0x%04x' % code))
+        out[name] = value
+    return out
+
+
+def tape_alert_flags(page):
+    """TapeAlert page 0x2E by flag number: ``{'flags': {1: 0, ..., 64: 0}, 'active': [20], 'unnamed': [...]}``.
+
+    ``flags`` holds the flags the page printed (a flag it did not print is absent: unknown, not clear);
+    ``unnamed`` the keys of lines that looked like flags but name none sg_logs has printed. A page read as hex
+    (``parse_hex_page``) gives each flag from bit 0 of its parameter. None when the page holds no flag.
+    """
+    page = _decoded(page, PAGE_TAPE_ALERT)
+    if page is None:
+        return None
+    flags, unnamed = {}, []
+    named = page.get('flags') if isinstance(page.get('flags'), dict) else page
+    for key, value in named.items():
+        if key.startswith('_') or key in _HEX_PAGE_KEYS or isinstance(value, bool) or value not in (0, 1):
+            continue
+        number = _TAPE_ALERT_BY_KEY.get(key)
+        match = _TAPE_ALERT_CODE_KEY.match(key) if number is None else None
+        if match:
+            number = int(match.group(1), 16)
+        if number is None or not 1 <= number <= 64:
+            unnamed.append(key)
+            continue
+        flags.setdefault(number, value)
+    for code, value in _params(page).items():
+        try:
+            number = int(code, 16)
+        except (TypeError, ValueError):
+            continue
+        if 1 <= number <= 64 and _count(value) is not None:
+            flags.setdefault(number, value & 1)
+    if not flags:
+        return None
+    return {'flags': dict(sorted(flags.items())), 'active': sorted(n for n, v in flags.items() if v),
+            'unnamed': sorted(unnamed)}
+
+
+# Write (0x02) and read (0x03) error counter pages: SPC-4 parameter codes 0x0000-0x0006, sg_logs' labels.
+# On LTO drives "Total bytes processed" counts data sets, not bytes (HP Ultrium TRM C7379-90900, "Write/Read
+# Error Counters log page": "Total data sets processed: The total number of data sets written"; Quantum LTO-4
+# SCSI reference 3.9.5: "Total bytes processed. This is the total data sets written."), and HP clears the
+# counters when the tape is unloaded: they are the current cartridge's since it was loaded.
+ERROR_COUNTERS = (
+    (0x0000, 'corrected_without_delay', 'Errors corrected without substantial delay'),
+    (0x0001, 'corrected_with_delay', 'Errors corrected with possible delays'),
+    (0x0002, 'rewrites_or_rereads', 'Total rewrites or rereads'),
+    (0x0003, 'corrected', 'Total errors corrected'),
+    (0x0004, 'correction_processed', 'Total times correction algorithm processed'),
+    (0x0005, 'processed', 'Total bytes processed'),
+    (0x0006, 'uncorrected', 'Total uncorrected errors'),
+)
+
+
+def error_counters(page, code=PAGE_WRITE_ERRORS):
+    """Page 0x02 or 0x03 (``code``): ``{'corrected_without_delay', ..., 'uncorrected'}``, None when it holds none."""
+    page = _decoded(page, code)
+    if page is None:
+        return None
+    out = _named(page, ERROR_COUNTERS)
+    return out if any(v is not None for v in out.values()) else None
+
+
+# Device statistics page 0x14 (SSC-4 parameter codes), sg_logs' labels (the same from sg3_utils 1.37 to 1.49).
+DEVICE_STATISTICS = (
+    (0x0000, 'lifetime_volume_loads', 'Lifetime media loads'),
+    (0x0001, 'lifetime_cleaning_operations', 'Lifetime cleaning operations'),
+    (0x0002, 'lifetime_power_on_hours', 'Lifetime power on hours'),
+    (0x0003, 'lifetime_head_hours', 'Lifetime media motion (head) hours'),
+    (0x0004, 'lifetime_metres_processed', 'Lifetime metres of tape processed'),
+    (0x0008, 'head_hours_since_cleaning', 'Media motion (head) hours since last successful cleaning operation'),
+    (0x000C, 'lifetime_power_cycles', 'Lifetime power cycles'),
+    (0x000D, 'volume_loads_since_reset', 'Volume loads since last parameter reset'),
+    (0x000E, 'hard_write_errors', 'Hard write errors'),
+    (0x000F, 'hard_read_errors', 'Hard read errors'),
+)
+
+
+def device_statistics(page):
+    """Page 0x14: the drive's lifetime counters (loads, cleanings, power-on and head hours, hard errors) or None."""
+    page = _decoded(page, PAGE_DEVICE_STATISTICS)
+    if page is None:
+        return None
+    out = _named(page, DEVICE_STATISTICS)
+    return out if any(v is not None for v in out.values()) else None
+
+
+# Volume statistics page 0x17 (SSC-4) and the LTO tape usage page 0x30 print the same labels for the cartridge's
+# lifetime counters (HP Ultrium 6 capture: both pages in one sg_logs -a).
+VOLUME_STATISTICS = (
+    (0x0001, 'thread_count', 'Thread count'),
+    (0x0002, 'data_sets_written', 'Total data sets written'),
+    (0x0003, 'write_retries', 'Total write retries'),
+    (0x0004, 'unrecovered_write_errors', 'Total unrecovered write errors'),
+    (0x0007, 'data_sets_read', 'Total data sets read'),
+    (0x0008, 'read_retries', 'Total read retries'),
+    (0x0009, 'unrecovered_read_errors', 'Total unrecovered read errors'),
+    (0x0010, 'lifetime_mb_written', 'Lifetime megabytes written'),
+    (0x0011, 'lifetime_mb_read', 'Lifetime megabytes read'),
+    (0x0101, 'beginning_of_medium_passes', 'Beginning of medium passes'),
+    (0x0102, 'middle_of_medium_passes', 'Middle of medium passes'),
+)
+_TAPE_USAGE_CODES = {'thread_count': 0x0001, 'data_sets_written': 0x0002, 'write_retries': 0x0003,
+                     'unrecovered_write_errors': 0x0004, 'data_sets_read': 0x0007, 'read_retries': 0x0008,
+                     'unrecovered_read_errors': 0x0009}
+
+
+def volume_statistics(page, code=PAGE_VOLUME_STATISTICS):
+    """Page 0x17 (or the LTO tape usage page 0x30, ``code``): the loaded cartridge's lifetime counters, or None.
+
+    Adds ``personality`` (``'Ultrium-6'``, as the page prints it) and ``worm`` (the page's WORM bit) from 0x17.
+    A page read as hex is read by parameter code only for 0x30 (its codes per the HP Ultrium TRM, "Tape Usage
+    Log Page"); page 0x17's hex has its own codes above.
+    """
+    page = _decoded(page, code)
+    if page is None:
+        return None
+    table = VOLUME_STATISTICS if code == PAGE_VOLUME_STATISTICS else tuple(
+        (_TAPE_USAGE_CODES[name], name, label) for dummy, name, label in VOLUME_STATISTICS
+        if name in _TAPE_USAGE_CODES)
+    out = _named(page, table)
+    if not any(v is not None for v in out.values()):
+        return None
+    if code == PAGE_VOLUME_STATISTICS:
+        personality = page.get('volume_personality')
+        out['personality'] = personality.strip() or None if isinstance(personality, str) else None
+        worm = _count(page.get('worm'))
+        out['worm'] = bool(worm) if worm in (0, 1) else None
+    return out
+
+
+def data_compression(page, code=PAGE_DATA_COMPRESSION):
+    """Page 0x1B (or 0x32): the drive's compression ratios (x100 printed, as ratios here), byte counters, enable bit.
+
+    ``{'read_ratio', 'write_ratio', 'host_read_bytes', 'tape_read_bytes', 'host_written_bytes',
+    'tape_written_bytes', 'enabled'}``; a ratio the drive gives as 0 (nothing moved since the load) is None.
+    None when the page holds none of them.
+    """
+    page = _decoded(page, code)
+    if page is None:
+        return None
+    params = _params(page)
+    pairs = [name for name, dummy, dummy2, dummy3 in _COMPRESSION_PAIRS]
+    out = dict(compression_counters(page) or dict.fromkeys(pairs))
+    for name, param, label in (('read_ratio', 0x0000, 'read_compression_ratio_x100'),
+                               ('write_ratio', 0x0001, 'write_compression_ratio_x100')):
+        value = _count(page.get(label))
+        if value is None:
+            value = _count(params.get('0x%04x' % param))
+        out[name] = round(value / 100.0, 2) if value else None
+    enabled = _count(page.get('data_compression_enabled'))
+    if enabled is None:
+        enabled = _count(params.get('0x0100'))
+    out['enabled'] = bool(enabled) if enabled is not None else None
+    return out if any(v is not None for v in out.values()) else None
+
+
+_DT_BIT = re.compile(r'\b([A-Z]{2,8})=([01])\b')
+
+
+def cleaning_request(pages):
+    """Whether the drive asks to be cleaned, from its own bits: ``(True | False | None, [pages that say so])``.
+
+    Page 0x0C's cleaning parameter (sg_logs: "Cleaning action required" / "... not required (or completed)")
+    and page 0x11's very high frequency data (SSC-4 DT device status: CRQST cleaning requested, CRQRD cleaning
+    required). ``pages`` is ``{'0x0c': decoded or text, '0x11': ...}``. True when either asks, False when one
+    was read and none asks, None when neither says.
+    """
+    pages = pages if isinstance(pages, dict) else {}
+    said = {}
+    seq = pages.get('0x0c')
+    if isinstance(seq, (str, bytes)):
+        seq = decode_page(PAGE_SEQUENTIAL_ACCESS, seq)
+    if isinstance(seq, dict) and isinstance(seq.get('cleaning_required'), bool):
+        said['0x0c'] = seq['cleaning_required']
+    status = pages.get('0x11')
+    if isinstance(status, (str, bytes)):
+        text = _text(status)
+    elif isinstance(status, dict):
+        # parse_page keeps "PAMR=1 HUI=0 ... CRQST=0 CRQRD=0" as key "pamr" and the rest of the line as its value
+        text = ' '.join('%s=%s' % (k.upper(), v) for k, v in status.items() if isinstance(v, str))
+    else:
+        text = ''
+    bits = dict(_DT_BIT.findall(text))
+    if 'CRQST' in bits or 'CRQRD' in bits:
+        said['0x11'] = bits.get('CRQST') == '1' or bits.get('CRQRD') == '1'
+    if not said:
+        return None, []
+    asking = sorted(code for code, value in said.items() if value)
+    return (True, asking) if asking else (False, sorted(said))

@@ -34,6 +34,7 @@ from ansible_collections.tapeops.qualify.plugins.module_utils._tools import _mt
 from ansible_collections.tapeops.qualify.plugins.module_utils._tools import _mtx
 from ansible_collections.tapeops.qualify.plugins.module_utils._tools import _scsi_inquiry as inq
 from ansible_collections.tapeops.qualify.plugins.module_utils._tools import _sg_logs
+from ansible_collections.tapeops.qualify.plugins.module_utils._tools import _sg_read_attr
 from ansible_collections.tapeops.qualify.plugins.module_utils._tools import _st_sysfs
 from ansible_collections.tapeops.qualify.plugins.module_utils._measure import _tape_discovery as disc
 from ansible_collections.tapeops.qualify.plugins.module_utils._config import _netbackup
@@ -70,6 +71,8 @@ PARSERS = {
     'sg_logs.parse_hex_page': (_sg_logs.parse_hex_page, None),
     'sg_logs.parse_supported_pages': (_sg_logs.parse_supported_pages, None),
     'sg_logs.classify_failure': (lambda t: _sg_logs.classify_failure(1, t, t), None),
+    'sg_read_attr.parse': (_sg_read_attr.parse, None),
+    'sg_read_attr.parse_enumerate': (_sg_read_attr.parse_enumerate, None),
     'mt.parse_mt_status': (_mt.parse_mt_status, None),
     'mtx.parse_mtx_status': (_mtx.parse_mtx_status, None),
     'chio.parse_chio_status': (_chio.parse_chio_status, _chio.ChioParseError),
@@ -108,6 +111,7 @@ BYTE_PARSERS = {
 # The parsers that are meant for each fixture directory, with the check that a cut text gives no new value.
 OWN = {
     'sg_logs': ('sg_logs.parse_all',),
+    'sg_read_attr': ('sg_read_attr.parse',),
     'mt': ('mt.parse_mt_status',),
     'mtx': ('mtx.parse_mtx_status',),
     'chio': ('chio.parse_chio_status',),
@@ -205,6 +209,8 @@ def check_no_new_value(parser, cut, full, where):
             for key, value in (page.get('parameters') or {}).items():
                 if key in (other.get('parameters') or {}):
                     assert value == other['parameters'][key], '%s: page %s parameter %s' % (where, code, key)
+    elif parser == 'sg_read_attr.parse':
+        _same_or_none(cut, full, _sg_read_attr.KEYS, where)
     elif parser == 'sysfs.parse_tapestat':
         for index, report in enumerate(cut['reports']):
             if index < len(full['reports']) and cut['format'] == 'text':
