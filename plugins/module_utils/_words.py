@@ -1160,3 +1160,111 @@ def rebuild_hint(playbook, report_dir, earlier, runs):
     return ('To compare, rebuild the reports with the right directory: ansible-playbook tapeops.qualify.%s '
             '-e qualify_report_only=true -e qualify_run_dir=%s -e qualify_compare_to=<earlier run>%s.' % (
                 playbook, report_dir, ' (runs in %s: %s)' % (earlier, ', '.join(runs)) if runs else ''))
+
+
+# ---------------------------------------------------------------------------
+# a drive's and its cartridge's health (_judge/_health, docs/health.md): not in the host document yet
+
+HEALTH_FIXES = {
+    'clean_drive': 'Clean the drive with a cleaning cartridge: the drive asks for it.',
+    'replace_cleaning_cartridge': ('Replace the cleaning cartridge (the last one was expired or not valid for '
+                                   'this drive), then clean the drive.'),
+    'retire_cartridge': 'Copy the data on this cartridge to another one and retire it.',
+    'isolate_fault': ('Find out whether the cartridge or the drive is at fault: load a known good cartridge in this '
+                      'drive and this cartridge in a known good drive; retire the cartridge if it fails in both '
+                      'drives, call service if this drive fails with good cartridges.'),
+    'call_service': 'Call the drive\'s service (its vendor\'s support): the drive reports a fault of its hardware.',
+    'check_environment': ('Check the power, temperature and humidity around the drive against its specification, '
+                          'then call service if the flag stays.'),
+    'check_interface': ('Check the drive\'s cables and connections (host or library side), then call service if '
+                        'it persists.'),
+    'reread_cartridge': 'Read the cartridge through once: the drive rebuilds its tape directory as it reads.',
+    'retension_cartridge': 'Retension the cartridge (wind it end to end: mt retension) and run the job again.',
+}
+
+HEALTH_UNKNOWN = {
+    'not_read': 'not read',
+    'no_flags': 'the page held no flag',
+    'no_counters': 'the page held none of its counters',
+    'no_rewrites': 'the page held no rewrite or reread counter',
+    'no_bytes': 'no page said how much data the drive moved',
+    'too_little_data': 'too little data moved to judge a rate on',
+    'generation_unknown': 'the cartridge\'s LTO generation is unknown, so is its load life',
+}
+
+_HEALTH_WHAT = {
+    'tape_alert': 'TapeAlert flags (page 0x2E)',
+    'write_errors': 'write error counters (page 0x02)',
+    'read_errors': 'read error counters (page 0x03)',
+    'write_error_rate': 'rewrites per GB written',
+    'read_error_rate': 'rereads per GB read',
+    'write_retry_rate': 'write retries per data set over the cartridge\'s life',
+    'read_retry_rate': 'read retries per data set over the cartridge\'s life',
+    'cartridge_statistics': 'the cartridge\'s lifetime counters (page 0x17 or 0x30)',
+    'cartridge_loads': 'the cartridge\'s loads against its load life',
+}
+
+
+def health_finding(finding):
+    """One health finding (``_records.HealthFinding`` or its dict) in a sentence, with its evidence."""
+    f = finding.to_dict() if isinstance(finding, _records.HealthFinding) else dict(finding or {})
+    e = f.get('evidence') or {}
+    code = f.get('code')
+    estimate = ' (an estimate of this collection)' if f.get('estimate') else ''
+    if code == 'tape_alert':
+        return 'The drive raised TapeAlert flag %s "%s" (page 0x2E, %s).' % (
+            e.get('flag'), e.get('name'), {'C': 'critical', 'W': 'warning', 'I': 'information'}.get(
+                e.get('type'), 'no type known'))
+    if code == 'cartridge_tape_alert':
+        return ('The cartridge\'s memory says TapeAlert flag %s "%s" was raised on its previous load.'
+                % (e.get('flag'), e.get('name')))
+    if code == 'cleaning_requested':
+        return 'The drive asks to be cleaned (page %s).' % ' and '.join(e.get('pages') or ['?'])
+    if code == 'uncorrected_errors':
+        return '%s uncorrected %s error(s) on the loaded cartridge since its load (page %s).' % (
+            e.get('value'), 'write' if e.get('page') == '0x02' else 'read', e.get('page'))
+    if code == 'error_rate':
+        return '%s %s per GB since the load (%s in %s GB), above the limit of %s%s.' % (
+            e.get('per_gb'), 'rewrites' if e.get('page') == '0x02' else 'rereads', e.get('value'), e.get('gb'),
+            e.get('limit'), estimate)
+    if code == 'cartridge_errors':
+        return 'The cartridge counts %s %s over its life (page %s).' % (
+            e.get('value'), e.get('counter', '').replace('_', ' '), e.get('page'))
+    if code == 'retry_rate':
+        return '%s %s in %s data sets over the cartridge\'s life (%s per data set), above the limit of %s%s.' % (
+            e.get('value'), e.get('counter', '').replace('_', ' '), e.get('data_sets'), e.get('rate'),
+            e.get('limit'), estimate)
+    if code == 'cartridge_loads':
+        return ('The cartridge has been loaded %s times, near or past its load life of %s (LTO-%s)%s.'
+                % (e.get('value'), e.get('limit'), e.get('generation') or '?', estimate))
+    if code == 'cartridge_passes':
+        return ('%s passes of the tape over the head (%s, page %s), near or past the %s passes over any area of '
+                'the tape the drive makers recommend as the most%s.' % (
+                    e.get('value'), e.get('counter', '').replace('_', ' '), e.get('page'), e.get('limit'),
+                    estimate))
+    return 'Health finding %s: %r.' % (code, e)
+
+
+def health_fix(fix):
+    """What to do for a health finding's ``fix`` id."""
+    return HEALTH_FIXES.get(fix, 'No fix is known for %s.' % fix)
+
+
+def health_unknown(what, reason):
+    """Why one part of a drive's health could not be judged."""
+    subject = _HEALTH_WHAT.get(what, what.replace('_', ' '))
+    return '%s%s: %s.' % (subject[:1].upper(), subject[1:], HEALTH_UNKNOWN.get(reason, reason))
+
+
+def health_summary(health):
+    """A drive's health in one line: the status and its worst finding, or why it is unknown."""
+    h = health.to_dict() if isinstance(health, _records.Health) else dict(health or {})
+    findings = h.get('findings') or []
+    status = h.get('status') or _records.HEALTH_UNKNOWN
+    if findings:
+        more = len(findings) - 1
+        return '%s: %s%s' % (status, health_finding(findings[0]),
+                             ' (and %d more finding%s)' % (more, 's' if more > 1 else '') if more else '')
+    if status == _records.HEALTH_OK:
+        return 'OK: no TapeAlert flag, counter or cartridge figure read crosses a limit.'
+    return '%s: the drive\'s TapeAlert flags were not read, and nothing else read crosses a limit.' % status
