@@ -44,7 +44,8 @@ class ActionModule(QualifyAction):
         result = fleet_result(out)
         if out.get('comparison_error'):
             result['comparison_error'] = out['comparison_error']
-        result.update(changed=True, paths=out['paths'], msg=message(result, out.get('comparison'), args))
+        msg = message(result, out.get('comparison'), args, out.get('against_observed'))
+        result.update(changed=True, paths=out['paths'], msg=msg)
         return result
 
 
@@ -53,11 +54,11 @@ def fleet_result(out):
     rows = _report.rows(out['docs'])
     return {
         'fleet': [{'host': r['host'], 'drive': r['drive'], 'label': r['label'],
-                   'class': (r['verdict'] or {}).get('class') or ('BUSY' if r['status'] == _run.STATUS_BUSY else None),
-                   'status': r['status'],
-                   'summary': (r['verdict'] or {}).get('summary') or r['error']} for r in rows],
-        'failing': [{'host': r['host'], 'drive': r['drive'], 'class': (r['verdict'] or {}).get('class'),
-                     'summary': (r['verdict'] or {}).get('summary')} for r in out['failing']],
+                   'class': _report.row_class(r) or ('BUSY' if r['status'] == _run.STATUS_BUSY else None),
+                   'status': r['status'], 'summary': summary(r)} for r in rows],
+        'failing': [{'host': r['host'], 'drive': r['drive'], 'class': _report.row_class(r),
+                     'summary': (r['verdict'] or {}).get('summary') or (summary(r) if r['observe'] else None)}
+                    for r in out['failing']],
         # a host with a BUSY drive misses that drive's verdict (qualify_fail_on_missing fails it too)
         'missing': [d['host'] for d in out['docs'] if d['status'] != _run.STATUS_OK or any(
             r['host'] == d['host'] and r['status'] == _run.STATUS_BUSY for r in rows)],
@@ -68,10 +69,19 @@ def fleet_result(out):
     }
 
 
-def message(result, comparison, args):
+def summary(row):
+    """A fleet row's sentence: its verdict's summary, its observed drive's, else its error."""
+    if row['observed']:
+        return _words.observed_summary(row['observed'])
+    return (row['verdict'] or {}).get('summary') or row['error']
+
+
+def message(result, comparison, args, against=None):
     """The task's message; sets ``failed`` when a regression or a failing drive fails the task by the options."""
     msg = _words.fleet_message(args['report_dir'], result['fleet'], comparison, args['compare_to'],
                                result['regressions'])
+    if against is not None:
+        msg += '. %s' % _words.against_observed_line(against)
     if result.get('comparison_error'):
         msg = _words.not_compared(msg, result['comparison_error'], rebuild_hint(args))
         if args['fail_on_regression']:
@@ -89,7 +99,8 @@ def message(result, comparison, args):
 
 def rebuild_hint(args):
     """How to rebuild this run's reports against the right earlier run (the role's report-only mode)."""
-    playbook = 'upgrade_check' if (args.get('run') or {}).get('mode') == 'upgrade_check' else 'qualify'
+    playbook = {'upgrade_check': 'upgrade_check', 'observe': 'observe'}.get((args.get('run') or {}).get('mode'),
+                                                                            'qualify')
     earlier = os.path.dirname(os.path.normpath(args['compare_to'] or '')) or '.'
     runs = earlier_runs(earlier, exclude=(args['report_dir'], ))
     return _words.rebuild_hint(playbook, args['report_dir'], earlier, runs)

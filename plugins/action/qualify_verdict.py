@@ -32,6 +32,8 @@ ARGUMENT_SPEC = {
     'locks': {'type': 'raw'},
     'storage_daemon': {'type': 'raw'},
     'netbackup': {'type': 'raw'},
+    'observed': {'type': 'list', 'elements': 'dict'},
+    'jobs': {'type': 'list', 'elements': 'dict', 'default': []},
 }
 
 
@@ -47,8 +49,10 @@ class ActionModule(QualifyAction):
             measured = records_of(args)
         except _records.RecordError as exc:
             raise AnsibleActionFail(_words.not_a_record(exc))
+        observing = observe_run(args)
         # the JSON boundary: the document becomes data once, for the file and for the task's result
-        doc = self._document(host, args, measured).to_dict()
+        doc = (self._observe_document(host, args, measured) if observing else
+               self._document(host, args, measured)).to_dict()
         result = {
             'verdicts': [dict(v, id=v['drive']) for v in doc['verdicts']],
             'drive_errors': [{'id': d['id'], 'error': d['error']} for d in doc['drives'] if d.get('error')],
@@ -57,6 +61,8 @@ class ActionModule(QualifyAction):
             'status': doc['status'],
             'path': path,
         }
+        if observing:
+            result['observed'] = [dict(o, id=o['drive']) for o in doc['observed']]
         if self.check_mode:
             result['msg'] = _words.would_write(path)
             return result
@@ -65,8 +71,23 @@ class ActionModule(QualifyAction):
         except OSError as exc:
             raise unwritable(path, exc)
         result['changed'] = True
-        result['msg'] = _words.verdict_message(result['verdicts'], doc['error'])
+        result['msg'] = (_words.observed_message(doc['observed'], doc['error']) if observing else
+                         _words.verdict_message(result['verdicts'], doc['error']))
         return result
+
+    @staticmethod
+    def _observe_document(host, args, measured):
+        """An observe run's host document (a _records.HostReport with ``observed``, no verdicts)."""
+        if args['status'] == 'failed':
+            return _host.host_document(
+                host, _run.STATUS_FAILED, run=args['run'], host_facts=args['host_facts'],
+                preflight=measured['preflight'], error=args['error'] or _words.FAILED_BEFORE_WATCH,
+                storage_daemon=measured['storage_daemon'], netbackup=measured['netbackup'], observed=[])
+        return _host.observe(
+            host, drives_info=measured['drives'], observed=args['observed'], jobs=args['jobs'],
+            drive_settings=args['drive_settings'], options=dict(args['options']), run=args['run'],
+            host_facts=args['host_facts'], preflight=measured['preflight'], storage_daemon=measured['storage_daemon'],
+            netbackup=measured['netbackup'], backup=args['backup'], memory_total_mb=args['memory_total_mb'])
 
     @staticmethod
     def _document(host, args, measured):
@@ -84,6 +105,15 @@ class ActionModule(QualifyAction):
             preflight=measured['preflight'], host_facts=args['host_facts'], media=measured['media'],
             mechanics=measured['mechanics'], locks=measured['locks'], storage_daemon=measured['storage_daemon'],
             netbackup=measured['netbackup'])
+
+
+def observe_run(args):
+    """True for an observe run (``observed`` given, or the run's mode ``observe``); raises when it is given a
+    qualify run's measurements too (an observe run's document holds no verdict)."""
+    observing = args['observed'] is not None or (args['run'] or {}).get('mode') == 'observe'
+    if observing and (args['source'] or args['write_sweep'] or args['target_generation']):
+        raise AnsibleActionFail(_words.OBSERVE_NOT_QUALIFY)
+    return observing
 
 
 def records_of(args):

@@ -25,7 +25,9 @@ docs/host-report.schema.json); ``HostReport.load`` reads it and refuses any
 other schema, naming it. Its drives' verdicts are ``Verdict`` records (with
 their ``Finding``s, ``Fix``es and ``Forecast``s), made by ``_judge._host`` and
 worded by ``_words``; the verdict's classes are named here (``CLASSES``), so
-that whatever reads a document reads them without the judge.
+that whatever reads a document reads them without the judge. An observe run's
+document has no verdicts: its ``observed`` holds each watched drive's
+``ObservedDrive`` (the window judged, the job it watched).
 
 Importable on Python 3.9 managed hosts: no ``X | Y`` types at runtime, no
 ``match``.
@@ -551,7 +553,8 @@ class ObservedWindow(Record):
     before and after. ``series`` holds one entry per interval in columns (``t``,
     ``seconds`` and each st counter's difference, ``in_flight`` as read at the
     interval's end), so a forecast can replay the host-to-drive bytes second by
-    second (``write_rates_mb_s``). Not in the host document yet.
+    second (``write_rates_mb_s``). An observe run's host document keeps it per drive
+    (``ObservedDrive.window``) without its series and log pages (``in_document``).
     """
 
     device: t.Optional[str] = None
@@ -589,6 +592,14 @@ class ObservedWindow(Record):
         return [round(b / s / 1e6, 6) if s else 0.0
                 for b, s in zip(series.get('write_byte_cnt') or [], series.get('seconds') or [])]
 
+    def in_document(self):
+        """A copy without the per-interval ``series`` and the log pages (null): what a host document keeps.
+
+        An 8-hour window is 28,800 intervals of 12 columns; the judgement keeps what the series and the pages
+        gave (the data phase's bytes, rate, back-hitches and compression).
+        """
+        return dataclasses.replace(self, series=None, log_pages_before=None, log_pages_after=None)
+
 
 @dataclasses.dataclass
 class ObservedJudgement(Record):
@@ -619,7 +630,8 @@ class BaculaJob(Record):
     (``list joblog jobid=N``): Bacula's ``Rate`` over the whole job (``rate_mb_s``), the storage daemon's data
     phase (``data_seconds``, ``data_mb_s``: its bytes over the whole seconds from the first data to the last),
     its bytes (``sd_bytes``), the volumes and their last byte count, the termination line and the log's error and
-    warning messages. Rates in decimal MB/s. Not in the host document yet.
+    warning messages. Rates in decimal MB/s. An observe run's host document keeps it with the drive it wrote to
+    (``ObservedDrive.job``).
     """
 
     jobid: t.Optional[int] = None
@@ -649,6 +661,31 @@ class BaculaJob(Record):
     @property
     def ok(self):
         return self.status in ('T', 'W')
+
+
+@dataclasses.dataclass
+class ObservedDrive(Record):
+    """One drive of an observe run (the host document's ``observed``): its window judged, and the job it watched.
+
+    ``drive``: the id of its entry in the document's ``drives``. ``status``: ``judged``, ``idle`` (the drive wrote
+    nothing in the window: not judged), ``not_judged`` (it wrote, but its drive model is unknown: ``error`` says what
+    to set) or ``not_observed`` (the watch failed or returned no whole series: ``error`` or ``notes`` say why).
+    ``window``: tape_drive_observe's ObservedWindow without its series and log pages (``ObservedWindow.in_document``).
+    ``observed``, ``forecast``, ``agreement``, ``notes``: the window judged with the drive's model
+    (``ObservedJudgement``, _judge/_observed). ``job``: the Bacula / Bareos job started for the window
+    (``BaculaJob``), ``job_error`` the job task's message when it failed.
+    """
+
+    drive: t.Optional[str] = None
+    status: t.Optional[str] = None
+    window: t.Optional[ObservedWindow] = dataclasses.field(default=None, metadata=_nested(ObservedWindow))
+    observed: t.Optional[dict] = None
+    forecast: t.Optional[dict] = None
+    agreement: t.Optional[dict] = None
+    notes: t.Optional[list] = None
+    job: t.Optional[BaculaJob] = dataclasses.field(default=None, metadata=_nested(BaculaJob))
+    job_error: t.Optional[str] = None
+    error: t.Optional[str] = None
 
 
 @dataclasses.dataclass
@@ -1067,9 +1104,16 @@ class HostReport(Record):
     storage_daemon: t.Optional[StorageDaemonConfig] = dataclasses.field(
         default=None, metadata=_nested(StorageDaemonConfig))
     netbackup: t.Optional[NetBackupBuffers] = dataclasses.field(default=None, metadata=_nested(NetBackupBuffers))
+    # an observe run's document (run.mode observe): each watched drive's window judged, no verdicts; absent otherwise
+    observed: t.Optional[list] = dataclasses.field(default=None, metadata=_nested(ObservedDrive, many=True))
 
     def to_dict(self):
-        return _without_none(super().to_dict(), ('storage_daemon', 'netbackup'))
+        return _without_none(super().to_dict(), ('storage_daemon', 'netbackup', 'observed'))
+
+    @property
+    def observe_run(self):
+        """True for an observe run's document (it has an ``observed`` list, empty when nothing was watched)."""
+        return self.observed is not None
 
     @classmethod
     def load(cls, data):
@@ -1097,6 +1141,17 @@ class HostReport(Record):
             if verdict.drive == drive_id:
                 return verdict
         return None
+
+
+def observe_document(doc):
+    """True for an observe run's host document (a dict): it has an ``observed`` list (empty when none was watched)."""
+    return isinstance(doc, dict) and isinstance(doc.get('observed'), list)
+
+
+def drives_with_observed(doc):
+    """[(drive entry, its observed entry or None)] of an observe run's document (a dict), in the drives' order."""
+    by_drive = dict((o.get('drive'), o) for o in doc.get('observed') or [] if isinstance(o, dict))
+    return [(d, by_drive.get(d.get('id'))) for d in doc.get('drives') or [] if isinstance(d, dict)]
 
 
 def drives_with_verdicts(doc):

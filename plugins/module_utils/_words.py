@@ -997,6 +997,168 @@ def measured_before(doc):
 
 
 # ---------------------------------------------------------------------------
+# an observe run (_judge._host.observe, _judge._observed.observed_drive) and its reports
+
+NOTHING_OBSERVED = 'No drive of this host was watched: each drive\'s error says why.'
+
+# the observed entry's status in the reports' class column when it has no class
+OBSERVED_STATUS = {'idle': 'IDLE', 'not_judged': 'NOT JUDGED', 'not_observed': 'NOT OBSERVED'}
+
+TAPE_RATIO_SOURCES = {
+    'drive': "the drive's own ratio",
+    'given': 'the ratio given as tape_ratio',
+    'incompressible': 'no ratio known, 1.0 assumed',
+}
+
+
+def not_watched(device, why):
+    """An observe run's drive without a window: what its tape_drive_observe task said (failed, ended, skipped)."""
+    if why == 'Timeout exceeded':      # async_wrapper's words when the job outlived its time limit
+        why = ('the watch ran past its time limit (qualify_observe_seconds plus the time the drive\'s log pages may '
+               'take) and Ansible ended it; nothing of the window is kept')
+    return '%s was not watched: %s.' % (device, str(why).rstrip('.'))
+
+
+def job_not_placed(job, named):
+    """A Bacula job that ran during the window, on a drive that cannot be told from the others."""
+    return ('a Bacula job (JobId %s, status %s) ran during the window, but which drive it wrote to is not known%s: '
+            'name that drive in tapeops_bacula.device' % (
+                job.jobid if job.jobid is not None else '?', job.status or '?',
+                ' (it names %s, which was not watched)' % named if named else ''))
+
+
+def observed_class(entry):
+    """The class column of an observed drive: its observed class, else IDLE / NOT JUDGED / NOT OBSERVED."""
+    entry = entry or {}
+    return (entry.get('observed') or {}).get('class') or OBSERVED_STATUS.get(entry.get('status'), 'NOT OBSERVED')
+
+
+def _duration(seconds):
+    seconds = _records.finite(seconds)
+    if seconds is None:
+        return 'unknown'
+    if seconds < 120:
+        return '%.0f s' % seconds
+    return '%.0f min' % (seconds / 60.0) if seconds < 7200 else '%.1f h' % (seconds / 3600.0)
+
+
+def window_text(entry):
+    """'87 s, ended idle' / '8.0 h, ended at its length' of an observed drive's window; '-' when unknown."""
+    window = ((entry or {}).get('window') or {}).get('window') or {}
+    if window.get('seconds') is None:
+        return '-'
+    ended = {'idle': 'ended idle', 'duration': 'ended at its length', 'drive_gone': 'ended: the drive went away'}
+    said = ended.get(window.get('ended_by'))
+    return '%s%s' % (_duration(window['seconds']), ', %s' % said if said else '')
+
+
+def tape_ratio_text(observed, short=False):
+    """'1.21:1 (drive)' (``short``, a table cell) or "1.21:1, the drive's own" of an observed data phase."""
+    ratio, source = observed.get('tape_ratio'), observed.get('tape_ratio_source')
+    if ratio is None:
+        return '-'
+    if short:
+        return '%.2f:1 (%s)' % (ratio, source)
+    return '%.2f:1, %s' % (ratio, TAPE_RATIO_SOURCES.get(source, source))
+
+
+def backhitch_pair(entry):
+    """'4 / 4': the back-hitches the drive counted / the forecast replayed ('unknown' for a drive without a counter)."""
+    seen, replayed = (entry or {}).get('observed') or {}, (entry or {}).get('forecast') or {}
+    if not seen:
+        return '-'
+    counted = seen.get('backhitches')
+    return '%s / %s' % ('unknown' if counted is None else counted,
+                        '-' if replayed.get('backhitches') is None else replayed['backhitches'])
+
+
+def job_text(entry):
+    """The Bacula job an observed drive wrote for ('-' when none ran): id, status, bytes, the daemon's rate."""
+    job, error = (entry or {}).get('job') or {}, (entry or {}).get('job_error')
+    if not job and not error:
+        return '-'
+    text = 'JobId %s %s' % (job.get('jobid') if job.get('jobid') is not None else '?', job.get('status') or '?')
+    if job.get('bytes') is not None:
+        text += ', %s' % _data_size(job['bytes'])
+    if job.get('data_mb_s') is not None:
+        text += ', storage daemon %s' % fmt_rate(job['data_mb_s'])
+    if error:
+        text += ' (failed: %s)' % str(error).rstrip('.')
+    return text
+
+
+def observed_summary(entry):
+    """One sentence of an observed drive: its class with the numbers, or why it was not judged."""
+    entry = entry or {}
+    status = entry.get('status')
+    if status == 'idle':
+        window = window_text(entry)
+        return 'IDLE: the drive wrote nothing in its window%s: not judged.' % (
+            '' if window == '-' else ' (%s)' % window)
+    if status != 'judged':
+        why = entry.get('error') or '; '.join(entry.get('notes') or []) or 'no window'
+        return '%s: %s' % (observed_class(entry), str(why).rstrip('.') + '.')
+    seen, replayed = entry.get('observed') or {}, entry.get('forecast') or {}
+    if seen.get('class') == INCONCLUSIVE:
+        return 'INCONCLUSIVE: %s.' % str(seen.get('inconclusive_reason') or 'too little data').rstrip('.')
+    return ('%s observed: %s in %s of data (floor %s, full speed %s at %s); %s, %s replayed by the forecast from '
+            'the same feed, which says %s at %s.' % (
+                seen['class'], fmt_rate(seen.get('mb_s')), _duration(seen.get('data_seconds')),
+                fmt_rate(seen.get('need_floor_mb_s')), fmt_rate(seen.get('need_full_mb_s')),
+                tape_ratio_text(seen), _counted(seen), replayed.get('backhitches') or 'none', replayed.get('class'),
+                fmt_rate(replayed.get('effective_mb_s'))))
+
+
+def _counted(seen):
+    """The back-hitches an observed drive counted itself, in words."""
+    counted = seen.get('backhitches')
+    if counted is None:
+        return 'back-hitches not counted (no counter of this drive is read: the class is the rate\'s alone)'
+    if not counted:
+        return 'no back-hitch counted by the drive'
+    return '%d back-hitch%s counted by the drive (%.0f an hour)' % (
+        counted, '' if counted == 1 else 'es', seen.get('backhitches_per_hour') or 0.0)
+
+
+def observed_message(observed, error):
+    """qualify_verdict's message in an observe run: each watched drive's sentence, else why there is none."""
+    return '; '.join('%s: %s' % (o['drive'], observed_summary(o)) for o in observed) or (error or 'nothing watched')
+
+
+# forecast against observed (_compare.against_observed decides, as data)
+
+def against_observed_reason(reason):
+    """One reason of a forecast-against-observed pair in words."""
+    kind = reason['id']
+    if kind == 'no_forecast':
+        return 'no verdict for this drive in the qualify run'
+    if kind == 'not_observed':
+        return 'not watched in this run' if reason.get('status') is None else 'observed %s: nothing to compare' % (
+            OBSERVED_STATUS.get(reason['status'], reason['status']).lower())
+    if kind == 'host_not_in_run':
+        return 'host not part of this run'
+    if kind == 'inconclusive':
+        return 'INCONCLUSIVE %s: too little data to compare' % reason['side']
+    if kind == 'class':
+        return 'forecast %s, observed %s' % (reason['forecast'], reason['observed'])
+    return 'forecast %s, observed %s (%+.1f %%)' % (
+        fmt_rate(reason['forecast']), fmt_rate(reason['observed']), reason['pct'])
+
+
+def backhitches_predicted(predicted, counted):
+    """'5.1 back-hitches predicted for the observed hours of data, 4 counted by the drive'."""
+    return '%.1f back-hitches predicted for the observed hours of data, %s' % (
+        predicted, 'the drive counts none it reports' if counted is None else '%s counted by the drive' % counted)
+
+
+def against_observed_line(compared):
+    """The fleet message's sentence of a forecast-against-observed comparison (``_compare.against_observed``)."""
+    return 'Forecast against observed (%s): %d drive(s) compared, %d with the class forecast' % (
+        compared['earlier'].get('id') or compared['earlier'].get('dir') or 'the qualify run',
+        compared['compared'], compared['class_matches'])
+
+
+# ---------------------------------------------------------------------------
 # a run's fixes for the roles that apply them (_judge._fixes)
 
 WHAT_IF_NOT_APPLIED = 'a what-if verdict: the drive is not installed yet'
@@ -1095,6 +1257,10 @@ def fixes_message(host, plan):
 # the actions' messages (qualify_verdict, qualify_report)
 
 FAILED_BEFORE_VERDICT = 'The host failed before its verdict.'
+FAILED_BEFORE_WATCH = 'The host failed before its drives were watched.'
+OBSERVE_NOT_QUALIFY = ('An observe run judges the windows it watched and gives no verdict: pass observed (and jobs) '
+                       'without source, write_sweep or target_generation, or leave observed unset and the run\'s '
+                       'mode other than observe for a verdict.')
 
 
 def not_a_record(why):

@@ -27,6 +27,13 @@ description:
     records once, on entry.
   - With O(target_generation), also judges the same sources against a drive the host does not have yet
     (pre-upgrade what-if); no tape is needed for that.
+  - With O(observed) (or O(run) C(mode=observe)), writes an observe run's document instead, with no
+    verdict; each drive watched by M(tapeops.qualify.tape_drive_observe) gets an C(observed) entry, its window
+    judged with the drive's model as a verdict would resolve it (INQUIRY, O(drive_settings) and their C(model)
+    overrides) - the class the drive showed, its data-phase rate, the back-hitches it counted and those the
+    forecast replays from the same feed, the tape ratio and where it came from; a drive that wrote nothing in the
+    window is idle, not judged. The Bacula job of O(jobs) goes with the drive it wrote to. docs/reports.md,
+    "Observe runs".
   - The verdict logic lives in one place (the collection's private C(_verdict) module utils); see
     docs/verdict.md for every class and number.
 author:
@@ -107,7 +114,9 @@ options:
     description: A drive generation the host does not have yet, for example V(LTO-9 FH). Adds a what-if verdict.
     type: str
   run:
-    description: Facts about the run stored in the document (C(id), C(mode), C(profile), C(target_generation)).
+    description:
+      - Facts about the run stored in the document (C(id), C(mode) - V(qualify), V(upgrade_check) or V(observe),
+        C(profile), C(target_generation)).
     type: dict
     default: {}
   preflight:
@@ -154,7 +163,29 @@ options:
         documented default, 65536, where the file does not exist), and each verdict reports the host's buffer
         settings. A skipped result is left out; a failed one keeps its message.
     type: raw
+  observed:
+    description:
+      - An observe run - the results of M(tapeops.qualify.tape_drive_observe), one per drive, as registered (the
+        C(results) of an async_status loop). Each is matched to its drive by its C(device) key, or by C(item.nst) of a
+        registered loop result; a failed, skipped or timed-out result records why its drive was not watched.
+      - Given (even empty), the document is an observe run's (C(observed), no C(verdicts)); O(source),
+        O(write_sweep) and O(target_generation) are then refused. Unset, and O(run) not C(mode=observe), the
+        document is a qualify run's.
+      - O(options) C(tape_ratio) is the compression the judgement assumes where the drive measured none.
+    type: list
+    elements: dict
+  jobs:
+    description:
+      - An observe run - the results of M(tapeops.qualify.bacula_job_run) for the jobs started during the window, as
+        registered. A job goes with the drive its result names (C(item.device) or C(item.nst) of a loop result),
+        else with the one drive that wrote in the window, else with the host's one watched drive; one that cannot
+        be placed is said in a note on each watched drive. A failed job keeps its record and its message.
+    type: list
+    elements: dict
+    default: []
 seealso:
+  - module: tapeops.qualify.tape_drive_observe
+  - module: tapeops.qualify.bacula_job_run
   - module: tapeops.qualify.bacula_sd_info
   - module: tapeops.qualify.netbackup_buffers_info
   - module: tapeops.qualify.qualify_report
@@ -170,6 +201,15 @@ EXAMPLES = r'''
     drive_settings: "{{ tapeops_drives | default([]) }}"
     backup: "{{ tapeops_backup | default({}) }}"
     memory_total_mb: "{{ ansible_facts.memtotal_mb }}"
+
+- name: An observe run's document - the windows watched, judged with each drive's model
+  tapeops.qualify.qualify_verdict:
+    report_dir: "{{ qualify_run_dir }}"
+    drives: "{{ __drives.drives }}"
+    observed: "{{ __observed.results }}"
+    jobs: "{{ __jobs.results | default([]) }}"
+    drive_settings: "{{ tapeops_drives | default([]) }}"
+    run: {id: observe-20261127T220000Z, mode: observe, profile: observe}
 
 - name: Pre-upgrade what-if, no tape writes
   tapeops.qualify.qualify_verdict:
@@ -224,6 +264,32 @@ verdicts:
     inconclusive_reason:
       description: Why the measurement is too short to judge, or null.
       type: str
+observed:
+  description:
+    - An observe run's drives as the document's C(observed) holds them (docs/reports.md, "Observe runs"), each with
+      C(id), the same as its C(drive).
+  returned: in an observe run
+  type: list
+  elements: dict
+  contains:
+    drive:
+      description: The drive (its nst path), the C(id) of its entry in the document's C(drives).
+      type: str
+      sample: /dev/nst0
+    status:
+      description:
+        - V(judged), V(idle) (wrote nothing in the window), V(not_judged) (its model is unknown) or
+          V(not_observed).
+      type: str
+      sample: judged
+    observed:
+      description:
+        - The data phase - C(class), C(mb_s), C(backhitches) (counted by the drive), C(tape_ratio),
+          C(tape_ratio_source) ...
+      type: dict
+    forecast:
+      description: The same feed replayed once through the drive model - C(class), C(effective_mb_s), C(backhitches) ...
+      type: dict
 drive_errors:
   description: Drives that got no verdict, with the reason.
   returned: always
@@ -240,7 +306,8 @@ worst_class:
   type: str
   sample: SPEED-MATCHED
 status:
-  description: V(ok) when at least one drive has a verdict, else V(failed).
+  description:
+    - V(ok) when at least one drive has a verdict (in an observe run, was watched - judged or idle), else V(failed).
   returned: always
   type: str
 path:

@@ -28,7 +28,7 @@ import dataclasses
 from ansible_collections.tapeops.qualify.plugins.module_utils import _records, _run, _words
 from ansible_collections.tapeops.qualify.plugins.module_utils._errors import TapeopsError
 from ansible_collections.tapeops.qualify.plugins.module_utils._judge import (
-    _backup_settings, _drive_model, _resolve, _verdict)
+    _backup_settings, _drive_model, _observed, _resolve, _verdict)
 from ansible_collections.tapeops.qualify.plugins.module_utils._tools import _hba_link
 
 
@@ -48,17 +48,18 @@ def _field(entry, key):
 
 
 def _document(host, status, drives, verdicts, source=None, host_facts=None, run=None, error=None, preflight=None,
-              media=None, mechanics=None, storage_daemon=None, netbackup=None):
-    """The HostReport of records: ``drives`` DriveEntry, ``verdicts`` Verdict (each naming its ``drive``)."""
+              media=None, mechanics=None, storage_daemon=None, netbackup=None, observed=None):
+    """The HostReport of records: ``drives`` DriveEntry, ``verdicts`` Verdict (each naming its ``drive``);
+    ``observed`` ObservedDrive (an observe run's, else None)."""
     return _records.HostReport(
         host=str(host), status=status, error=error, generated_at=_run.utc_now(), run=dict(run or {}),
         facts=dict(host_facts or {}), preflight=preflight, source=source, drives=drives, verdicts=verdicts,
         media=media, mechanics=mechanics, worst_class=_records.worst([v.class_ for v in verdicts if v.class_]),
-        storage_daemon=storage_daemon, netbackup=netbackup)
+        storage_daemon=storage_daemon, netbackup=netbackup, observed=observed)
 
 
 def host_document(host, status=_run.STATUS_OK, drives=None, source=None, host_facts=None, run=None, error=None,
-                  preflight=None, media=None, mechanics=None, storage_daemon=None, netbackup=None):
+                  preflight=None, media=None, mechanics=None, storage_daemon=None, netbackup=None, observed=None):
     """The per-host document, schema version 2 (docs/reports.md, docs/host-report.schema.json): a HostReport.
 
     For a host without a judged drive (it failed before its verdict), or a
@@ -67,6 +68,8 @@ def host_document(host, status=_run.STATUS_OK, drives=None, source=None, host_fa
     keeps the drives' measurements under ``drives`` and their verdicts apart
     under ``verdicts`` (each naming its ``drive``). Every measurement becomes
     its record, so nothing of Ansible's transport reaches the file.
+    ``observed``: an observe run's entries (ObservedDrive or dicts; ``[]`` for an
+    observe run's host that failed before its drives were watched).
     """
     entries, verdicts = [], []
     for drive in drives or []:
@@ -79,7 +82,8 @@ def host_document(host, status=_run.STATUS_OK, drives=None, source=None, host_fa
                      error, _records.Preflight.from_dict(preflight), _records.Media.from_result(media),
                      [_records.Mechanics.from_dict(m) for m in mechanics] if mechanics else None,
                      _records.StorageDaemonConfig.from_result(storage_daemon),
-                     _records.NetBackupBuffers.from_result(netbackup))
+                     _records.NetBackupBuffers.from_result(netbackup),
+                     None if observed is None else [_records.ObservedDrive.from_dict(o) for o in observed])
 
 
 # ---------------------------------------------------------------------------
@@ -357,6 +361,90 @@ def _host_verdicts(items, source, memory_total_mb, options):
             out[id(item)] = _verdict.evaluate(item['spec'], source, None, item.get('drive'), item['config'],
                                               memory_total_mb, 0, options, what_if=True)
     return [out[id(i)] for i in items]
+
+
+# ---------------------------------------------------------------------------
+# an observe run: the drives watched during a window, judged, no verdict
+
+
+def observe(host, drives_info=None, observed=None, jobs=None, drive_settings=None, options=None, run=None,
+            host_facts=None, preflight=None, storage_daemon=None, netbackup=None, backup=None, memory_total_mb=None):
+    """The HostReport of an observe run: each drive's entry and its window judged (``observed``), no verdicts.
+
+    ``observed``: tape_drive_observe's results, one per drive (as registered: the async_status loop's results),
+    matched to the drives by their device. Each window is judged (``_observed.observed_drive``) with the drive's
+    model as the verdict would resolve it (``resolve_spec``: INQUIRY, the inventory's ``tapeops_drives`` entry
+    and its ``model`` overrides) and ``options['tape_ratio']`` where the drive measured no compression. ``jobs``:
+    bacula_job_run's results (``_place_jobs``). The document is ``ok`` when at least one drive was watched
+    (judged or idle), else ``failed`` with why.
+    """
+    drives_info = [dataclasses.replace(_records.DriveIdentity.from_dict(d)) for d in (drives_info or [])
+                   if isinstance(d, (dict, _records.DriveIdentity))]
+    settings = [d for d in (drive_settings or []) if isinstance(d, dict)]
+    missing = _add_missing(drives_info, settings)
+    windows = dict((_records.device_of(r), r) for r in (observed or []) if isinstance(r, dict))
+    tape_ratio = (options or {}).get('tape_ratio')
+    entries, watched = [], []
+    for info in drives_info:
+        entry, seen = _observed_drive(info, _match(info.nst, settings) or {}, windows.get(info.nst),
+                                      info.nst in missing, tape_ratio)
+        entries.append(entry)
+        if seen is not None:
+            watched.append(seen)
+    _place_jobs(watched, jobs)
+    status = _run.STATUS_OK if any(o.status in (_observed.STATUS_JUDGED, _observed.STATUS_IDLE) for o in watched) \
+        else _run.STATUS_FAILED
+    error = None
+    if status == _run.STATUS_FAILED:
+        error = next((e for e in [o.error for o in watched] + [e.error for e in entries] if e), None) or (
+            _words.NOTHING_OBSERVED if entries else _words.NO_DRIVE)
+    return _document(host, status, entries, [], host_facts=_facts(host_facts, memory_total_mb, backup), run=run,
+                     error=error, preflight=_records.Preflight.from_result(preflight),
+                     storage_daemon=_records.StorageDaemonConfig.from_result(storage_daemon),
+                     netbackup=_records.NetBackupBuffers.from_result(netbackup), observed=watched)
+
+
+def _observed_drive(info, setting, result, missing, tape_ratio):
+    """(the drive's entry, its ObservedDrive or None when it was not watched: not found, or hung in discovery)."""
+    nst = info.nst
+    entry = _records.DriveEntry(id=nst, nst=nst, identity=info, settings=setting)
+    if missing:
+        entry.identity = None
+        entry.error = _words.not_discovered(nst)
+        return entry, None
+    if info.hung:
+        entry.error = _words.not_answering(nst, info.hung)
+        return entry, None
+    spec = error = None
+    try:
+        spec = resolve_spec(info, setting)
+        entry.label = spec.label
+    except (DriveError, ValueError) as exc:
+        entry.error = error = str(exc)
+    return entry, _observed.observed_drive(nst, result, spec, error, tape_ratio)
+
+
+def _place_jobs(watched, jobs):
+    """Give each bacula_job_run result (``jobs``) to the drive it wrote to.
+
+    That drive is the one the result names (``item``: a job started in a loop over entries with ``device``), else
+    the one drive that wrote in the window, else the host's one watched drive. A job that cannot be placed is
+    said in a note on every watched drive.
+    """
+    for result in jobs or []:
+        if not isinstance(result, dict) or result.get('skipped'):
+            continue
+        job = _records.BaculaJob.from_dict(result)
+        error = str(result.get('msg') or 'the job failed') if result.get('failed') else None
+        named = _records.device_of(result)
+        wrote = [o for o in watched if o.status in (_observed.STATUS_JUDGED, _observed.STATUS_NOT_JUDGED)]
+        target = next((o for o in watched if o.drive == named), None) if named else (
+            wrote[0] if len(wrote) == 1 else watched[0] if len(watched) == 1 else None)
+        if target is None:
+            for seen in watched:
+                seen.notes.append(_words.job_not_placed(job, named))
+            continue
+        target.job, target.job_error = job, error
 
 
 # ---------------------------------------------------------------------------

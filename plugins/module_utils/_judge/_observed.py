@@ -27,6 +27,11 @@ the drive's model and returns an ``ObservedJudgement``:
 
 A window in which the drive wrote nothing is ``idle``, not judged.
 
+:func:`observed_drive` makes an observe run's document entry of one drive
+(``ObservedDrive``): tape_drive_observe's result as Ansible returned it,
+judged with the drive's resolved model (``_host.observe`` resolves it as the
+verdict does), the window without its series.
+
 The observed series is what the drive accepted, so it holds the pauses the
 drive itself caused (the host blocks while the drive repositions); replayed
 as a feed, those pauses drain the simulated buffer as they drained the real
@@ -44,6 +49,8 @@ MB = 1e6
 STATUS_JUDGED = 'judged'
 STATUS_IDLE = 'idle'
 STATUS_NOT_OBSERVED = 'not_observed'
+# an observe run's drive that wrote in its window but whose drive model is unknown (observed_drive)
+STATUS_NOT_JUDGED = 'not_judged'
 
 RATIO_DRIVE = 'drive'          # the drive's own host and tape byte counters over the window
 RATIO_GIVEN = 'given'          # the caller's estimate (qualify's sample of the sources)
@@ -188,4 +195,44 @@ def judge(window, drive, tape_ratio=None, min_samples=_forecast.MIN_SAMPLES):
     if out.observed['class_basis'] == 'rate':
         out.notes.append(_words.OBSERVED_NO_COUNTER)
     out.agreement = _agreement(out.observed, out.forecast)
+    return out
+
+
+def _failure(result):
+    """Why a tape_drive_observe result holds no window (failed, skipped, timed out), or None."""
+    if not isinstance(result, dict):
+        return 'no result'
+    if result.get('failed') or result.get('skipped') or 'status' not in result:
+        return str(result.get('msg') or result.get('skip_reason') or result.get('reason') or 'no window returned')
+    return None
+
+
+def observed_drive(drive_id, result, drive=None, drive_error=None, tape_ratio=None):
+    """The document's ``ObservedDrive`` of one drive: its tape_drive_observe ``result`` judged on ``drive``.
+
+    ``result``: the module's result as registered (async_status, a loop item), or None when the drive was not
+    watched. ``drive``: its DriveSpec (``_host.resolve_spec``), or None with ``drive_error`` saying why: a window
+    in which the drive wrote is then ``not_judged``, an idle one still ``idle``. A result that failed or holds
+    no window is ``not_observed`` with the module's message.
+    """
+    out = _records.ObservedDrive(drive=drive_id, notes=[])
+    failure = _failure(result)
+    if failure is not None:
+        out.status = STATUS_NOT_OBSERVED
+        out.error = _words.not_watched(drive_id, failure)
+        return out
+    window = _records.ObservedWindow.from_dict(result)
+    out.window = window.in_document()
+    wrote = window.observed and _series_ok(window.series) and data_phase(window.series) is not None
+    if wrote and drive is None:
+        out.status = STATUS_NOT_JUDGED
+        out.error = drive_error
+        return out
+    try:
+        judged = judge(window, drive, tape_ratio=tape_ratio)
+    except ValueError as exc:        # a drive model the forecast refuses (_forecast.ForecastInputError)
+        out.status, out.error = STATUS_NOT_JUDGED, str(exc)
+        return out
+    out.status, out.notes = judged.status, judged.notes
+    out.observed, out.forecast, out.agreement = judged.observed, judged.forecast, judged.agreement
     return out

@@ -20,7 +20,7 @@ import xml.etree.ElementTree as ET
 
 from ansible_collections.tapeops.qualify.plugins.module_utils import _records, _run, _words
 from ansible_collections.tapeops.qualify.plugins.module_utils._reporting import (
-    _charts, _compare, _fleet, _report, _report_index, _report_mechanics, _templates)
+    _charts, _compare, _fleet, _report, _report_index, _report_mechanics, _report_observed, _templates)
 
 
 def _page_rows(docs, charts=None):
@@ -70,11 +70,17 @@ def _counts(all_rows):
 
 
 def fleet_markdown(docs, run=None):
-    """summary.md (templates/fleet.md.j2 with the media, mechanics sections)."""
+    """summary.md (templates/fleet.md.j2 with the observed drives, the media and mechanics sections).
+
+    The verdicts' table is there unless every row is an observe run's (then the observed drives' part alone).
+    """
     all_rows = _page_rows(docs)
+    measured = [r for r in all_rows if not r['observe']]
     text = _templates.render(
-        'fleet.md.j2', docs=docs, run=run or {}, generated=_run.utc_now(), rows=all_rows,
-        counts=_counts(all_rows), verdicts=sum(1 for r in all_rows if r['verdict']),
+        'fleet.md.j2', docs=docs, run=run or {}, generated=_run.utc_now(), rows=measured,
+        qualifying=bool(measured) or len(measured) == len(all_rows),
+        observed=_report_observed.markdown(docs, all_rows),
+        counts=_counts(measured), verdicts=sum(1 for r in measured if r['verdict']),
         media='\n'.join(media_markdown(docs)), mechanics='\n'.join(_report_mechanics.markdown(docs)))
     return text.rstrip('\n') + '\n'
 
@@ -126,14 +132,20 @@ def media_html(docs, charts=None):
 
 
 def junit_xml(docs, failing_classes=_report.DEFAULT_FAILING_CLASSES, run=None, comparison=None,
-              fail_on_regression=False):
+              fail_on_regression=False, against=None):
+    """junit.xml: a case per host x drive (an observe run's: ``_report_observed.junit_case``), a suite for the
+    comparison with an earlier run (``comparison``) and one for the forecast against observed (``against``)."""
     run = run or {}
     suite_name = 'tapeops.qualify.%s' % (run.get('mode') or 'qualify')
     suites = ET.Element('testsuites', name='tapeops.qualify')
     suite = ET.SubElement(suites, 'testsuite', name=suite_name, timestamp=_run.utc_now())
-    tests = failures = errors = 0
+    tests = failures = errors = skipped = 0
     for row in _report.rows(docs):
         tests += 1
+        if row['observe']:
+            added = _report_observed.junit_case(suite, row, failing_classes)
+            failures, errors, skipped = failures + added[0], errors + added[1], skipped + added[2]
+            continue
         verdict = row['verdict']
         name = '%s (%s)' % (row['drive'], row['label']) if row['drive'] else 'qualify'
         case = ET.SubElement(suite, 'testcase', classname=row['host'], name=name)
@@ -161,9 +173,13 @@ def junit_xml(docs, failing_classes=_report.DEFAULT_FAILING_CLASSES, run=None, c
         element.set('tests', str(tests))
         element.set('failures', str(failures))
         element.set('errors', str(errors))
-    suite.set('skipped', '0')
+    suite.set('skipped', str(skipped))
+    if skipped:
+        suites.set('skipped', str(skipped))
     if comparison is not None:
         _junit_comparison(suites, comparison, fail_on_regression)
+    if against is not None:
+        _report_observed.against_junit(suites, against)
     ET.indent(suites)
     return '<?xml version="1.0" encoding="UTF-8"?>\n' + ET.tostring(suites, encoding='unicode') + '\n'
 
@@ -238,8 +254,13 @@ def fleet_html(docs, run=None, charts=None, host=None, host_pages=None, sections
         charts_error = str(charts)
         charts = None
     extra = [_templates.safe(p) for p in media_html(docs, charts) + _report_mechanics.html(docs) + list(sections)]
+    all_rows = _page_rows(docs, charts)
+    measured = [r for r in all_rows if not r['observe']]
+    observed = _report_observed.html(all_rows)
     return _templates.render(
-        'fleet.html.j2', run=run or {}, generated=_run.utc_now(), rows=_page_rows(docs, charts),
+        'fleet.html.j2', run=run or {}, generated=_run.utc_now(), rows=measured,
+        qualifying=bool(measured) or len(measured) == len(all_rows),
+        observed=_templates.safe(observed) if observed else None,
         charts_error=charts_error, host=host, fleet_link=_run.REPORT_HTML,
         host_pages=sorted((host_pages or {}).items()), sections=extra)
 
@@ -277,20 +298,42 @@ def read_run(run_dir, expected_hosts=None):
 
 
 def _comparison(run_dir, docs, compare_to):
-    """(the comparison with the run at ``compare_to``, or None; why it could not be made, or None).
+    """(the comparison with the run at ``compare_to``, or None; the forecast against observed, or None; why they
+    could not be made, or None): ``_report.load_comparison``.
 
     A comparison that cannot be made is said in the reports (and fails the task with fail_on_regression,
     qualify_report): the reports of this run are written all the same.
     """
     if not compare_to:
-        return None, None
+        return None, None, None
     try:
         if os.path.realpath(compare_to) == os.path.realpath(run_dir):
             raise _run.RunError('qualify_compare_to is this run\'s own directory (%s): give an earlier run.'
                                 % run_dir, reason='compare_refused')
-        return _report.load_comparison(compare_to, docs), None
+        return _report.load_comparison(compare_to, docs) + (None,)
     except _run.RunError as exc:
-        return None, str(exc)
+        return None, None, str(exc)
+
+
+def _compared_sections(docs, compare_to, comparison, against, error):
+    """(Markdown lines, HTML sections, the comparison JUnit shows, the forecast against observed JUnit shows) of
+    the comparisons with ``compare_to``: what changed (a qualify run) and the forecast against observed (an
+    observe run); a refused one in the place of each that this run's documents ask for."""
+    if not compare_to:
+        return [], [], None, None
+    watching = any(_records.observe_document(d) for d in docs)
+    if error:
+        comparison = None if watching and all(_records.observe_document(d) for d in docs) else \
+            _compare.refused(compare_to, error)
+        against = _compare.refused_against(compare_to, error) if watching else None
+    lines, sections = [], []
+    if comparison is not None:
+        lines.extend(_compare.markdown(comparison))
+        sections.append(comparison_html(comparison))
+    if against is not None:
+        lines.extend(([''] if lines else []) + _report_observed.against_markdown(against))
+        sections.append(_report_observed.against_html(against))
+    return lines, sections, comparison, against
 
 
 def write_fleet(run_dir, expected_hosts=None, run=None, failing_classes=_report.DEFAULT_FAILING_CLASSES,
@@ -311,7 +354,10 @@ def write_fleet(run_dir, expected_hosts=None, run=None, failing_classes=_report.
     it as an error with ``fail_on_regression``, and ``comparison_error``
     holds the reason; everything else is written as without ``compare_to``.
 
-    Returns {'docs', 'paths', 'failing', 'comparison', 'comparison_error'}.
+    An observe run's documents are compared with ``compare_to`` as the forecast against what the drives did
+    (``_compare.against_observed``: the reports' "Forecast against observed" and its JUnit suite).
+
+    Returns {'docs', 'paths', 'failing', 'comparison', 'against_observed', 'comparison_error'}.
     """
     docs = read_run(run_dir, expected_hosts)
     if not run:
@@ -327,11 +373,11 @@ def write_fleet(run_dir, expected_hosts=None, run=None, failing_classes=_report.
     if settings:
         markdown = markdown.rstrip('\n') + '\n\n' + '\n'.join(_fleet.settings_markdown(settings)).rstrip('\n') + '\n'
         sections.append(settings_html(settings))
-    comparison, comparison_error = _comparison(run_dir, docs, compare_to)
-    if compare_to:
-        shown = comparison or _compare.refused(compare_to, comparison_error)
-        markdown = markdown.rstrip('\n') + '\n\n' + '\n'.join(_compare.markdown(shown)).rstrip('\n') + '\n'
-        sections.append(comparison_html(shown))
+    comparison, against, comparison_error = _comparison(run_dir, docs, compare_to)
+    lines, parts, shown, shown_against = _compared_sections(docs, compare_to, comparison, against, comparison_error)
+    if lines:
+        markdown = markdown.rstrip('\n') + '\n\n' + '\n'.join(lines).rstrip('\n') + '\n'
+        sections.extend(parts)
     if len(docs) <= _report_index.INLINE_MAX_HOSTS:
         # a small fleet: one page with every drive and its charts, linking the host pages
         page = fleet_html(docs, run, charts, host_pages=host_pages, sections=sections)
@@ -342,10 +388,10 @@ def write_fleet(run_dir, expected_hosts=None, run=None, failing_classes=_report.
         'json': [_run.host_json_path(run_dir, d['host']) for d in docs if d['status'] != _run.STATUS_MISSING],
         'markdown': _run.atomic_write(os.path.join(run_dir, _run.SUMMARY_MD), markdown),
         'junit': _run.atomic_write(os.path.join(run_dir, _run.JUNIT_XML), junit_xml(
-            docs, failing_classes, run, comparison or (_compare.refused(compare_to, comparison_error)
-                                                       if comparison_error else None), fail_on_regression)),
+            docs, failing_classes, run, shown if (comparison or comparison_error) else None, fail_on_regression,
+            shown_against)),
         'html': _run.atomic_write(os.path.join(run_dir, _run.REPORT_HTML), page),
         'host_pages': [os.path.join(run_dir, link) for link in host_pages.values()],
     }
     return {'docs': docs, 'paths': paths, 'failing': _report.failing(docs, failing_classes), 'comparison': comparison,
-            'comparison_error': comparison_error}
+            'against_observed': against, 'comparison_error': comparison_error}

@@ -20,7 +20,7 @@ Without JavaScript the page is a plain table with every row.
 
 from __future__ import annotations
 
-from ansible_collections.tapeops.qualify.plugins.module_utils import _records
+from ansible_collections.tapeops.qualify.plugins.module_utils import _records, _words
 from ansible_collections.tapeops.qualify.plugins.module_utils._reporting import _templates
 
 # Up to this many hosts report.html is the one page with every drive and its charts (and
@@ -61,6 +61,9 @@ def index_rows(rows, host_page, groups=None):
     groups = groups or {}
     out = []
     for row in rows:
+        if row.get('observe') and row.get('drive'):
+            out.append(_observed_row(row, host_page, groups))
+            continue
         verdict = row.get('verdict') or {}
         numbers = verdict.get('numbers') or {}
         cls = verdict.get('class') or (row.get('status') or 'no result').upper()
@@ -75,6 +78,20 @@ def index_rows(rows, host_page, groups=None):
             'groups': groups.get(row['host']) or [],
         })
     return out
+
+
+def _observed_row(row, host_page, groups):
+    """An observe run's drive in the index: its observed class, what the backup got in its data phase (the
+    "Backup gets" column), the floor and full speed at its tape ratio, and its sentence in place of a fix."""
+    entry = row.get('observed') or {}
+    seen = entry.get('observed') or {}
+    return {
+        'host': row['host'], 'link': host_page(row['host']), 'drive': row['drive'], 'label': row.get('label') or '-',
+        'class': _words.observed_class(entry), 'feed': _num(seen.get('mb_s')), 'sustained': None,
+        'floor': _num(seen.get('need_floor_mb_s')), 'full': _num(seen.get('need_full_mb_s')),
+        'fix': _words.observed_summary(entry) if entry else (row.get('error') or '-'),
+        'groups': groups.get(row['host']) or [],
+    }
 
 
 def by_generation(items):
