@@ -360,6 +360,9 @@ ROLE_NUMBERS = {
     'qualify_mechanics_timeout': (1, 172800, 'seconds', 'qualify_mechanics_timeout: 3600', False),
     'qualify_target_drives': (1, 64, 'drives', 'qualify_target_drives: 2', False),
     'qualify_media_drives_kept': (1, 64, 'drives', 'qualify_media_drives_kept: 1', False),
+    # the observe playbook's window: at most 48 hours (a weekend's full backups); until_idle 0 is off
+    'qualify_observe_seconds': (1, 172800, 'seconds', 'qualify_observe_seconds: 28800', False),
+    'qualify_observe_until_idle': (0, 172800, 'seconds', 'qualify_observe_until_idle: 600', False),
 }
 
 

@@ -52,7 +52,8 @@ options:
     description:
       - The role's numeric variables to range-check, C({variable - value}) (C(qualify_tool_timeout),
         C(qualify_write_timeout), C(qualify_mechanics_timeout), C(qualify_target_drives),
-        C(qualify_media_drives_kept), C(qualify_media_fill_fraction)).
+        C(qualify_media_drives_kept), C(qualify_media_fill_fraction), C(qualify_observe_seconds),
+        C(qualify_observe_until_idle)).
     type: dict
     default: {}
   run_dir:

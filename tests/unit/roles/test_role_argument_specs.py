@@ -42,12 +42,14 @@ def test_defaults_and_argument_specs_agree(role):
             role, entry_point, undefaulted)
 
 
-def test_the_qualify_role_has_its_three_entry_points_and_profiles():
+def test_the_qualify_role_has_its_four_entry_points_and_profiles():
     specs = _load('qualify', 'meta', 'argument_specs.yml')['argument_specs']
-    assert sorted(specs) == ['main', 'report', 'run']
-    assert specs['main']['options']['qualify_profile']['choices'] == ['quick', 'full', 'what_if']
+    assert sorted(specs) == ['main', 'observe', 'report', 'run']
+    assert specs['main']['options']['qualify_profile']['choices'] == ['quick', 'full', 'what_if', 'observe']
     profiles = _load('qualify', 'vars', 'main.yml')['__qualify_profiles']
-    assert sorted(profiles) == ['full', 'quick', 'what_if']
+    assert sorted(profiles) == ['full', 'observe', 'quick', 'what_if']
+    # the observe entry point measures nothing of its own: its profile sets only how often the waits ask
+    assert profiles['observe'] == {'poll_seconds': 30}
     # the what-if reads the scaling curve up to twice the streams and writes no tape: it has no sweep keys
     assert profiles['what_if']['source_scaling_factor'] == 2 and 'block_sizes' not in profiles['what_if']
     assert profiles['full']['mechanics'] is True and profiles['quick']['mechanics'] is False
