@@ -1,0 +1,106 @@
+# Copyright (c) tapeops.qualify contributors
+# GNU General Public License v3.0+ (see COPYING or https://www.gnu.org/licenses/gpl-3.0.txt)
+# SPDX-License-Identifier: GPL-3.0-or-later
+"""The observe playbook on the lab: a job on lab-ma1's drive judged, lab-ma2's idle drive said to be idle.
+
+``ansible-playbook tapeops.qualify.observe -l lab-ma1,lab-ma2`` (the three plays: run, observe, report) with a
+90 s window that ends 8 s after a drive goes idle. Meanwhile a backup-like job writes to lab-ma1's drive: the lab's
+writer (tapedrive.writer, source files from the page cache to the tape, immediate file marks, as
+tests/integration/test_observe_lab.py runs it), started in the guest once the playbook's watch has begun (the
+async job's file appears under /root/.ansible_async) so that discovery's ``mt status`` has closed the drive, and
+only on the cartridge loaded there when it is one of the guest's allowed scratch cartridges. Nothing writes to
+lab-ma2's drive.
+
+Required: the run's host documents (validated against docs/host-report.schema.json) are an observe run's, with no
+verdict; lab-ma1's drive is judged - by the drive's own back-hitch counter and compression, on exactly the bytes
+the writer wrote, its window ended by the drive going idle, the forecast replayed from the feed in the observed
+class - and lab-ma2's drive is idle, not judged, its st write counter unmoved; summary.md and junit.xml say both.
+
+About 2 to 3 minutes on a running lab (lab-ma2's idle window lasts its 90 s).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import shlex
+import xml.etree.ElementTree as ET
+
+import pytest
+
+import host_schema
+
+pytestmark = pytest.mark.lab
+
+JUDGED, IDLE = 'lab-ma1', 'lab-ma2'
+STATS = '/sys/class/scsi_tape/nst0/stats'
+MARK = '/tmp/tapeops-observe-playbook.start'
+OUT = '/tmp/tapeops-observe-playbook.writer.json'
+WARM = 'cat /srv/backup-src/medium/* /srv/backup-src/large/video.bin >/dev/null'
+# the writer waits for the playbook's watch (its async job file, newer than MARK), gives the module the seconds its
+# log pages before the window take (test_observe_lab.py's jobs start 4 s after the module), then writes and rewinds
+JOB = ('for i in $(seq 1 600); do '
+       '[ -n "$(find /root/.ansible_async -type f -newer %(mark)s 2>/dev/null)" ] && break; sleep 1; done; '
+       'sleep 8; cd /run/tapelab/pylib && python3 -m tapedrive.writer --rewind --filemarks immediate '
+       '/srv/backup-src/large/video.bin /srv/backup-src/medium > %(out)s; mt -f /dev/nst0 rewind'
+       % {'mark': MARK, 'out': OUT})
+
+
+def loaded_barcode(lab, host):
+    changer = lab.hostvars[host]['tapeops_lab_changer']['sg']
+    out = lab.run(host, 'mtx -f %s status' % changer, timeout=60).stdout
+    match = re.search(r'Data Transfer Element 0:Full .*VolumeTag\s*=\s*(\S+)', out)
+    return match.group(1) if match else None
+
+
+def written_bytes(lab, host):
+    proc = lab.run(host, 'cat %s/write_byte_cnt' % STATS, timeout=30)
+    assert proc.returncode == 0, proc.stderr
+    return int(proc.stdout)
+
+
+def test_the_observe_playbook_judges_a_job_and_says_an_idle_drive_is_idle(lab, tmp_path):
+    if JUDGED not in lab.hosts or IDLE not in lab.hosts:
+        pytest.skip('the lab has no %s and %s' % (JUDGED, IDLE))
+    barcode = loaded_barcode(lab, JUDGED)
+    # safety: the job writes only to a cartridge the inventory allows
+    assert barcode in lab.hostvars[JUDGED]['tapeops_allowed_barcodes'], barcode
+    assert lab.run(JUDGED, WARM, timeout=300).returncode == 0
+    idle_before = written_bytes(lab, IDLE)
+    assert lab.run(JUDGED, 'rm -f %s && touch %s' % (OUT, MARK), timeout=30).returncode == 0
+    started = lab.run(JUDGED, 'nohup sh -c %s </dev/null >/dev/null 2>&1 &' % shlex.quote(JOB), timeout=30)
+    assert started.returncode == 0, started.stderr
+    run_dir = tmp_path / 'observe'
+    try:
+        result = lab.playbook('tapeops.qualify.observe', limit=[JUDGED, IDLE], timeout=900, extra_vars={
+            'qualify_run_dir': str(run_dir), 'qualify_observe_seconds': 90, 'qualify_observe_until_idle': 8})
+        assert result.rc == 0, result.stdout[-4000:] + result.stderr[-2000:]
+        writer = json.loads(lab.run(JUDGED, 'cat %s' % OUT, timeout=30).stdout)
+    finally:
+        lab.run(JUDGED, 'rm -f %s %s' % (OUT, MARK), timeout=30)
+
+    judged = host_schema.load(str(run_dir / 'hosts' / ('%s.json' % JUDGED)))
+    assert judged['run']['mode'] == 'observe' and judged['verdicts'] == [] and judged['status'] == 'ok'
+    [entry] = judged['observed']
+    assert entry['drive'] == '/dev/nst0' and entry['status'] == 'judged', entry
+    seen, agreement = entry['observed'], entry['agreement']
+    assert entry['window']['window']['ended_by'] == 'idle', entry['window']['window']
+    # every byte the writer wrote, in the window's data phase
+    assert seen['bytes'] == writer['bytes'] == entry['window']['bytes_written']
+    # the drive counted its own back-hitches and measured its own compression
+    assert seen['class_basis'] == 'backhitches_and_rate' and seen['tape_ratio_source'] == 'drive', seen
+    # the page cache feeds faster than the drive's top step: no back-hitch (test_observe_lab.py's lab-ma1 job)
+    assert seen['backhitches'] == 0 and seen['class'] != 'SHOE-SHINING', seen
+    assert agreement['class_match'] is True and abs(agreement['rate_delta_pct']) <= 10.0, entry
+
+    idle = host_schema.load(str(run_dir / 'hosts' / ('%s.json' % IDLE)))
+    [entry] = idle['observed']
+    assert idle['status'] == 'ok' and entry['status'] == 'idle' and entry['observed'] is None, entry
+    assert entry['window']['idle'] is True and entry['window']['bytes_written'] == 0
+    assert written_bytes(lab, IDLE) == idle_before
+
+    summary = (run_dir / 'summary.md').read_text()
+    assert '| %s | /dev/nst0 (%s) | **IDLE** |' % (IDLE, idle['drives'][0]['label']) in summary
+    assert '| %s | /dev/nst0 (%s) | **%s** |' % (JUDGED, judged['drives'][0]['label'], seen['class']) in summary
+    suite = ET.parse(str(run_dir / 'junit.xml')).getroot().find('testsuite')
+    assert suite.get('name') == 'tapeops.qualify.observe' and suite.get('skipped') == '1'
