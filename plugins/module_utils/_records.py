@@ -858,7 +858,7 @@ class CartridgeMemory(Record):
     last_written: t.Optional[str] = None
     mam_capacity_bytes: t.Optional[int] = None
     mam_space_remaining_bytes: t.Optional[int] = None
-    warnings: t.Optional[list] = None
+    notes: t.Optional[list] = None
 
     @classmethod
     def from_parse(cls, parsed):
@@ -869,7 +869,7 @@ class CartridgeMemory(Record):
         loads = [parsed.get(k) for k in ('loaded_by_last', 'loaded_by_1', 'loaded_by_2', 'loaded_by_3')]
         data = dict(parsed)
         data['loaded_by'] = [v for v in loads if isinstance(v, dict)] or None
-        data['warnings'] = list(parsed.get('warnings') or []) or None
+        data['notes'] = list(parsed.get('notes') or []) or None
         return cls.from_dict(data)
 
 

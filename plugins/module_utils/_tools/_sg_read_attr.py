@@ -12,7 +12,7 @@ Private to this collection: may change without notice.
 - ``parse``: what it prints (``Attribute values:`` then ``  NAME: VALUE``
   lines; ``-q`` leaves the first line out) into a dict with a key for every
   attribute of ``ATTRIBUTES``: None for each one the cartridge did not give
-  (never 0, never ''), ``warnings`` for what could not be read;
+  (never 0, never ''), ``notes`` for what could not be read;
 - ``parse_enumerate``: ``sg_read_attr --enumerate`` (the attributes it knows:
   id, length, format, name);
 - ``classify_failure``: why it failed (not ready: no cartridge; no READ
@@ -185,10 +185,33 @@ def _lines(text):
     """Lines of the output; a last line without its newline (a cut capture) is left out and said."""
     lines = _text(text).split('\n')
     last = lines.pop()      # '' after the last newline; else a line that was cut
-    warnings = []
+    notes = []
     if last.strip() and not last.startswith('# '):
-        warnings.append('the output ends in a cut line %r; it is not used' % last.strip()[:80])
-    return [line.rstrip('\r') for line in lines if not line.startswith('# ')], warnings
+        notes.append('the output ends in a cut line %r; it is not used' % last.strip()[:80])
+    return [line.rstrip('\r') for line in lines if not line.startswith('# ')], notes
+
+
+def _attribute(name, raw, out, printed, notes):
+    """One attribute's line read into ``out`` (and ``printed``); the attribute whose hex dump or usage counters
+    follow on the next lines, or None."""
+    ids = [i for i in _BY_NAME.get(name.lower(), []) if '0x%04x' % i not in printed]
+    unknown = _UNKNOWN_ID.match(name)
+    if unknown:
+        ids = [int(unknown.group(1) or unknown.group(2), 16)]
+    if not ids:
+        notes.append('attribute %r is not one sg_read_attr names; not read' % name[:80])
+        return None
+    attr = ids[0]
+    printed['0x%04x' % attr] = raw.rstrip()
+    if attr not in ATTRIBUTES:
+        return '0x%04x' % attr      # kept as printed, with the hex or counters that follow
+    key, dummy, kind = ATTRIBUTES[attr]
+    value = _READERS[kind](raw)
+    out[key] = value
+    if value is None and raw.strip() and not (kind == 'position' and raw.strip().startswith('<unknown')):
+        notes.append('%s: %r does not read as %s' % (name, raw.strip()[:40], kind))
+        return '0x%04x' % attr      # a long binary attribute: sg_read_attr prints its hex on the next lines
+    return None
 
 
 def parse(text):
@@ -196,10 +219,10 @@ def parse(text):
 
     Also: ``attributes`` (``{'0x0003': 'as printed'}`` for every attribute read, vendor ones as their hex),
     ``tape_alert_active`` (flag numbers of the previous load), ``medium_type_name`` (``data`` / ``cleaning`` /
-    ``worm``), ``usage_history`` (attribute 0x0340's counters), ``warnings`` and ``read`` (how many attributes
-    were read). A value sg_read_attr printed that does not read as its kind stays None, with a warning.
+    ``worm``), ``usage_history`` (attribute 0x0340's counters), ``notes`` and ``read`` (how many attributes
+    were read). A value sg_read_attr printed that does not read as its kind stays None, with a note.
     """
-    lines, warnings = _lines(text)
+    lines, notes = _lines(text)
     out = dict.fromkeys(KEYS)
     printed = {}
     usage = {}
@@ -228,35 +251,18 @@ def parse(text):
         else:
             match = _LINE.match(line)
             if not match:
-                warnings.append('line not read: %r' % line.strip()[:80])
+                notes.append('line not read: %r' % line.strip()[:80])
                 pending = None
                 continue
             name, raw = match.group('name'), match.group('value')
         pending = None
-        ids = [i for i in _BY_NAME.get(name.lower(), []) if '0x%04x' % i not in printed]
-        unknown = _UNKNOWN_ID.match(name)
-        if unknown:
-            ids = [int(unknown.group(1) or unknown.group(2), 16)]
-        if not ids:
-            warnings.append('attribute %r is not one sg_read_attr names; not read' % name[:80])
-            continue
-        attr = ids[0]
-        printed['0x%04x' % attr] = raw.rstrip()
-        if attr not in ATTRIBUTES:
-            dump = '0x%04x' % attr      # kept as printed, with the hex or counters that follow
-            continue
-        key, dummy, kind = ATTRIBUTES[attr]
-        value = _READERS[kind](raw)
-        if value is None and raw.strip() and not (kind == 'position' and raw.strip().startswith('<unknown')):
-            warnings.append('%s: %r does not read as %s' % (name, raw.strip()[:40], kind))
-            dump = '0x%04x' % attr      # a long binary attribute: sg_read_attr prints its hex on the next lines
-        out[key] = value
+        dump = _attribute(name, raw, out, printed, notes)
     out['attributes'] = printed
     out['tape_alert_active'] = tape_alert_active(out['tape_alert_flags'])
     out['medium_type_name'] = MEDIUM_TYPES.get(out['medium_type']) if out['medium_type'] is not None else None
     out['usage_history'] = dict((k, usage[k]) for k in sorted(usage)) or None
     out['read'] = len(printed)
-    out['warnings'] = warnings
+    out['notes'] = notes
     return out
 
 

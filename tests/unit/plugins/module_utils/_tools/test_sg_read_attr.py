@@ -39,7 +39,7 @@ def derived(text, old, new):
 
 def test_hp_ultrium6_fujifilm_lto6_cartridge():
     mam = _sg_read_attr.parse(fixture(HP6))
-    assert mam['warnings'] == [] and mam['read'] == 32
+    assert mam['notes'] == [] and mam['read'] == 32
     assert (mam['medium_manufacturer'], mam['medium_serial'], mam['manufacture_date']) == (
         'FUJIFILM', 'EW7VWMVKF6', '2017-08-24')
     assert mam['medium_density_code'] == mam['format_density_code'] == 0x5a
@@ -72,7 +72,7 @@ def test_one_attribute_read_with_filter():
     assert mam['barcode'] == 'FJK663L6' and mam['read'] == 1
     assert mam['load_count'] is None and mam['medium_serial'] is None
     # the published command line above the output is not an attribute
-    assert len(mam['warnings']) == 1 and 'not read' in mam['warnings'][0]
+    assert len(mam['notes']) == 1 and 'not read' in mam['notes'][0]
 
 
 def test_transport_failure_reads_nothing_and_says_why():
@@ -97,7 +97,7 @@ def test_classify_failure(stderr, kind):
 def test_usage_histories_as_sg_read_attr_prints_them():
     """The synthetic response (produced/, made-up counters) as the real sg_read_attr 1.46 prints it."""
     mam = _sg_read_attr.parse(fixture(HISTORIES))
-    assert mam['warnings'] == []
+    assert mam['notes'] == []
     medium, partition = mam['usage_history']['0x0340'], mam['usage_history']['0x0341']
     assert medium['Load count'] == 13 and medium['Total amount of data written [MiB]'] == 9
     assert partition['partition initialization count'] == 115 and len(medium) == len(partition) == 15
@@ -134,7 +134,7 @@ def test_values_that_do_not_read_are_unknown_with_a_warning():
     text = derived(text, '  Medium manufacture date: 20170824\n', '  Medium manufacture date: 20171324\n')
     mam = _sg_read_attr.parse(text)
     assert mam['load_count'] is None and mam['manufacture_date'] is None
-    assert len(mam['warnings']) == 2 and mam['attributes']['0x0003'] == 'one'
+    assert len(mam['notes']) == 2 and mam['attributes']['0x0003'] == 'one'
 
 
 def test_command_is_read_only_service_action_zero():
@@ -152,7 +152,7 @@ def test_record_of_the_real_capture():
     record = _records.CartridgeMemory.from_parse(_sg_read_attr.parse(fixture(HP6)))
     assert record.medium_serial == 'EW7VWMVKF6' and record.load_count == 1 and record.medium_type_name == 'data'
     assert record.loaded_by[0] == {'vendor': 'HP', 'serial': 'HUJ808A5L4'} and len(record.loaded_by) == 4
-    assert record.barcode is None and record.warnings is None
+    assert record.barcode is None and record.notes is None
     assert _records.CartridgeMemory.from_dict(record.to_dict()) == record
     with pytest.raises(_records.RecordError):
         _records.CartridgeMemory.from_parse('Attribute values:')
@@ -170,7 +170,7 @@ def test_cut_output_gives_no_value_the_capture_does_not():
                     offset, key, cut[key], full[key])
         last = raw[:offset].split(b'\n')[-1]
         if last.strip() and not last.startswith(b'# '):
-            assert any('cut line' in w for w in cut['warnings']), offset
+            assert any('cut line' in w for w in cut['notes']), offset
 
 
 def test_damaged_output_never_raises():
