@@ -400,6 +400,8 @@ def _host_rate(arrived, span, held):
 def _simulate(params, series, measured, ratio, path, segment, filemark_mode, mark_cost, trace, once=False,
               jobs=None):
     steps = params['steps']
+    # the tick and the control constants as locals: read at every tick, a local is cheaper than a global
+    tick_s, adapt_s, high_water, low_water, restart_fill = TICK_S, ADAPT_S, HIGH_WATER, LOW_WATER, RESTART_FILL
     top_index = len(steps) - 1
     buffer_mb = params['buffer_mb']
     backhitch_s = params['backhitch_s']
@@ -464,16 +466,16 @@ def _simulate(params, series, measured, ratio, path, segment, filemark_mode, mar
             limit += job_gap            # the gap is on the clock, not in the source
         if gap_left > 1e-9:
             # between two jobs: the host sends nothing and reads nothing (the source cursor stays)
-            gap_left -= TICK_S
+            gap_left -= tick_s
             rate = accepted = held = 0.0
         else:
             # -- host: read from the sources into the buffer
             # (conditional expressions instead of min() and max() in this loop: the same values, a third faster)
             free = buffer_mb - level
             room = (free if free > 0.0 else 0.0) * ratio        # host MB the buffer can take now
-            drain_now = steps[step] * TICK_S * ratio if moving and reposition_left <= 0 else 0.0
+            drain_now = steps[step] * tick_s * ratio if moving and reposition_left <= 0 else 0.0
             # a tick reads at the rate of the source second it starts in (ticks divide seconds)
-            offered = (rate if rate <= host_cap else host_cap) * TICK_S if rate > 0 else 0.0
+            offered = (rate if rate <= host_cap else host_cap) * tick_s if rate > 0 else 0.0
             if flush_pending:
                 accepted = 0.0
             else:
@@ -482,9 +484,9 @@ def _simulate(params, series, measured, ratio, path, segment, filemark_mode, mar
             # time the host waited on the drive (a full buffer, a sync mark draining): not the
             # host's slowness, so the drive leaves it out of the host's arrival rate
             if flush_pending:
-                held = TICK_S
+                held = tick_s
             elif offered > 0 and accepted < offered - 1e-12:
-                held = TICK_S * (1.0 - accepted / offered)
+                held = tick_s * (1.0 - accepted / offered)
             else:
                 held = 0.0
             if next_mark is not None:
@@ -493,18 +495,20 @@ def _simulate(params, series, measured, ratio, path, segment, filemark_mode, mar
                 accepted = min(accepted, max(0.0, next_job - host_mb))
             if offered > 0:
                 if accepted < offered - 1e-12:
-                    blocked_s += TICK_S * (1.0 - accepted / offered)
+                    blocked_s += tick_s * (1.0 - accepted / offered)
                 cursor += accepted / rate
             else:
-                cursor += TICK_S                                # a stall lasts its time
+                cursor += tick_s                                # a stall lasts its time
         host_mb += accepted
         arrived = accepted / ratio
         level += arrived
         arrivals[arrival_pos] = arrived
         helds[arrival_pos] = held
-        arrival_pos = (arrival_pos + 1) % n_arrivals
+        arrival_pos += 1
+        if arrival_pos == n_arrivals:
+            arrival_pos = 0
         if flush_pending:
-            flush_wait_s += TICK_S
+            flush_wait_s += tick_s
         if next_mark is not None and host_mb >= next_mark - 1e-9:
             next_mark += segment
             marks += 1
@@ -518,14 +522,14 @@ def _simulate(params, series, measured, ratio, path, segment, filemark_mode, mar
 
         # -- drive
         if moving and reposition_left <= 0:
-            tick_mb = steps[step] * TICK_S
+            tick_mb = steps[step] * tick_s
             drained = level if level <= tick_mb else tick_mb
             level -= drained
             tape_mb += drained
-            step_time[steps[step]] += TICK_S * (drained / tick_mb)
+            step_time[steps[step]] += tick_s * (drained / tick_mb)
             if drained < tick_mb - 1e-12:
-                stopped_s += TICK_S * (1.0 - drained / tick_mb)
-            since_adapt += TICK_S
+                stopped_s += tick_s * (1.0 - drained / tick_mb)
+            since_adapt += tick_s
             adapt_arrived += arrived
             adapt_held += held
             if level <= 1e-9:
@@ -541,36 +545,36 @@ def _simulate(params, series, measured, ratio, path, segment, filemark_mode, mar
                     reposition_left = mark_reposition
                 else:
                     reposition_left = backhitch_s
-            elif since_adapt >= ADAPT_S - 1e-9:
+            elif since_adapt >= adapt_s - 1e-9:
                 arrival = _host_rate(adapt_arrived, since_adapt, adapt_held)
                 fill = level / buffer_mb
                 matched = _highest_step(steps, arrival)
-                if fill > HIGH_WATER and step < top_index and arrival >= steps[step] - 1e-9:
+                if fill > high_water and step < top_index and arrival >= steps[step] - 1e-9:
                     step = max(step + 1, matched)
-                elif fill < LOW_WATER and step > 0 and arrival < steps[step]:
+                elif fill < low_water and step > 0 and arrival < steps[step]:
                     step = min(step - 1, matched)
                 since_adapt = 0.0
                 adapt_arrived = 0.0
                 adapt_held = 0.0
         else:
             if reposition_left > 0:
-                reposition_s += min(TICK_S, reposition_left)
-                reposition_left -= TICK_S
-            stopped_s += TICK_S
+                reposition_s += min(tick_s, reposition_left)
+                reposition_left -= tick_s
+            stopped_s += tick_s
             stopped_ticks += 1
             if flush_pending and level <= 1e-9:
                 # sync mark on an already stopped, empty drive: written at once, no extra reposition
                 flush_pending = False
-            if reposition_left <= 1e-9 and level > 0 and (level >= RESTART_FILL * buffer_mb or flush_pending):
+            if reposition_left <= 1e-9 and level > 0 and (level >= restart_fill * buffer_mb or flush_pending):
                 window = min(len(arrivals), max(1, stopped_ticks))
                 recent = [(arrival_pos - 1 - i) % len(arrivals) for i in range(window)]
-                step = _highest_step(steps, _host_rate(sum(arrivals[i] for i in recent), window * TICK_S,
+                step = _highest_step(steps, _host_rate(sum(arrivals[i] for i in recent), window * tick_s,
                                                        sum(helds[i] for i in recent)))
                 moving = True
                 since_adapt = 0.0
                 adapt_arrived = 0.0
                 adapt_held = 0.0
-        clock += TICK_S
+        clock += tick_s
         if trace:
             samples.append((clock, level / buffer_mb, steps[step] if moving and reposition_left <= 0 else 0.0,
                             rate))
