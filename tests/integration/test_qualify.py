@@ -45,9 +45,11 @@ from __future__ import annotations
 import json
 import os
 import shutil
+import subprocess
 import xml.etree.ElementTree as ET
 
 import pytest
+import yaml
 
 import host_schema
 
@@ -307,3 +309,82 @@ def test_failing_host_is_recorded_with_its_error(lab, tmp_path):
     assert 'source read test failed' in doc['error'] and "'relative/not/allowed' is not absolute" in doc['error']
     cases = ET.parse(os.path.join(str(run_dir), 'junit.xml')).getroot().findall('./testsuite/testcase')
     assert [(c.get('classname'), c.find('error').get('type')) for c in cases] == [('lab-ma1', 'FAILED')]
+
+
+# -- real Bacula jobs watched by the observe playbook, against this module's qualify run (issue 22 item 3)
+
+TAPELAB = os.path.join(os.path.dirname(os.path.abspath(__file__)), '..', '..', 'lab', 'tapelab')
+OBSERVE_SECONDS = 400
+
+
+def _tapelab(lab, *args):
+    env = dict(os.environ, TAPEOPS_LAB_DIR=lab.hostvars[SPREAD[0]]['tapeops_lab_run_dir'])
+    return subprocess.run([TAPELAB] + list(args), env=env, capture_output=True, text=True, timeout=600, check=False)
+
+
+def _bacula_vars(lab, host):
+    """The guest's tapeops_bacula as lab/tapelab bacula-setup wrote it into the inventory."""
+    with open(lab.inventory, encoding='utf-8') as handle:
+        return yaml.safe_load(handle)['all']['children']['media_agents']['hosts'][host]['tapeops_bacula']
+
+
+@pytest.fixture(scope='module')
+def observed_jobs(qualified, tmp_path_factory):
+    """Each guest in turn (BACULA.md: the guests share 2 cores): Bacula set up, its first cartridge mounted (so the
+    window reads the drive's since-load counters whole), then ``tapeops.qualify.observe -l <guest>
+    -e qualify_observe_run_jobs=true`` watches the guest's Full job until the drive has been idle 6 s; Bacula is
+    stopped again. Then the reports over the three against the qualify run (qualify_compare_to)."""
+    lab = qualified['lab']
+    run_dir = str(tmp_path_factory.mktemp('observe') / 'run')
+    runs = {}
+    for host in SPREAD:
+        setup = _tapelab(lab, 'bacula-setup', host)
+        assert setup.returncode == 0, setup.stderr[-3000:]
+        try:
+            bacula = _bacula_vars(lab, host)
+            mount = lab.run(host, "echo 'mount storage=\"%s\" slot=%s drive=%s' | bconsole -c %s" % (
+                bacula['storage'], bacula['slots'][0], bacula['drive'], bacula['bconsole_config']), timeout=300)
+            assert mount.returncode == 0, mount.stdout + mount.stderr
+            runs[host] = lab.playbook('tapeops.qualify.observe', limit=host, timeout=OBSERVE_SECONDS + 600,
+                                      extra_vars={'qualify_run_dir': run_dir, 'qualify_observe_run_jobs': True,
+                                                  'qualify_observe_seconds': OBSERVE_SECONDS,
+                                                  'qualify_observe_until_idle': 6})
+        finally:
+            stop = _tapelab(lab, 'bacula-stop', host)
+            assert stop.returncode == 0, stop.stderr[-3000:]
+    fleet = lab.playbook('tapeops.qualify.observe', limit=','.join(SPREAD), timeout=600, extra_vars={
+        'qualify_run_dir': run_dir, 'qualify_report_only': True, 'qualify_compare_to': qualified['run_dir']})
+    return {'runs': runs, 'fleet': fleet, 'run_dir': run_dir}
+
+
+@pytest.mark.parametrize('host', SPREAD)
+def test_a_real_bacula_job_agrees_with_the_qualify_verdict(qualified, observed_jobs, host):
+    """The job's observed class is the qualify verdict's; the forecast replayed from the observed feed, with the
+    compression the drive measured, is within 10 % of the data-phase rate and within one back-hitch of the drive's
+    own count (issue 22: what an observed job must show)."""
+    result = observed_jobs['runs'][host]
+    assert result.rc == 0, result.stdout[-4000:]
+    doc = _doc(observed_jobs['run_dir'], host)
+    assert doc['run']['mode'] == 'observe' and doc['verdicts'] == []
+    [seen] = doc['observed']
+    assert seen['job'] and seen['job']['status'] == 'T', seen.get('job')
+    assert seen['status'] == 'judged', seen
+    observed, agreement = seen['observed'], seen['agreement']
+    assert observed['tape_ratio_source'] == 'drive', observed
+    qualify_class = _verdict(qualified['run_dir'], host)['class']
+    assert observed['class'] == qualify_class, (host, observed, qualify_class)
+    assert abs(agreement['rate_delta_pct']) <= 10.0, (host, seen)
+    assert abs(agreement['backhitch_delta']) <= 1, (host, seen)
+
+
+def test_the_observe_reports_set_the_forecast_against_what_the_jobs_did(observed_jobs):
+    fleet = observed_jobs['fleet']
+    assert fleet.rc == 0, fleet.stdout[-4000:]
+    with open(os.path.join(observed_jobs['run_dir'], 'summary.md'), encoding='utf-8') as handle:
+        summary = handle.read()
+    assert 'Forecast against observed' in summary
+    for host in SPREAD:
+        assert host in summary
+    junit = ET.parse(os.path.join(observed_jobs['run_dir'], 'junit.xml')).getroot()
+    names = [suite.get('name') for suite in junit.findall('./testsuite')]
+    assert len(names) >= 2, names
