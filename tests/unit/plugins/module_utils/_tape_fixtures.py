@@ -18,3 +18,16 @@ def fixtures(tool, pattern='*'):
 def header(text):
     """The three '# ' source lines every fixture starts with."""
     return [line for line in text.splitlines()[:3] if line.startswith('# ')]
+
+
+def read(path):
+    """A fixture by its path under tests/unit/fixtures/ (``'sg_logs/<name>'``)."""
+    with open(os.path.join(FIXTURES, path), encoding='utf-8') as handle:
+        return handle.read()
+
+
+def derived(text, old, new):
+    """``text`` with the one line ``old`` replaced by ``new`` (it must be there exactly once): a real capture with
+    one value changed, for a state no published capture shows."""
+    assert text.count(old) == 1, old
+    return text.replace(old, new)

@@ -19,6 +19,7 @@ import pytest
 from ansible_collections.tapeops.qualify.plugins.module_utils import _records, _words
 from ansible_collections.tapeops.qualify.plugins.module_utils._judge import _health
 from ansible_collections.tapeops.qualify.plugins.module_utils._tools import _sg_logs, _sg_read_attr
+from ansible_collections.tapeops.qualify.tests.unit.plugins.module_utils._tape_fixtures import derived, read
 
 HERE = os.path.dirname(__file__)
 FIXTURES = os.path.join(HERE, '..', '..', '..', 'fixtures')
@@ -34,26 +35,15 @@ LAB_TD8_ALL = 'sg_logs/sg_logs_a__lab-emulated-IBM-ULT3580-TD8-shoeshine__1.txt'
 LAB_TD5 = 'sg_logs/sg_logs_p0x%s__lab-emulated-IBM-ULT3580-TD5-observe-%s__1.txt'
 
 
-def fixture(name):
-    with open(os.path.join(FIXTURES, name), encoding='utf-8') as handle:
-        return handle.read()
-
-
-def derived(text, old, new):
-    """``text`` with the one line ``old`` replaced by ``new`` (it must be there exactly once)."""
-    assert text.count(old) == 1, old
-    return text.replace(old, new)
-
-
 def hp6_pages(**changed):
     """The HP Ultrium 6 35GD capture's pages; ``changed`` (page code -> text) replaces some."""
-    pages = dict(('0x' + code, fixture(HP6 % code)) for code in HP6_PAGES)
+    pages = dict(('0x' + code, read(HP6 % code)) for code in HP6_PAGES)
     pages.update(changed)
     return {'pages': pages}
 
 
 def all_pages(name, old=None, new=None):
-    text = fixture(name)
+    text = read(name)
     return _sg_logs.parse_all(derived(text, old, new) if old else text)
 
 
@@ -80,7 +70,7 @@ def test_hp_ultrium6_331u_is_ok():
 def test_hp_ultrium6_35gd_with_its_cartridge_memory_is_unknown_without_tapealert():
     """The 35GD capture holds no TapeAlert page: UNKNOWN, though nothing read crosses a limit (its 2 lifetime hard
     read errors of page 0x14 are listed, not judged: docs/health.md)."""
-    health = _health.judge(hp6_pages(), fixture(HP6_MAM))
+    health = _health.judge(hp6_pages(), read(HP6_MAM))
     assert health.status == _records.HEALTH_UNKNOWN and health.findings == []
     assert health.unknown['tape_alert'] == 'not_read'
     assert health.counters['device']['hard_read_errors'] == 2
@@ -98,15 +88,15 @@ def test_ibm_lto10_is_ok_and_its_load_life_unknown():
     # page 0x17 names the cartridge "LTOLA62" and there is no cartridge memory: no generation, no load life
     assert health.unknown['cartridge_loads'] == 'generation_unknown'
     assert health.counters['compression']['write_ratio'] == 80.26
-    assert _health.judge({'pages': {'0x2e': fixture(IBM10_TA)}}).status == _records.HEALTH_OK
+    assert _health.judge({'pages': {'0x2e': read(IBM10_TA)}}).status == _records.HEALTH_OK
     # pages keyed by number (0x2e) as well as by '0x2e'
-    flagged = derived(fixture(IBM10_TA), '  Media: 0', '  Media: 1')
+    flagged = derived(read(IBM10_TA), '  Media: 0', '  Media: 1')
     assert _health.judge({'pages': {0x2e: flagged}}).status == _records.HEALTH_DEGRADED
 
 
 @pytest.mark.parametrize('when', ['before', 'after'])
 def test_lab_emulated_drives_are_ok(when):
-    pages = dict(('0x' + code, fixture(LAB_TD5 % (code, when))) for code in ('02', '1b', '2e'))
+    pages = dict(('0x' + code, read(LAB_TD5 % (code, when))) for code in ('02', '1b', '2e'))
     assert _health.judge({'pages': pages}).status == _records.HEALTH_OK
     assert _health.judge(all_pages(LAB_TD8_ALL)).status == _records.HEALTH_OK
 
@@ -143,7 +133,7 @@ def test_nothing_read_is_unknown():
 ])
 def test_one_flag_set(line, status, fix):
     """Derived from the real LTO-10 TapeAlert page by setting the one flag."""
-    text = derived(fixture(IBM10_TA), '  %s: 0\n' % line, '  %s: 1\n' % line)
+    text = derived(read(IBM10_TA), '  %s: 0\n' % line, '  %s: 1\n' % line)
     health = _health.judge({'pages': {'0x2e': text}})
     assert health.status == status
     assert codes(health) == [('tape_alert', status, fix)]
@@ -154,14 +144,14 @@ def test_one_flag_set(line, status, fix):
                                   'WORM medium - overwrite attempted', 'Obsolete (28h)'])
 def test_information_and_loader_flags_make_no_finding(line):
     """Derived from the real LTO-10 page: a setting, an operation or an autoloader flag is not the drive's health."""
-    health = _health.judge({'pages': {'0x2e': derived(fixture(IBM10_TA), '  %s: 0\n' % line, '  %s: 1\n' % line)}})
+    health = _health.judge({'pages': {'0x2e': derived(read(IBM10_TA), '  %s: 0\n' % line, '  %s: 1\n' % line)}})
     assert health.status == _records.HEALTH_OK and health.findings == []
     assert len(health.counters['tape_alert']['active']) == 1
 
 
 def test_worst_first_and_every_finding_kept():
     """Derived from the real LTO-10 page by setting Cleaning required and Hardware A."""
-    text = derived(fixture(IBM10_TA), '  Cleaning required: 0', '  Cleaning required: 1')
+    text = derived(read(IBM10_TA), '  Cleaning required: 0', '  Cleaning required: 1')
     text = derived(text, '  Hardware A: 0', '  Hardware A: 1')
     health = _health.judge({'pages': {'0x2e': text}})
     assert health.status == 'FAILING'
@@ -215,8 +205,8 @@ def test_the_documented_categories_are_the_tables():
 
 def test_cleaning_requested_by_page_0x0c():
     """Derived from the HP Ultrium 6 35GD capture's page 0x0C: "Cleaning action required"."""
-    seq = derived(fixture(HP6 % '0c'), 'Cleaning action not required (or completed)', 'Cleaning action required')
-    health = _health.judge(hp6_pages(**{'0x0c': seq, '0x2e': fixture(IBM10_TA)}))
+    seq = derived(read(HP6 % '0c'), 'Cleaning action not required (or completed)', 'Cleaning action required')
+    health = _health.judge(hp6_pages(**{'0x0c': seq, '0x2e': read(IBM10_TA)}))
     assert health.status == 'CLEAN'
     assert codes(health) == [('cleaning_requested', 'CLEAN', 'clean_drive')]
 
@@ -225,7 +215,7 @@ def test_cleaning_requested_by_page_0x0c():
 
 def test_uncorrected_write_errors():
     """Derived from the HP Ultrium 6 35GD capture's page 0x02: 3 uncorrected errors."""
-    page = derived(fixture(HP6 % '02'), 'Total uncorrected errors = 0', 'Total uncorrected errors = 3')
+    page = derived(read(HP6 % '02'), 'Total uncorrected errors = 0', 'Total uncorrected errors = 3')
     health = _health.judge(hp6_pages(**{'0x02': page}))
     assert health.status == 'DEGRADED'
     assert codes(health) == [('uncorrected_errors', 'DEGRADED', 'isolate_fault')]
@@ -257,7 +247,7 @@ def test_rereads_per_gb_against_the_estimated_limit(rereads, per_gb, found):
 def test_unrecovered_errors_and_retries_over_the_cartridges_life():
     """Derived from the HP Ultrium 6 331U capture's page 0x17: 9000 write retries in 879,440 data sets (1.02 %,
     above the estimated 1 %) and 1 unrecovered read error."""
-    text = derived(fixture(HP6_ALL), 'Page valid: 1\n   Thread count: 18\n   Total data sets written: 879440\n   '
+    text = derived(read(HP6_ALL), 'Page valid: 1\n   Thread count: 18\n   Total data sets written: 879440\n   '
                    'Total write retries: 1\n', 'Page valid: 1\n   Thread count: 18\n   Total data sets written: '
                    '879440\n   Total write retries: 9000\n')
     text = derived(text, 'Total unrecovered read errors: 0\n   Last mount',
@@ -290,25 +280,25 @@ def test_passes_near_the_hp_limit(passes, found):
 ])
 def test_loads_near_the_cartridges_load_life(density, loads, limit, estimate):
     """Derived from the real HP Ultrium 6 cartridge memory: its density codes and load count set."""
-    text = fixture(HP6_MAM)
+    text = read(HP6_MAM)
     for attr in ('Format density code', 'Medium density code'):
         text = derived(text, '  %s: 0x5a\n' % attr, '  %s: %s\n' % (attr, density))
     near = derived(text, '  Load count: 1\n', '  Load count: %d\n' % loads)
-    health = _health.judge(hp6_pages(**{'0x2e': fixture(IBM10_TA)}), near)
+    health = _health.judge(hp6_pages(**{'0x2e': read(IBM10_TA)}), near)
     assert codes(health) == [('cartridge_loads', 'DEGRADED', 'retire_cartridge')]
     finding = health.findings[0]
     assert (finding.evidence['limit'], finding.evidence['value'], finding.evidence['from']) == (limit, loads, 'mam')
     assert finding.estimate is True     # near_end is an estimate
     assert health.thresholds['load_life']['estimate'] is estimate
     below = derived(text, '  Load count: 1\n', '  Load count: %d\n' % (loads - 1))
-    assert _health.judge(hp6_pages(**{'0x2e': fixture(IBM10_TA)}), below).findings == []
+    assert _health.judge(hp6_pages(**{'0x2e': read(IBM10_TA)}), below).findings == []
 
 
 def test_the_cartridges_tapealert_flags_of_its_previous_load():
     """HP Ultrium TRM Q1530-90901: flag 1 the most significant bit. Derived from the real cartridge memory with
     flags 4 (Media) and 20 (Cleaning required) set: the first is the cartridge's, the second was the drive's."""
-    text = derived(fixture(HP6_MAM), '  TapeAlert flags: 0\n', '  TapeAlert flags: %d\n' % (1 << 60 | 1 << 44))
-    health = _health.judge({'pages': {'0x2e': fixture(IBM10_TA)}}, _sg_read_attr.parse(text))
+    text = derived(read(HP6_MAM), '  TapeAlert flags: 0\n', '  TapeAlert flags: %d\n' % (1 << 60 | 1 << 44))
+    health = _health.judge({'pages': {'0x2e': read(IBM10_TA)}}, _sg_read_attr.parse(text))
     assert codes(health) == [('cartridge_tape_alert', 'DEGRADED', 'retire_cartridge')]
     assert health.findings[0].evidence['flag'] == 4 and health.counters['mam']['tape_alert_active'] == [4, 20]
 
@@ -325,7 +315,7 @@ def test_thresholds_are_checked():
 
 
 def test_cut_captures_never_raise_and_find_nothing_the_capture_does_not():
-    raw, mam = fixture(HP6_ALL), fixture(HP6_MAM)
+    raw, mam = read(HP6_ALL), read(HP6_MAM)
     for offset in [i + 1 for i, char in enumerate(raw) if char == '\n'][::4]:
         health = _health.judge(_sg_logs.parse_all(raw[:offset]))
         assert health.status in (_records.HEALTH_OK, _records.HEALTH_UNKNOWN), offset
@@ -337,9 +327,9 @@ def test_cut_captures_never_raise_and_find_nothing_the_capture_does_not():
 
 
 def test_words_carry_the_evidence():
-    text = derived(fixture(IBM10_TA), '  Hardware B: 0', '  Hardware B: 1')
+    text = derived(read(IBM10_TA), '  Hardware B: 0', '  Hardware B: 1')
     health = _health.judge({'pages': {'0x2e': text, '0x02': derived(
-        fixture(HP6 % '02'), 'Total uncorrected errors = 0', 'Total uncorrected errors = 3')}})
+        read(HP6 % '02'), 'Total uncorrected errors = 0', 'Total uncorrected errors = 3')}})
     summary = _words.health_summary(health)
     assert summary.startswith('FAILING: ') and '31 "Hardware B"' in summary and '1 more finding' in summary
     assert '3 uncorrected write error' in _words.health_finding(health.findings[1])
@@ -362,8 +352,8 @@ def test_every_fix_and_reason_has_words():
 
 
 def test_health_record_round_trip():
-    text = derived(fixture(IBM10_TA), '  Media: 0', '  Media: 1')
-    health = _health.judge({'pages': {'0x2e': text}}, fixture(HP6_MAM))
+    text = derived(read(IBM10_TA), '  Media: 0', '  Media: 1')
+    health = _health.judge({'pages': {'0x2e': text}}, read(HP6_MAM))
     data = health.to_dict()
     assert _records.Health.from_dict(data).to_dict() == data
     assert isinstance(_records.Health.from_dict(data).findings[0], _records.HealthFinding)

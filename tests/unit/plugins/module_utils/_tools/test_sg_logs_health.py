@@ -17,8 +17,14 @@ import random
 import pytest
 
 from ansible_collections.tapeops.qualify.plugins.module_utils._tools import _sg_logs
+from ansible_collections.tapeops.qualify.tests.unit.plugins.module_utils._tape_fixtures import derived, read
 
 FIXTURES = os.path.join(os.path.dirname(__file__), '..', '..', '..', 'fixtures', 'sg_logs')
+
+
+def fixture(name):
+    return read('sg_logs/' + name)
+
 
 HP6 = 'sg_logs_p0x%s__HP-Ultrium6-SCSI-35GD-FUJI-LTO6-loaded__1.txt'
 HP6_ALL = 'sg_logs_a__HP-Ultrium6-SCSI-331U-bareos-docs__1.txt'
@@ -27,17 +33,6 @@ IBM10_TA = 'sg_logs_p0x2e__IBM-ULT3580-TDA-T3S0-LTO10__1.txt'
 LAB_TD8_ALL = 'sg_logs_a__lab-emulated-IBM-ULT3580-TD8-shoeshine__1.txt'
 LAB_TD5_AFTER = 'sg_logs_p0x%s__lab-emulated-IBM-ULT3580-TD5-observe-after__1.txt'
 PRODUCED = sorted(glob.glob(os.path.join(FIXTURES, 'produced', 'sg_logs_a_in__*.txt')))
-
-
-def fixture(name):
-    with open(os.path.join(FIXTURES, name), encoding='utf-8') as handle:
-        return handle.read()
-
-
-def derived(text, old, new):
-    """``text`` with the one line ``old`` replaced by ``new`` (it must be there exactly once)."""
-    assert text.count(old) == 1, old
-    return text.replace(old, new)
 
 
 def page_of(name, code):

@@ -17,24 +17,21 @@ import pytest
 
 from ansible_collections.tapeops.qualify.plugins.module_utils import _records
 from ansible_collections.tapeops.qualify.plugins.module_utils._tools import _sg_read_attr
+from ansible_collections.tapeops.qualify.tests.unit.plugins.module_utils._tape_fixtures import derived, read
 
 FIXTURES = os.path.join(os.path.dirname(__file__), '..', '..', '..', 'fixtures', 'sg_read_attr')
+
+
+def fixture(name):
+    return read('sg_read_attr/' + name)
+
+
 HP6 = 'sg_read_attr__HP-Ultrium6-SCSI-35GD-FUJI-LTO6-EW7VWMVKF6__1.txt'
 HP6_Q = 'produced/sg_read_attr_q__hp6-35gd-fuji-ew7vwmvkf6__sg3_utils-1.46__1.txt'
 ENUM = 'produced/sg_read_attr_e__sg3_utils-1.46__1.txt'
 HISTORIES = 'produced/sg_read_attr__synthetic-usage-histories__sg3_utils-1.46__1.txt'
 BARCODE = 'sg_read_attr_f0x806__LTO6-frederickding-blog__1.txt'
 DID_ABORT = 'sg_read_attr_fail__LTO4-Adaptec-DID_ABORT-sg3_utils-issue101__1.txt'
-
-
-def fixture(name):
-    with open(os.path.join(FIXTURES, name), encoding='utf-8') as handle:
-        return handle.read()
-
-
-def derived(text, old, new):
-    assert text.count(old) == 1, old
-    return text.replace(old, new)
 
 
 def test_hp_ultrium6_fujifilm_lto6_cartridge():
