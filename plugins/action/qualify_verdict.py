@@ -34,6 +34,7 @@ ARGUMENT_SPEC = {
     'netbackup': {'type': 'raw'},
     'observed': {'type': 'list', 'elements': 'dict'},
     'jobs': {'type': 'list', 'elements': 'dict', 'default': []},
+    'tape_ratio_from': {'type': 'path'},
 }
 
 
@@ -104,16 +105,32 @@ class ActionModule(QualifyAction):
             options=dict(args['options']), target_generation=args['target_generation'], run=args['run'],
             preflight=measured['preflight'], host_facts=args['host_facts'], media=measured['media'],
             mechanics=measured['mechanics'], locks=measured['locks'], storage_daemon=measured['storage_daemon'],
-            netbackup=measured['netbackup'])
+            netbackup=measured['netbackup'], tape_ratio_from=tape_ratio_from(args['tape_ratio_from'], host))
 
 
 def observe_run(args):
     """True for an observe run (``observed`` given, or the run's mode ``observe``); raises when it is given a
     qualify run's measurements too (an observe run's document holds no verdict)."""
     observing = args['observed'] is not None or (args['run'] or {}).get('mode') == 'observe'
-    if observing and (args['source'] or args['write_sweep'] or args['target_generation']):
+    if observing and (args['source'] or args['write_sweep'] or args['target_generation'] or args['tape_ratio_from']):
         raise AnsibleActionFail(_words.OBSERVE_NOT_QUALIFY)
     return observing
+
+
+def tape_ratio_from(run_dir, host):
+    """The observe run the drives' own tape ratios come from, as ``_host.assemble`` takes it, or None (not given).
+
+    ``{'run_dir', 'report'}``: the host's document of that run; ``{'run_dir', 'refused'}`` when there is none (no
+    such directory, not an observe run, no document of this host, one that cannot be read): not an error, the
+    verdict uses the sources' sample and each drive's reasons say why the observed ratio was not used.
+    """
+    if not run_dir:
+        return None
+    try:
+        return {'run_dir': run_dir, 'report': _run.read_observed(run_dir, host)}
+    except _run.RunError as exc:
+        return {'run_dir': run_dir, 'refused': {'why': exc.reason, 'path': getattr(exc, 'path', None),
+                                                'detail': str(exc), 'host': str(host)}}
 
 
 def records_of(args):

@@ -186,6 +186,36 @@ def load_run(run_dir, expected_hosts=None):
     return docs
 
 
+def read_observed(run_dir, host):
+    """``host``'s document of the observe run in directory ``run_dir``: its ``_records.HostReport``.
+
+    What a qualify run takes the drives' own compression ratios from (``qualify_tape_ratio_from``). Raises
+    RunError whose ``reason`` says why there is none: ``not_a_directory`` (``run_dir`` does not exist or is a
+    file), ``not_a_run`` (it holds no ``hosts/``), ``no_document`` (no ``hosts/<host>.json``), ``unreadable``
+    / ``schema`` (``read_report``'s), ``not_observe`` (a qualify or upgrade-check run's document: no
+    ``observed``); its ``path`` names the directory or the document.
+    """
+    path = host_json_path(run_dir, host)
+    if not os.path.isdir(run_dir):
+        problem, reason, where = 'is not a directory', 'not_a_directory', run_dir
+    elif not has_hosts(run_dir):
+        problem, reason, where = 'holds no hosts/', 'not_a_run', run_dir
+    elif not os.path.isfile(path):
+        problem, reason, where = 'has no document of %s' % host, 'no_document', path
+    else:
+        try:
+            report = read_report(path)
+        except RunError as exc:
+            exc.path = path
+            raise
+        if report.observe_run:
+            return report
+        problem, reason, where = 'is not an observe run\'s document', 'not_observe', path
+    error = RunError('%s %s.' % (where, problem), reason=reason)
+    error.path = where
+    raise error
+
+
 def load_earlier(compare_to, name='qualify_compare_to'):
     """The host documents of the earlier run in directory ``compare_to``, every one of them readable.
 

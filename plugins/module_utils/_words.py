@@ -119,6 +119,7 @@ BASES = {
         _sample_text(b['sample_bytes']), b['compressor'] or 'software', b['ratio']),
     'ratio_nominal': lambda b: "the drive's nominal ratio, as no compressibility sample was taken: the worst case "
                                "for streaming",
+    'ratio_observed': lambda b: 'measured by the drive itself over an observed job (%s)' % _observed_job(b),
     'path_best': lambda b: 'best measured (%s)' % fmt_bytes(b['block_size']),
     'path_measured': lambda b: 'measured',
     'path_above_largest': lambda b: 'not measured: the rate at %s, the largest size measured' % fmt_bytes(
@@ -126,6 +127,24 @@ BASES = {
     'path_scaled_from_one': lambda b: 'not measured: %s, scaled from the one size measured' % _how(b['how']),
     'path_fitted': lambda b: 'not measured: %s (per-command cost fitted to them)' % _how(b['how']),
 }
+
+
+def _job_volume(value):
+    """A job's volume: ``_data_size`` below a GB, else GB / TB with one decimal."""
+    value = float(value)
+    if value < 1e9:
+        return _data_size(value)
+    return '%.1f GB' % (value / 1e9) if value < 1e12 else '%.1f TB' % (value / 1e12)
+
+
+def _observed_job(b):
+    """'observe run X, Bacula job 1: 231 MB in 80 s' of a ``ratio_observed`` basis (or fact)."""
+    text = 'observe run %s' % b.get('run')
+    if b.get('jobid') is not None:
+        text += ', Bacula job %s' % b['jobid']
+    if b.get('bytes') is not None and b.get('data_seconds') is not None:
+        text += ': %s in %s' % (_job_volume(b['bytes']), _duration(b['data_seconds']))
+    return text
 
 
 def basis(data):
@@ -591,8 +610,68 @@ def _netbackup_config(f):
         f.get('netbackup_dir'), _nb_files(f.get('files') or []), used, _nb_buffering(f))
 
 
+OBSERVE_RUN_EXAMPLE = 'reports/observe-20261127T220000Z'
+
+
+def _not_watched_in(f):
+    watched = f.get('watched') or []
+    return 'observe run %s did not watch %s (%s): watch it in an observe run while a backup writes to it' % (
+        f['run'], f['drive'], 'it watched %s' % ', '.join(watched) if watched else 'it watched no drive of this host')
+
+
+def _what_if_ratio(f):
+    measured = f.get('measured') or []
+    if not measured:
+        return ('the target drive is not installed, so observe run %s did not watch it, and no drive of this host '
+                'measured its own ratio there' % f['run'])
+    return ('the target drive is not installed, so observe run %s did not watch it; this host\'s drives measured %s '
+            'there: set qualify_verdict_options.tape_ratio to judge the target with that ratio' % (
+                f['run'], ', '.join('%.2f (%s)' % (ratio, drive) for drive, ratio in measured)))
+
+
+RATIO_UNUSED = {
+    'not_a_directory': lambda f: '%s is not a directory: give qualify_tape_ratio_from the directory of an observe '
+                                 'run, for example %s' % (f['run_dir'], OBSERVE_RUN_EXAMPLE),
+    'not_a_run': lambda f: '%s holds no host documents (hosts/), so it is not a run\'s directory: give '
+                           'qualify_tape_ratio_from the directory of an observe run, for example %s' % (
+                               f['run_dir'], OBSERVE_RUN_EXAMPLE),
+    'no_document': lambda f: 'the run in %s has no document of this host (%s): observe this host (ansible-playbook '
+                             'tapeops.qualify.observe -l %s) and give that run' % (
+                                 f['run_dir'], f.get('path'), f.get('host') or '<host>'),
+    'unreadable': lambda f: 'the observe run\'s document of this host cannot be used: %s' % str(
+        f.get('detail')).rstrip('.'),
+    'schema': lambda f: 'the observe run\'s document of this host cannot be used: %s' % str(f.get('detail')).rstrip('.'),
+    'not_observe': lambda f: '%s is not an observe run\'s document (it holds no observed drives): give '
+                             'qualify_tape_ratio_from the directory of an observe run (playbooks/observe.yml writes '
+                             'one), for example %s' % (f.get('path'), OBSERVE_RUN_EXAMPLE),
+    'not_watched': _not_watched_in,
+    'idle': lambda f: '%s wrote nothing while observe run %s watched it (idle): watch it in an observe run while a '
+                      'backup writes to it' % (f['drive'], f['run']),
+    'not_judged': lambda f: '%s was not judged in observe run %s%s' % (
+        f['drive'], f['run'], ': %s' % str(f['detail']).rstrip('.') if f.get('detail') else ''),
+    'not_observed': lambda f: '%s was not watched in observe run %s%s' % (
+        f['drive'], f['run'], ': %s' % str(f['detail']).rstrip('.') if f.get('detail') else ''),
+    'not_measured': lambda f: '%s did not measure its compression in observe run %s (the ratio there: %s), so '
+                              'that run has no ratio of its own for it: set qualify_verdict_options.tape_ratio if '
+                              'you know it' % (f['drive'], f['run'], TAPE_RATIO_SOURCES.get(f.get('source'),
+                                                                                         f.get('source'))),
+    'what_if': _what_if_ratio,
+    'tape_ratio_set': lambda f: 'the drive measured %.2f itself in observe run %s%s, but tape_ratio is set (%.2f) and '
+                                'comes first: leave qualify_verdict_options.tape_ratio unset to judge with the '
+                                'drive\'s ratio' % (f['measured'], f['run'], ', Bacula job %s' % f['jobid']
+                                                     if f.get('jobid') is not None else '', f['tape_ratio']),
+}
+
+
+def _ratio_observed_unused(f):
+    """Why the ratio the drive measured in an observe run (qualify_tape_ratio_from) is not the verdict's."""
+    words = RATIO_UNUSED.get(f.get('why')) or (lambda f: str(f.get('detail') or 'no reason given').rstrip('.'))
+    return "The drive's own tape ratio (qualify_tape_ratio_from) is not used: %s." % words(f)
+
+
 FACTS = {
     'sources': _sources,
+    'ratio_observed_unused': _ratio_observed_unused,
     'passed_over': _passed_over,
     'file_sizes': lambda f: str(f['text']).rstrip('.') + '.',
     'ingest': lambda f: 'With competing ingest (%s) the sources gave %s, against %s without it.' % (
@@ -1259,8 +1338,8 @@ def fixes_message(host, plan):
 FAILED_BEFORE_VERDICT = 'The host failed before its verdict.'
 FAILED_BEFORE_WATCH = 'The host failed before its drives were watched.'
 OBSERVE_NOT_QUALIFY = ('An observe run judges the windows it watched and gives no verdict: pass observed (and jobs) '
-                       'without source, write_sweep or target_generation, or leave observed unset and the run\'s '
-                       'mode other than observe for a verdict.')
+                       'without source, write_sweep, target_generation or tape_ratio_from, or leave observed unset '
+                       'and the run\'s mode other than observe for a verdict.')
 
 
 def not_a_record(why):

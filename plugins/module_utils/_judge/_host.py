@@ -95,7 +95,8 @@ class _Drive:
 
     def __init__(self, entry, item=None):
         self.entry = entry
-        self.item = item            # {'spec', 'drive', 'tape', 'config'(, 'what_if')}: evaluate's inputs, or None
+        # {'spec', 'drive', 'tape', 'config'(, 'what_if', 'observed_ratio')}: evaluate's inputs, or None
+        self.item = item
         self.verdict = None
 
 
@@ -153,7 +154,8 @@ def _write_sweeps(write_sweep):
 
 def assemble(host, drives_info=None, source=None, write_sweep=None, drive_settings=None, backup=None,
              memory_total_mb=None, options=None, target_generation=None, run=None, preflight=None,
-             host_facts=None, media=None, mechanics=None, locks=None, storage_daemon=None, netbackup=None):
+             host_facts=None, media=None, mechanics=None, locks=None, storage_daemon=None, netbackup=None,
+             tape_ratio_from=None):
     """The host's HostReport with a verdict per drive (and for the what-if target, if any).
 
     ``locks``: the drives' tape_drive_lock records (``_records.DriveLock.from_results``): a drive another
@@ -161,7 +163,10 @@ def assemble(host, drives_info=None, source=None, write_sweep=None, drive_settin
     ``storage_daemon``: what tapeops.qualify.bacula_sd_info read on the host (StorageDaemonConfig): each drive's
     Device settings where the inventory gives none (``_backup_settings``). ``netbackup``: what
     tapeops.qualify.netbackup_buffers_info read (NetBackupBuffers): the drives' block size, SIZE_DATA_BUFFERS,
-    where the inventory gives none.
+    where the inventory gives none. ``tape_ratio_from``: the observe run the drives' own compression ratios come
+    from (``qualify_tape_ratio_from``), ``{'run_dir', 'report'}`` (the host's HostReport of that run,
+    ``_run.read_observed``) or ``{'run_dir', 'refused': {'why', 'path', 'detail', 'host'}}`` (why there is none); each
+    drive to be judged gets ``_observed.drive_ratio``'s answer, matched by its id (``_verdict.tape_ratio``).
 
     The measurements are records (_records): ``drives_info`` DriveIdentity,
     ``source`` SourceRead, ``write_sweep`` WriteSweep, ``preflight``
@@ -184,6 +189,12 @@ def assemble(host, drives_info=None, source=None, write_sweep=None, drive_settin
               for info in drives_info]
     if target_generation:
         drives.append(_what_if(target_generation, options, backup, drives_info, preflight))
+    if tape_ratio_from:
+        for drive in drives:
+            if drive.item is not None:
+                drive.item['observed_ratio'] = _observed.drive_ratio(
+                    None if drive.entry.what_if else drive.entry.id, tape_ratio_from['run_dir'],
+                    tape_ratio_from.get('report'), tape_ratio_from.get('refused'))
     error = _judge(drives, source, memory_total_mb, options)
     for drive in drives:
         if not drive.entry.what_if and (drive.entry.setting_sources or drive.verdict):
@@ -359,7 +370,8 @@ def _host_verdicts(items, source, memory_total_mb, options):
     for item in items:
         if item.get('what_if'):
             out[id(item)] = _verdict.evaluate(item['spec'], source, None, item.get('drive'), item['config'],
-                                              memory_total_mb, 0, options, what_if=True)
+                                              memory_total_mb, 0, options, what_if=True,
+                                              observed_ratio=item.get('observed_ratio'))
     return [out[id(i)] for i in items]
 
 

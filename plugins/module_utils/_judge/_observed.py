@@ -32,6 +32,11 @@ A window in which the drive wrote nothing is ``idle``, not judged.
 judged with the drive's resolved model (``_host.observe`` resolves it as the
 verdict does), the window without its series.
 
+:func:`drive_ratio` reads such an entry back for a later qualify run
+(``qualify_tape_ratio_from``): the compression ratio the drive measured
+itself over the observed job, which the verdict prefers to the sources'
+sample, or why there is none.
+
 The observed series is what the drive accepted, so it holds the pauses the
 drive itself caused (the host blocks while the drive repositions); replayed
 as a feed, those pauses drain the simulated buffer as they drained the real
@@ -40,6 +45,8 @@ synchronous mark blocks the writer); they are not added again.
 """
 
 from __future__ import annotations
+
+import os
 
 from ansible_collections.tapeops.qualify.plugins.module_utils import _records, _words
 from ansible_collections.tapeops.qualify.plugins.module_utils._judge import _forecast
@@ -236,3 +243,68 @@ def observed_drive(drive_id, result, drive=None, drive_error=None, tape_ratio=No
     out.status, out.notes = judged.status, judged.notes
     out.observed, out.forecast, out.agreement = judged.observed, judged.forecast, judged.agreement
     return out
+
+
+# ---------------------------------------------------------------------------
+# a qualify run's tape ratio from an earlier observe run (qualify_tape_ratio_from)
+
+RATIO_OBSERVED = 'ratio_observed'
+RATIO_OBSERVED_UNUSED = 'ratio_observed_unused'
+
+
+def _entry_of(report, drive_id):
+    for entry in report.observed or []:
+        if entry.drive == drive_id:
+            return entry
+    return None
+
+
+def _measured(entry):
+    """The ratio the drive measured itself in a judged ``entry`` (ObservedDrive), or None."""
+    seen = entry.observed or {}
+    if entry.status != STATUS_JUDGED or seen.get('tape_ratio_source') != RATIO_DRIVE:
+        return None
+    ratio = _records.finite(seen.get('tape_ratio'))
+    return max(1.0, ratio) if ratio is not None and ratio > 0 else None
+
+
+def drive_ratio(drive_id, run_dir, report=None, refused=None):
+    """The compression ratio drive ``drive_id`` measured itself in the observe run of ``run_dir``, or why not.
+
+    For the verdict's tape ratio (``_verdict.tape_ratio``: the user's ``tape_ratio``, then this, then the
+    sources' sample, then the drive's nominal ratio). ``report``: the host's HostReport of that run
+    (``_run.read_observed``), or None with ``refused`` ({'why': the RunError's reason, 'path', 'detail': its
+    message, 'host'}) when there is none. ``drive_id``: the drive's id in the qualify run's document (its nst), matched
+    with the observed entry's ``drive``; None for the what-if's target drive, which no observe run watched.
+
+    Returns the basis ``{'id': 'ratio_observed', 'ratio', 'run', 'jobid', 'data_seconds', 'bytes'}`` when
+    the drive's observed entry is judged and its ratio is the drive's own (``tape_ratio_source`` ``drive``:
+    LOG SENSE's host and tape byte counters over the window), else ``{'id': 'ratio_observed_unused', 'why',
+    'run_dir', 'run', 'drive', ...}`` (``_words`` words it): ``why`` the refusal's reason, ``not_watched``
+    (no observed entry names the drive), ``idle``, ``not_judged``, ``not_observed`` (its status, with
+    ``detail``), ``not_measured`` (judged with a ratio from elsewhere: ``source``), ``what_if`` (with
+    ``measured``: [[drive, ratio]] of the host's drives that measured one).
+    """
+    run = ((report.run or {}).get('id') if report is not None else None) or os.path.basename(
+        os.path.normpath(str(run_dir)))
+    unused = {'id': RATIO_OBSERVED_UNUSED, 'run_dir': str(run_dir), 'run': run, 'drive': drive_id}
+    if report is None:
+        refused = refused or {}
+        return dict(unused, why=refused.get('why'), path=refused.get('path'), detail=refused.get('detail'),
+                    host=refused.get('host'))
+    if drive_id is None:
+        measured = [[e.drive, _measured(e)] for e in report.observed or [] if _measured(e) is not None]
+        return dict(unused, why='what_if', measured=measured)
+    entry = _entry_of(report, drive_id)
+    if entry is None:
+        return dict(unused, why='not_watched', watched=[e.drive for e in report.observed or []])
+    ratio = _measured(entry)
+    if ratio is not None:
+        seen = entry.observed
+        return {'id': RATIO_OBSERVED, 'ratio': ratio, 'run': run, 'jobid': entry.job.jobid if entry.job else None,
+                'data_seconds': _records.finite(seen.get('data_seconds')), 'bytes': _records.finite(seen.get('bytes'))}
+    if entry.status == STATUS_JUDGED:
+        return dict(unused, why='not_measured', source=(entry.observed or {}).get('tape_ratio_source'))
+    detail = entry.error or '; '.join(entry.notes or []) or None
+    return dict(unused, why=entry.status if entry.status in (STATUS_IDLE, STATUS_NOT_JUDGED) else STATUS_NOT_OBSERVED,
+                detail=detail)

@@ -313,13 +313,23 @@ def feed_at_streams(src, streams):
     return last, {'id': 'streams_beyond_curve', 'streams': last_n, 'mb_s': last}
 
 
-def tape_ratio(spec, source=None, override=None):
-    """(ratio, basis): the compression ratio the drive will get on this data (``_words.basis`` words the basis)."""
+def tape_ratio(spec, source=None, override=None, observed=None):
+    """(ratio, basis): the compression ratio the drive will get on this data (``_words.basis`` words the basis).
+
+    The one rule, first found: the user's ``override`` (``tape_ratio``), the ratio the drive measured itself
+    over an observed job (``observed``: ``_observed.drive_ratio``'s ``ratio_observed`` basis; its
+    ``ratio_observed_unused`` counts as none), an estimate from the sources' compressibility sample (capped at
+    the drive's nominal ratio), the drive's nominal ratio.
+    """
     value = _records.finite(override)
     if value is not None:
         if value < 1:
             raise VerdictInputError('tape_ratio must be >= 1.0 (data on tape / data written), got %s.' % override)
         return value, {'id': 'ratio_set'}
+    measured = _records.finite((observed or {}).get('ratio')) if (observed or {}).get('id') == 'ratio_observed' \
+        else None
+    if measured is not None and measured >= 1:
+        return measured, dict(observed)
     comp = _get(source, 'compressibility') or {}
     software_ratio = _records.finite(comp.get('ratio'))
     if software_ratio is not None and software_ratio > 0:
@@ -331,6 +341,21 @@ def tape_ratio(spec, source=None, override=None):
                                         'compressor': comp.get('compressor'), 'ratio': software_ratio}
     nominal = _records.finite(_get(spec, 'compression_ratio')) or 1.0
     return nominal, {'id': 'ratio_nominal'}
+
+
+def ratio_unused(observed, basis, ratio):
+    """Why the drive's observed ratio (``observed``, ``_observed.drive_ratio``'s) is not the ratio used, as the
+    data of the ``ratio_observed_unused`` fact; None when it is used or none was asked for.
+
+    ``basis`` and ``ratio``: ``tape_ratio``'s. The observe run's own reason, or ``tape_ratio_set`` when the
+    drive measured one and the user's ``tape_ratio`` came first.
+    """
+    if not observed or basis.get('id') == 'ratio_observed':
+        return None
+    if observed.get('id') == 'ratio_observed':
+        return {'id': 'ratio_observed_unused', 'why': 'tape_ratio_set', 'run': observed.get('run'),
+                'jobid': observed.get('jobid'), 'measured': observed.get('ratio'), 'tape_ratio': ratio}
+    return dict(observed)
 
 
 def sweep_rates(tape, ratio):
@@ -738,7 +763,8 @@ class _Judgement(_FixStepsMixin, _DecisionMixin):
     :class:`_FixStepsMixin`'s steps, the decision :class:`_DecisionMixin`'s.
     """
 
-    def __init__(self, spec, source, tape, drive, config, memory_total_mb, options, what_if, share, drives_sharing):
+    def __init__(self, spec, source, tape, drive, config, memory_total_mb, options, what_if, share, drives_sharing,
+                 observed_ratio=None):
         self.opts = dict(DEFAULTS)
         self.opts.update(dict((k, v) for k, v in (options or {}).items() if v is not None))
         self.config = dict(config or {})
@@ -751,7 +777,8 @@ class _Judgement(_FixStepsMixin, _DecisionMixin):
         self.estimated = dict(_get(spec, 'estimated') or ())
         self.src = source_numbers(source, spec)
         self.share = _records.finite(share) or 1.0
-        self.ratio, self.ratio_basis = tape_ratio(spec, source, self.opts.get('tape_ratio'))
+        self.ratio, self.ratio_basis = tape_ratio(spec, source, self.opts.get('tape_ratio'), observed_ratio)
+        self.ratio_unused = ratio_unused(observed_ratio, self.ratio_basis, self.ratio)
         try:
             self.case = _Case(spec, self.src, self.ratio, self.share, _records.finite(self.opts.get('data_gb')))
         except _forecast.ForecastInputError as exc:
@@ -803,6 +830,9 @@ class _Judgement(_FixStepsMixin, _DecisionMixin):
         self.fact('need_full', label=self.label, need_full_mb_s=self.need_full, native_mb_s=self.native,
                   ratio=self.ratio, ratio_basis=self.ratio_basis,
                   interface_caps=not self.need_full >= self.native * self.ratio - 1e-6)
+        if self.ratio_unused is not None:
+            # qualify_tape_ratio_from was given, and its drive's own ratio is not the one used: why
+            self.facts.append(dict(self.ratio_unused))
         self.fact('need_floor', floor_mb_s=self.floor, need_floor_mb_s=self.need_floor, ratio=self.ratio,
                   estimate=self.estimated.get('speed_floor_mb_s'))
 
@@ -942,7 +972,7 @@ class _Judgement(_FixStepsMixin, _DecisionMixin):
 
 
 def evaluate(spec, source, tape=None, drive=None, config=None, memory_total_mb=None, other_streams=0,
-             options=None, what_if=False, share=1.0, drives_sharing=1):
+             options=None, what_if=False, share=1.0, drives_sharing=1, observed_ratio=None):
     """The decision for one host x drive, as data (``_words.verdict`` words it). See the module docstring.
 
     ``spec``: a DriveSpec from ``_drive_model.lookup`` (or a mapping with the
@@ -960,6 +990,8 @@ def evaluate(spec, source, tape=None, drive=None, config=None, memory_total_mb=N
     streams planned for the host's other drives (for the memory rule).
     ``share``: this drive's share of the host's source feed (the host's drives
     read from the same sources at once); ``drives_sharing``: how many drives share it.
+    ``observed_ratio``: the compression ratio the drive measured itself in an observe run, or why there is
+    none (``_observed.drive_ratio``; ``tape_ratio`` says where it comes in), or None when none was asked for.
 
     Returns {class, class_at_current_settings, class_after_setting_fixes,
     would_shoe_shine, inconclusive_reason, what_if, drive_label, numbers,
@@ -969,7 +1001,8 @@ def evaluate(spec, source, tape=None, drive=None, config=None, memory_total_mb=N
     'forecast' (with the fix), 'data' (what its words need: the software, the
     measured rates, ...)}. No sentences: ``_words.verdict`` writes them.
     """
-    judge = _Judgement(spec, source, tape, drive, config, memory_total_mb, options, what_if, share, drives_sharing)
+    judge = _Judgement(spec, source, tape, drive, config, memory_total_mb, options, what_if, share, drives_sharing,
+                       observed_ratio)
     for step in (judge.sources, judge.drive_path, judge.link, judge.drive_counters, judge.forecasts,
                  judge.setting_fixes, judge.stream_fixes, judge.path_fixes, judge.conclusion):
         step()
@@ -977,7 +1010,7 @@ def evaluate(spec, source, tape=None, drive=None, config=None, memory_total_mb=N
     mark_contended(decision, source, tape)
     if what_if and not judge.src['inconclusive']:
         _apply_host_capacity(decision, spec, source, memory_total_mb, judge.opts,
-                             judge.link_mb_s if judge.link_caps else None)
+                             judge.link_mb_s if judge.link_caps else None, observed_ratio)
     apply_memory(decision, memory_total_mb, other_streams, judge.opts)
     return decision
 
@@ -1055,17 +1088,18 @@ def _streams_of(item, config):
     return max(1, int(_records.finite(cfg.get('concurrency')) or 1))
 
 
-def drives_kept_busy(spec, source, options=None, path_mb_s=None):
+def drives_kept_busy(spec, source, options=None, path_mb_s=None, observed_ratio=None):
     """How many drives of ``spec`` the host's sources keep streaming / not shoe-shining at once.
 
     Each of k drives gets 1/k of the measured feed; the forecast decides (with
-    ``path_mb_s``, each drive's path, e.g. its HBA link, capping its feed).
+    ``path_mb_s``, each drive's path, e.g. its HBA link, capping its feed), at
+    the verdict's tape ratio (``tape_ratio``, with the drive's ``observed_ratio``).
     Returns {'streaming': n, 'not_shoeshining': m} (0 when not even one).
     """
     opts = dict(DEFAULTS)
     opts.update(dict((k, v) for k, v in (options or {}).items() if v is not None))
     src = source_numbers(source, spec)
-    ratio, _basis = tape_ratio(spec, source, opts.get('tape_ratio'))
+    ratio, _basis = tape_ratio(spec, source, opts.get('tape_ratio'), observed_ratio)
     result = {'streaming': 0, 'not_shoeshining': 0}
     if src['inconclusive']:
         return result
@@ -1080,7 +1114,7 @@ def drives_kept_busy(spec, source, options=None, path_mb_s=None):
     return result
 
 
-def host_capacity(spec, source, memory_total_mb=None, options=None, path_mb_s=None):
+def host_capacity(spec, source, memory_total_mb=None, options=None, path_mb_s=None, observed_ratio=None):
     """How many ``spec`` drives this host keeps busy with its measured sources, and the memory that takes.
 
     The drive count is ``drives_kept_busy``'s (streaming, else not shoe-shining);
@@ -1092,7 +1126,7 @@ def host_capacity(spec, source, memory_total_mb=None, options=None, path_mb_s=No
     """
     opts = dict(DEFAULTS)
     opts.update(dict((k, v) for k, v in (options or {}).items() if v is not None))
-    busy = drives_kept_busy(spec, source, opts, path_mb_s)
+    busy = drives_kept_busy(spec, source, opts, path_mb_s, observed_ratio)
     src = source_numbers(source)
     drives = busy['streaming'] or busy['not_shoeshining']
     streams = max(drives, src['streams']) if drives else 0
@@ -1105,11 +1139,11 @@ def host_capacity(spec, source, memory_total_mb=None, options=None, path_mb_s=No
                 memory_short_mb=short)
 
 
-def _apply_host_capacity(verdict, spec, source, memory_total_mb, options, path_mb_s):
+def _apply_host_capacity(verdict, spec, source, memory_total_mb, options, path_mb_s, observed_ratio=None):
     """The what-if's host section: target drives kept busy at once and the memory at that concurrency."""
     opts = dict(DEFAULTS)
     opts.update(dict((k, v) for k, v in (options or {}).items() if v is not None))
-    cap = host_capacity(spec, source, memory_total_mb, opts, path_mb_s)
+    cap = host_capacity(spec, source, memory_total_mb, opts, path_mb_s, observed_ratio)
     num = verdict['numbers']
     label = verdict['drive_label']
     num['drives_streaming_at_once'] = cap['streaming']
@@ -1132,7 +1166,8 @@ def evaluate_host(drives, source, config=None, memory_total_mb=None, options=Non
     """Verdicts for every drive of one host: they share the sources and the memory.
 
     ``drives``: list of {'spec': DriveSpec, 'drive': tape_drive_info entry, 'tape': tape_write_benchmark
-    result or None, 'config': per-drive settings overriding ``config``}. Each drive gets a share
+    result or None, 'config': per-drive settings overriding ``config``, 'observed_ratio': the ratio the drive
+    measured in an observe run or why not (``evaluate``), optional}. Each drive gets a share
     of the host's feed in proportion to its streams (the backup software's concurrency per
     drive), as all of a host's drives read from the same sources at once.
     """
@@ -1143,12 +1178,14 @@ def evaluate_host(drives, source, config=None, memory_total_mb=None, options=Non
         cfg = dict(config or {})
         cfg.update(item.get('config') or {})
         verdict = evaluate(item['spec'], source, item.get('tape'), item.get('drive'), cfg, None, 0,
-                           options, what_if, share=streams[index] / total, drives_sharing=len(drives))
+                           options, what_if, share=streams[index] / total, drives_sharing=len(drives),
+                           observed_ratio=item.get('observed_ratio'))
         if 'drives_streaming_at_once' in verdict['numbers']:
             result.append(verdict)
             continue
         num = verdict['numbers']
-        busy = drives_kept_busy(item['spec'], source, options, num['link_mb_s'] if num.get('link_caps') else None)
+        busy = drives_kept_busy(item['spec'], source, options, num['link_mb_s'] if num.get('link_caps') else None,
+                                item.get('observed_ratio'))
         verdict['numbers']['drives_streaming_at_once'] = busy['streaming']
         verdict['numbers']['drives_not_shoeshining_at_once'] = busy['not_shoeshining']
         verdict['facts'].append({'id': 'drives_kept_busy', 'label': verdict['drive_label'],
