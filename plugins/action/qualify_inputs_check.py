@@ -19,6 +19,7 @@ ARGUMENT_SPEC = {
     'report_base': {'type': 'path'},
     'report_only': {'type': 'bool', 'default': False},
     'compare_to': {'type': 'path'},
+    'tape_ratio_from': {'type': 'path'},
 }
 
 
@@ -41,6 +42,8 @@ class ActionModule(QualifyAction):
         checked.append('qualify_run_dir' if args['run_dir'] or args['report_only'] else 'qualify_report_base')
         if args['compare_to']:
             checked.append('qualify_compare_to')
+        if args['tape_ratio_from']:
+            checked.append('qualify_tape_ratio_from')
         return {'checked': checked, 'hosts_checked': len(hosts)}
 
 
@@ -84,4 +87,10 @@ def directory_problems(args):
     compare_to = args['compare_to']
     if compare_to and run_dir and os.path.realpath(compare_to) == os.path.realpath(run_dir):
         found.append("qualify_compare_to is this run's own directory (%s): give an earlier run." % run_dir)
+    ratio_from = args['tape_ratio_from']
+    # a directory that does not exist (yet) is no error: each verdict says why its drive's ratio was not used
+    if ratio_from and os.path.lexists(ratio_from) and not os.path.isdir(ratio_from):
+        found.append('qualify_tape_ratio_from=%s is a file, not a directory: give the directory of an earlier '
+                     'observe run (it holds hosts/<host>.json), for example reports/observe-20261127T220000Z.'
+                     % ratio_from)
     return found

@@ -190,13 +190,15 @@ def read_observed(run_dir, host):
     """``host``'s document of the observe run in directory ``run_dir``: its ``_records.HostReport``.
 
     What a qualify run takes the drives' own compression ratios from (``qualify_tape_ratio_from``). Raises
-    RunError whose ``reason`` says why there is none: ``not_a_directory`` (``run_dir`` does not exist or is a
-    file), ``not_a_run`` (it holds no ``hosts/``), ``no_document`` (no ``hosts/<host>.json``), ``unreadable``
-    / ``schema`` (``read_report``'s), ``not_observe`` (a qualify or upgrade-check run's document: no
-    ``observed``); its ``path`` names the directory or the document.
+    RunError whose ``reason`` says why there is none: ``no_directory`` (``run_dir`` does not exist),
+    ``not_a_directory`` (it is a file), ``not_a_run`` (it holds no ``hosts/``), ``no_document`` (no
+    ``hosts/<host>.json``), ``unreadable`` / ``schema`` (``read_report``'s), ``not_observe`` (a qualify or
+    upgrade-check run's document: no ``observed``); its ``path`` names the directory or the document.
     """
     path = host_json_path(run_dir, host)
-    if not os.path.isdir(run_dir):
+    if not os.path.lexists(run_dir):
+        problem, reason, where = 'does not exist', 'no_directory', run_dir
+    elif not os.path.isdir(run_dir):
         problem, reason, where = 'is not a directory', 'not_a_directory', run_dir
     elif not has_hosts(run_dir):
         problem, reason, where = 'holds no hosts/', 'not_a_run', run_dir

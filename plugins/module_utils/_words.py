@@ -630,8 +630,11 @@ def _what_if_ratio(f):
 
 
 RATIO_UNUSED = {
-    'not_a_directory': lambda f: '%s is not a directory: give qualify_tape_ratio_from the directory of an observe '
-                                 'run, for example %s' % (f['run_dir'], OBSERVE_RUN_EXAMPLE),
+    'no_directory': lambda f: '%s does not exist: run the observe playbook first (ansible-playbook '
+                              'tapeops.qualify.observe), or give qualify_tape_ratio_from the directory of an observe '
+                              'run, for example %s' % (f['run_dir'], OBSERVE_RUN_EXAMPLE),
+    'not_a_directory': lambda f: '%s is a file, not a directory: give qualify_tape_ratio_from the directory of an '
+                                 'observe run, for example %s' % (f['run_dir'], OBSERVE_RUN_EXAMPLE),
     'not_a_run': lambda f: '%s holds no host documents (hosts/), so it is not a run\'s directory: give '
                            'qualify_tape_ratio_from the directory of an observe run, for example %s' % (
                                f['run_dir'], OBSERVE_RUN_EXAMPLE),

@@ -73,6 +73,11 @@ options:
       - The role's C(qualify_compare_to). An earlier run's directory whose every host document can be read and is
         of a schema this collection reads; not the run's own directory.
     type: path
+  tape_ratio_from:
+    description:
+      - The role's C(qualify_tape_ratio_from). A file is refused; a directory that does not exist is not (each
+        verdict then says why its drive's observed ratio was not used).
+    type: path
 seealso:
   - module: tapeops.qualify.qualify_report
 '''

@@ -27,6 +27,8 @@ description:
     records once, on entry.
   - With O(target_generation), also judges the same sources against a drive the host does not have yet
     (pre-upgrade what-if); no tape is needed for that.
+  - With O(tape_ratio_from), each drive is judged at the compression ratio it measured itself over a real job in
+    an earlier observe run, where it did (docs/verdict.md, "Tape ratio").
   - With O(observed) (or O(run) C(mode=observe)), writes an observe run's document instead, with no
     verdict; each drive watched by M(tapeops.qualify.tape_drive_observe) gets an C(observed) entry, its window
     judged with the drive's model as a verdict would resolve it (INQUIRY, O(drive_settings) and their C(model)
@@ -103,8 +105,9 @@ options:
     type: int
   options:
     description:
-      - Verdict options. C(tape_ratio) (the compression ratio the data gets on tape; default estimated from
-        the source sample, else the drive's nominal ratio), C(max_streams) (default 16),
+      - Verdict options. C(tape_ratio) (the compression ratio the data gets on tape; default the ratio the drive
+        measured in the observe run of O(tape_ratio_from), else estimated from the source sample, else the drive's
+        nominal ratio), C(max_streams) (default 16),
         C(memory_base_mb) / C(memory_per_stream_mb) (default 512 / 512), C(filemark_loss_target) (default
         0.01), C(block_size_tolerance) (default 0.03), C(target_vendor) and C(target_speed_floor_mb_s) for
         the what-if drive.
@@ -183,6 +186,20 @@ options:
     type: list
     elements: dict
     default: []
+  tape_ratio_from:
+    description:
+      - The directory of an earlier observe run (O(observed)) on this host. Each drive whose entry there is judged
+        and whose ratio the drive measured itself (C(observed.tape_ratio_source=drive): its LOG SENSE compression
+        counters over the window), matched by the drive's id (its nst), is judged at that ratio; its
+        C(tape_ratio_basis) names the observe run and the Bacula job. C(tape_ratio) of O(options) still comes
+        first; the source sample and the nominal ratio come after.
+      - Not an error when it gives no ratio - the directory does not exist, is not an observe run or has no
+        document of this host, or the drive was idle, not judged, not watched or measured no compression there;
+        the verdict then uses the source sample as without it, and one of the drive's C(reasons) says why and what
+        to do. The what-if's target drive was not watched; its reasons give the ratio the host's drives measured.
+      - The host's document of that run is read through the run directory's store, as O(report_dir)'s.
+      - Refused in an observe run.
+    type: path
 seealso:
   - module: tapeops.qualify.tape_drive_observe
   - module: tapeops.qualify.bacula_job_run

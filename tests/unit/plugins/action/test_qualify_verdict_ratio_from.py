@@ -144,8 +144,14 @@ def unused_reason(tmp_path, ratio_from, validator, host='lab-ma3'):
 def test_no_observe_run_there_is_no_error_and_each_reason_says_what_to_do(tmp_path, observe_run, validator):
     missing = str(tmp_path / 'observe-typo')
     assert unused_reason(tmp_path / 'a', missing, validator) == (
-        PREFIX + '%s is not a directory: give qualify_tape_ratio_from the directory of an observe run, for example '
+        PREFIX + '%s does not exist: run the observe playbook first (ansible-playbook tapeops.qualify.observe), or '
+        'give qualify_tape_ratio_from the directory of an observe run, for example '
         'reports/observe-20261127T220000Z.' % missing)
+    a_file = tmp_path / 'a-file'
+    a_file.write_text('')
+    assert unused_reason(tmp_path / 'a2', str(a_file), validator) == (
+        PREFIX + '%s is a file, not a directory: give qualify_tape_ratio_from the directory of an observe run, for '
+        'example reports/observe-20261127T220000Z.' % a_file)
     empty = tmp_path / 'empty'
     empty.mkdir()
     assert 'holds no host documents (hosts/), so it is not a run\'s directory' in unused_reason(

@@ -57,7 +57,7 @@ def test_an_observe_run_s_document_of_the_host_is_read_as_its_record(tmp_path):
 def test_each_way_there_is_no_observe_document_has_its_reason_and_path(tmp_path):
     missing = tmp_path / 'nowhere'
     error = refused(missing)
-    assert (error.reason, error.path) == ('not_a_directory', str(missing))
+    assert (error.reason, error.path) == ('no_directory', str(missing))
     a_file = tmp_path / 'file'
     a_file.write_text('')
     assert refused(a_file).reason == 'not_a_directory'
