@@ -189,7 +189,7 @@ options:
   tape_ratio_from:
     description:
       - The directory of an earlier observe run (O(observed)) on this host. Each drive whose entry there is judged
-        and whose ratio the drive measured itself (C(observed.tape_ratio_source=drive): its LOG SENSE compression
+        and whose ratio the drive measured itself (C(observed.tape_ratio_source=drive), from its LOG SENSE compression
         counters over the window), matched by the drive's id (its nst), is judged at that ratio; its
         C(tape_ratio_basis) names the observe run and the Bacula job. C(tape_ratio) of O(options) still comes
         first; the source sample and the nominal ratio come after.
