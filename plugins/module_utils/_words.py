@@ -656,13 +656,15 @@ RATIO_UNUSED = {
         f['drive'], f['run'], ': %s' % str(f['detail']).rstrip('.') if f.get('detail') else ''),
     'not_measured': lambda f: '%s did not measure its compression in observe run %s (the ratio there: %s), so '
                               'that run has no ratio of its own for it: set qualify_verdict_options.tape_ratio if '
-                              'you know it' % (f['drive'], f['run'], TAPE_RATIO_SOURCES.get(f.get('source'),
-                                                                                         f.get('source'))),
+                              'you know it' % (
+                                  f['drive'], f['run'], TAPE_RATIO_SOURCES.get(f.get('source'), f.get('source'))),
     'what_if': _what_if_ratio,
     'tape_ratio_set': lambda f: 'the drive measured %.2f itself in observe run %s%s, but tape_ratio is set (%.2f) and '
                                 'comes first: leave qualify_verdict_options.tape_ratio unset to judge with the '
-                                'drive\'s ratio' % (f['measured'], f['run'], ', Bacula job %s' % f['jobid']
-                                                     if f.get('jobid') is not None else '', f['tape_ratio']),
+                                'drive\'s ratio' % (
+                                    f['measured'], f['run'],
+                                    ', Bacula job %s' % f['jobid'] if f.get('jobid') is not None else '',
+                                    f['tape_ratio']),
 }
 
 

@@ -17,10 +17,12 @@ import copy
 import os
 
 import jsonschema
+import markupsafe
 import pytest
 
-from ansible_collections.tapeops.qualify.plugins.action import qualify_verdict
+from ansible_collections.tapeops.qualify.plugins.action import qualify_report, qualify_verdict
 from ansible_collections.tapeops.qualify.plugins.module_utils import _run, _words
+from ansible_collections.tapeops.qualify.plugins.module_utils._reporting import _charts, _report
 
 from action_harness import LAB_RUN_V2, recorded as recorded_doc, run_action
 from observe_cases import RUN, bacula_job, idle_window, load, observe_args, recorded, verdict_args
@@ -195,6 +197,28 @@ def test_the_what_if_target_is_not_the_observed_drive_and_hears_the_ratio_to_set
         PREFIX + "the target drive is not installed, so observe run observe-20261127T220000Z did not watch it; this "
         "host's drives measured 1.21 (/dev/nst0) there: set qualify_verdict_options.tape_ratio to judge the target "
         "with that ratio."]
+
+
+def test_the_reports_say_where_each_drive_s_ratio_comes_from(tmp_path, observe_run, validator, monkeypatch):
+    def no_charts():
+        raise _report.ReportError('charts are not drawn here')
+
+    monkeypatch.setattr(_charts, 'Charts', no_charts)
+    for host in ('lab-ma2', 'lab-ma3'):
+        qualify(tmp_path, host, observe_run, validator)
+    run_dir = str(tmp_path / 'qualify')
+    failed, result = run_action(qualify_report, {'report_dir': run_dir, 'expected_hosts': ['lab-ma2', 'lab-ma3'],
+                                                 'run': {'id': 'qualify', 'mode': 'qualify', 'profile': 'quick'}})
+    assert not failed, result
+    used = 'native x 1.21 tape compression (%s).' % OBSERVED_BASIS
+    idle = PREFIX + '/dev/nst0 wrote nothing while observe run observe-20261127T220000Z watched it (idle)'
+    with open(os.path.join(run_dir, _run.SUMMARY_MD), encoding='utf-8') as handle:
+        summary = handle.read()
+    assert used in summary and idle in summary
+    for host, said in (('lab-ma3', used), ('lab-ma2', idle)):
+        with open(os.path.join(run_dir, _run.host_page(host)), encoding='utf-8') as handle:
+            # the page as Jinja2's autoescape writes it
+            assert str(markupsafe.escape(said)) in handle.read(), host
 
 
 def test_an_observe_run_refuses_tape_ratio_from(tmp_path, observe_run):
