@@ -629,6 +629,10 @@ def _what_if_ratio(f):
                 f['run'], ', '.join('%.2f (%s)' % (ratio, drive) for drive, ratio in measured)))
 
 
+def _unusable_document(f):
+    return 'the observe run\'s document of this host cannot be used: %s' % str(f.get('detail')).rstrip('.')
+
+
 RATIO_UNUSED = {
     'no_directory': lambda f: '%s does not exist: run the observe playbook first (ansible-playbook '
                               'tapeops.qualify.observe), or give qualify_tape_ratio_from the directory of an observe '
@@ -641,9 +645,8 @@ RATIO_UNUSED = {
     'no_document': lambda f: 'the run in %s has no document of this host (%s): observe this host (ansible-playbook '
                              'tapeops.qualify.observe -l %s) and give that run' % (
                                  f['run_dir'], f.get('path'), f.get('host') or '<host>'),
-    'unreadable': lambda f: 'the observe run\'s document of this host cannot be used: %s' % str(
-        f.get('detail')).rstrip('.'),
-    'schema': lambda f: 'the observe run\'s document of this host cannot be used: %s' % str(f.get('detail')).rstrip('.'),
+    'unreadable': _unusable_document,
+    'schema': _unusable_document,
     'not_observe': lambda f: '%s is not an observe run\'s document (it holds no observed drives): give '
                              'qualify_tape_ratio_from the directory of an observe run (playbooks/observe.yml writes '
                              'one), for example %s' % (f.get('path'), OBSERVE_RUN_EXAMPLE),

@@ -165,8 +165,9 @@ def assemble(host, drives_info=None, source=None, write_sweep=None, drive_settin
     tapeops.qualify.netbackup_buffers_info read (NetBackupBuffers): the drives' block size, SIZE_DATA_BUFFERS,
     where the inventory gives none. ``tape_ratio_from``: the observe run the drives' own compression ratios come
     from (``qualify_tape_ratio_from``), ``{'run_dir', 'report'}`` (the host's HostReport of that run,
-    ``_run.read_observed``) or ``{'run_dir', 'refused': {'why', 'path', 'detail', 'host'}}`` (why there is none); each
-    drive to be judged gets ``_observed.drive_ratio``'s answer, matched by its id (``_verdict.tape_ratio``).
+    ``_run.read_observed``) or ``{'run_dir', 'refused': {'why', 'path', 'detail', 'host'}}`` (why there is
+    none); each drive to be judged gets ``_observed.drive_ratio``'s answer, matched by its id
+    (``_verdict.tape_ratio``).
 
     The measurements are records (_records): ``drives_info`` DriveIdentity,
     ``source`` SourceRead, ``write_sweep`` WriteSweep, ``preflight``

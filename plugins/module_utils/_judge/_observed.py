@@ -274,8 +274,9 @@ def drive_ratio(drive_id, run_dir, report=None, refused=None):
     For the verdict's tape ratio (``_verdict.tape_ratio``: the user's ``tape_ratio``, then this, then the
     sources' sample, then the drive's nominal ratio). ``report``: the host's HostReport of that run
     (``_run.read_observed``), or None with ``refused`` ({'why': the RunError's reason, 'path', 'detail': its
-    message, 'host'}) when there is none. ``drive_id``: the drive's id in the qualify run's document (its nst), matched
-    with the observed entry's ``drive``; None for the what-if's target drive, which no observe run watched.
+    message, 'host'}) when there is none. ``drive_id``: the drive's id in the qualify run's document (its nst),
+    matched with the observed entry's ``drive``; None for the what-if's target drive, which no observe run
+    watched.
 
     Returns the basis ``{'id': 'ratio_observed', 'ratio', 'run', 'jobid', 'data_seconds', 'bytes'}`` when
     the drive's observed entry is judged and its ratio is the drive's own (``tape_ratio_source`` ``drive``:
@@ -302,9 +303,10 @@ def drive_ratio(drive_id, run_dir, report=None, refused=None):
     if ratio is not None:
         seen = entry.observed
         return {'id': RATIO_OBSERVED, 'ratio': ratio, 'run': run, 'jobid': entry.job.jobid if entry.job else None,
-                'data_seconds': _records.finite(seen.get('data_seconds')), 'bytes': _records.finite(seen.get('bytes'))}
+                'data_seconds': _records.finite(seen.get('data_seconds')),
+                'bytes': _records.finite(seen.get('bytes'))}
     if entry.status == STATUS_JUDGED:
         return dict(unused, why='not_measured', source=(entry.observed or {}).get('tape_ratio_source'))
     detail = entry.error or '; '.join(entry.notes or []) or None
-    return dict(unused, why=entry.status if entry.status in (STATUS_IDLE, STATUS_NOT_JUDGED) else STATUS_NOT_OBSERVED,
-                detail=detail)
+    why = entry.status if entry.status in (STATUS_IDLE, STATUS_NOT_JUDGED) else STATUS_NOT_OBSERVED
+    return dict(unused, why=why, detail=detail)
