@@ -813,12 +813,14 @@ HEALTH_UNKNOWN = 'UNKNOWN'
 HEALTH_STATUSES = (HEALTH_OK, HEALTH_CLEAN, HEALTH_DEGRADED, HEALTH_FAILING, HEALTH_UNKNOWN)
 
 
+def _first_of(order, values):
+    """The first of ``order`` that is among ``values``, or None."""
+    return next((value for value in order if value in values), None)
+
+
 def worst_health(statuses):
     """The worst of health statuses (FAILING, DEGRADED, CLEAN, then OK, UNKNOWN), or None."""
-    for status in (HEALTH_FAILING, HEALTH_DEGRADED, HEALTH_CLEAN, HEALTH_OK, HEALTH_UNKNOWN):
-        if status in statuses:
-            return status
-    return None
+    return _first_of((HEALTH_FAILING, HEALTH_DEGRADED, HEALTH_CLEAN, HEALTH_OK, HEALTH_UNKNOWN), statuses)
 
 
 @dataclasses.dataclass
@@ -1050,10 +1052,7 @@ class Verdict(Record):
 
 def worst(classes):
     """The worst verdict class of a list (a host's, a fleet line's), or None."""
-    for cls in (MISCONFIGURED, SHOE_SHINING, SPEED_MATCHED, INCONCLUSIVE, STREAMING):
-        if cls in classes:
-            return cls
-    return None
+    return _first_of((MISCONFIGURED, SHOE_SHINING, SPEED_MATCHED, INCONCLUSIVE, STREAMING), classes)
 
 
 # ---------------------------------------------------------------------------
