@@ -188,7 +188,7 @@ def _stats(values):
 def forecast(drive, feed_mb_s=None, feed_series_mb_s=None, tape_ratio=None, path_mb_s=None,
              segment_size_mb=None, filemark_mode='immediate', filemark_seconds=None, data_gb=None,
              block_size_bytes=None, streams=None, min_samples=MIN_SAMPLES, trace=True, replay='cycles',
-             job_gb=None, job_gap_s=0.0):
+             job_gb=None, job_gap_s=0.0, start_full=False):
     """Forecast one drive fed by one feed. See the module docstring for the rules.
 
     drive: DriveSpec or mapping (native_mb_s, speed_steps_mb_s, buffer_mb,
@@ -213,6 +213,9 @@ def forecast(drive, feed_mb_s=None, feed_series_mb_s=None, tape_ratio=None, path
     session so), then the host sends nothing for ``job_gap_s`` seconds (the
     next job's start) without reading the sources; the next job's data pays
     the mark's reposition. None: no job boundary in the window.
+    start_full: the window starts with the drive's buffer full and the drive
+    streaming at its top step (a watched job's window that begins while the
+    drive held the host back); by default it starts empty and stopped.
     """
     params = drive_parameters(drive)
     series, measured = _series(feed_mb_s, feed_series_mb_s)
@@ -222,7 +225,7 @@ def forecast(drive, feed_mb_s=None, feed_series_mb_s=None, tape_ratio=None, path
         tape_ratio, path_mb_s, segment_size_mb, filemark_mode, filemark_seconds, data_gb, min_samples)
     jobs = _checked_jobs(job_gb, job_gap_s)
     sim = _simulate(params, series, measured, ratio, path, segment, filemark_mode, mark_cost, trace,
-                    once=replay == 'once', jobs=jobs)
+                    once=replay == 'once', jobs=jobs, start_full=bool(start_full))
     inputs = {
         'tape_ratio': ratio, 'path_mb_s': path, 'segment_size_mb': segment, 'filemark_mode': filemark_mode,
         'filemark_seconds': mark_cost, 'data_gb': data, 'block_size_bytes': block_size_bytes,
@@ -398,7 +401,7 @@ def _host_rate(arrived, span, held):
 # motion, stop and reposition timers, the marks' flush, the trace) changes together at every tick; split into
 # functions it would pass that state back and forth on every tick of hours of simulated time.
 def _simulate(params, series, measured, ratio, path, segment, filemark_mode, mark_cost, trace, once=False,
-              jobs=None):
+              jobs=None, start_full=False):
     steps = params['steps']
     # the tick and the control constants as locals: read at every tick, a local is cheaper than a global
     tick_s, adapt_s, high_water, low_water, restart_fill = TICK_S, ADAPT_S, HIGH_WATER, LOW_WATER, RESTART_FILL
@@ -423,9 +426,9 @@ def _simulate(params, series, measured, ratio, path, segment, filemark_mode, mar
     n_samples = len(series)
 
     # state
-    level = 0.0                 # tape MB in the buffer
-    moving = False
-    step = 0
+    level = buffer_mb if start_full else 0.0     # tape MB in the buffer
+    moving = start_full
+    step = top_index if start_full else 0
     reposition_left = 0.0       # seconds of repositioning still to go
     stopped_ticks = 0           # ticks since the drive last stopped (the arrival window on restart)
     adapt_arrived = 0.0

@@ -42,10 +42,22 @@ drive itself caused (the host blocks while the drive repositions); replayed
 as a feed, those pauses drain the simulated buffer as they drained the real
 one. The application's file marks are in the series the same way (a
 synchronous mark blocks the writer); they are not added again.
+
+Where the drive set the pace, what it accepted is less than the host
+offered. An interval in which the host spent at least ``DRIVE_BOUND_SHARE``
+of its time inside writes to the drive (st's ``write_ns``) was drive-bound:
+the drive's buffer was full and the writer waited for room. Replayed at the
+rate the drive took, such a stretch starts the simulated buffer empty and
+every slower second slows the simulated drive, which the real one, its
+buffer full, never felt. Each run of drive-bound intervals is therefore
+replayed as its bytes offered at the drive's host-side ceiling
+(``compressed_max_mb_s``): the same data, ready when the drive wanted it.
+``observed['drive_bound_s']`` says how many seconds of the data phase were so.
 """
 
 from __future__ import annotations
 
+import math
 import os
 
 from ansible_collections.tapeops.qualify.plugins.module_utils import _records, _words
@@ -62,6 +74,12 @@ STATUS_NOT_JUDGED = 'not_judged'
 RATIO_DRIVE = 'drive'          # the drive's own host and tape byte counters over the window
 RATIO_GIVEN = 'given'          # the caller's estimate (qualify's sample of the sources)
 RATIO_NONE = 'incompressible'  # nothing known: 1.0, which asks the least of the sources
+
+# An interval is drive-bound when the host spent at least this share of it inside writes to the drive. In the lab a
+# writer faster than the drive spent 0.88-1.03 of each second in writes (observed_job__lab-ma1.json), a source-bound
+# Bacula job 0.07-0.30 (observed_bacula_job__lab-ma3.json); a buffered WRITE waits only while the drive's buffer is
+# full, so a host that waits most of a second was held back by the drive.
+DRIVE_BOUND_SHARE = 0.8
 
 
 def data_phase(series):
@@ -86,21 +104,55 @@ def steady_phase(phase):
     return phase
 
 
-def per_second_rates(series, phase):
+def drive_bound(series, phase):
+    """For each interval of ``phase``: True when the host waited in writes to the drive for ``DRIVE_BOUND_SHARE``
+    of it or more. All False when the series has no usable ``write_ns`` column (an older observe run)."""
+    first, last = phase
+    waits = series.get('write_ns')
+    count = last - first + 1
+    if not isinstance(waits, list) or len(waits) != len(series['seconds']):
+        return [False] * count
+    bound = []
+    for wait_ns, seconds in zip(waits[first:last + 1], series['seconds'][first:last + 1]):
+        usable = isinstance(wait_ns, (int, float)) and not isinstance(wait_ns, bool) and seconds
+        bound.append(bool(usable) and wait_ns / 1e9 >= DRIVE_BOUND_SHARE * seconds)
+    return bound
+
+
+def per_second_rates(series, phase, ceiling_mb_s=None):
     """The data phase as one host-to-drive rate per second (MB/s), for the forecast's replay.
 
     An interval of ``s`` seconds (the module samples once a second; a loaded host
     may stretch an interval) becomes ``round(s)`` seconds at its average rate,
-    at least one.
+    at least one. With ``ceiling_mb_s``, each run of drive-bound intervals
+    (:func:`drive_bound`) becomes its bytes offered at about that rate: as
+    many whole seconds as it takes, at least one, all at the same rate.
     """
     first, last = phase
+    bound = drive_bound(series, phase) if ceiling_mb_s else [False] * (last - first + 1)
     rates = []
-    for nbytes, seconds in zip(series['write_byte_cnt'][first:last + 1], series['seconds'][first:last + 1]):
+    held_mb = 0.0
+    for nbytes, seconds, waited in zip(series['write_byte_cnt'][first:last + 1], series['seconds'][first:last + 1],
+                                       bound):
+        if waited:
+            held_mb += nbytes / MB
+            continue
+        if held_mb:
+            rates.extend(_offered(held_mb, ceiling_mb_s))
+            held_mb = 0.0
         if not seconds:
             continue
         rate = nbytes / float(seconds) / MB
         rates.extend([rate] * max(1, int(round(seconds))))
+    if held_mb:
+        rates.extend(_offered(held_mb, ceiling_mb_s))
     return rates
+
+
+def _offered(megabytes, ceiling_mb_s):
+    """``megabytes`` offered at about ``ceiling_mb_s``: whole seconds at one rate, not above the ceiling."""
+    count = max(1, int(math.ceil(megabytes / ceiling_mb_s - 1e-9)))
+    return [megabytes / count] * count
 
 
 def _series_ok(series):
@@ -128,6 +180,7 @@ def _observed(window, phase, params, ratio, ratio_source, min_samples):
     seconds = sum(series['seconds'][first:last + 1])
     inner_first, inner_last = steady_phase(phase)
     inner_s = sum(series['seconds'][inner_first:inner_last + 1])
+    bound_s = sum(s for s, waited in zip(series['seconds'][first:last + 1], drive_bound(series, phase)) if waited)
     mb_s = sum(series['write_byte_cnt'][inner_first:inner_last + 1]) / inner_s / MB if inner_s else 0.0
     hours = seconds / 3600.0
     counted = window.backhitches
@@ -143,6 +196,7 @@ def _observed(window, phase, params, ratio, ratio_source, min_samples):
         'inconclusive_reason': inconclusive,
         'mb_s': round(mb_s, 3),
         'data_seconds': round(seconds, 3),
+        'drive_bound_s': round(bound_s, 3),
         'bytes': nbytes,
         'backhitches': counted,
         'backhitches_per_hour': None if per_hour is None else round(per_hour, 2),
@@ -153,12 +207,20 @@ def _observed(window, phase, params, ratio, ratio_source, min_samples):
     }
 
 
-def _predicted(drive, rates, ratio, min_samples):
-    result = _forecast.forecast(drive, feed_series_mb_s=rates, tape_ratio=ratio, min_samples=min_samples,
-                                trace=False, replay='once')
-    return dict((key, result[key]) for key in (
+def _predicted(drive, rates, ratio, inconclusive, start_full):
+    """The forecast replayed from ``rates``; inconclusive when the observed data phase was (``inconclusive``: why).
+
+    Whether there was enough to judge is the observed window's question: a drive-bound stretch replays in fewer
+    seconds than it lasted (:func:`per_second_rates`), so the replay's own sample count does not decide it.
+    """
+    result = _forecast.forecast(drive, feed_series_mb_s=rates, tape_ratio=ratio, min_samples=0,
+                                trace=False, replay='once', start_full=start_full)
+    predicted = dict((key, result[key]) for key in (
         'class', 'inconclusive_reason', 'effective_mb_s', 'backhitches', 'backhitches_per_hour',
         'simulated_seconds'))
+    if inconclusive:
+        predicted.update({'class': _forecast.INCONCLUSIVE, 'inconclusive_reason': inconclusive})
+    return predicted
 
 
 def _agreement(observed, predicted):
@@ -198,7 +260,11 @@ def judge(window, drive, tape_ratio=None, min_samples=_forecast.MIN_SAMPLES):
     ratio, ratio_source = _ratio(window, tape_ratio)
     out.status = STATUS_JUDGED
     out.observed = _observed(window, phase, params, ratio, ratio_source, min_samples)
-    out.forecast = _predicted(drive, per_second_rates(window.series, steady_phase(phase)), ratio, min_samples)
+    steady = steady_phase(phase)
+    rates = per_second_rates(window.series, steady, ceiling_mb_s=params['compressed_max_mb_s'])
+    # a steady phase that begins drive-bound begins with the drive's buffer full and the drive streaming
+    start_full = drive_bound(window.series, (steady[0], steady[0]))[0]
+    out.forecast = _predicted(drive, rates, ratio, out.observed['inconclusive_reason'], start_full)
     if out.observed['class_basis'] == 'rate':
         out.notes.append(_words.OBSERVED_NO_COUNTER)
     out.agreement = _agreement(out.observed, out.forecast)
