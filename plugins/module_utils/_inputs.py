@@ -282,6 +282,9 @@ SETTING_CHECKS = {
     'segment_size_mb': _one(_ints(1, 30000000, 'MB', 'segment_size_mb: 10000', nullable=True)),
     'immediate_filemarks': _one(lambda v, w: None if v is None else bool_problem(v, w)),
     'concurrency': _one(_ints(1, 256, 'streams', 'concurrency: 4', nullable=True)),
+    # the application's jobs (sessions) on one mounted volume: each ends with a synchronous file mark
+    'job_size_mb': _one(_ints(1, 1000000000, 'MB', 'job_size_mb: 50000', nullable=True)),
+    'job_gap_s': _one(_ints(0, 86400, 'seconds', 'job_gap_s: 30', nullable=True)),
 }
 
 BACKUP_KEYS = dict(SETTING_CHECKS, software=_software, maximum_file_size=_bacula_size)

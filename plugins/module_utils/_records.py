@@ -981,6 +981,11 @@ class Forecast(Record):
     window_hours: t.Optional[float] = None
     inputs: t.Optional[dict] = None
     drive: t.Optional[dict] = None
+    job_boundaries: t.Optional[int] = None      # only with the application's jobs (job_size_mb)
+
+    def to_dict(self):
+        # forecasts without jobs keep their documents as they were
+        return _without_none(super().to_dict(), ('job_boundaries',))
 
 
 _FORECAST = _nested(Forecast)

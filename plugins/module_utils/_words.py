@@ -468,6 +468,19 @@ def _passed_over(f):
             'source.passed_over).' % ', '.join(parts))
 
 
+def _jobs(f):
+    """The 'jobs' fact: the application's jobs on one volume, each closed by a synchronous file mark."""
+    size = '%.0f MB' % f['job_size_mb'] if f['job_size_mb'] < 10000 else '%.0f GB' % (f['job_size_mb'] / 1000.0)
+    cost = ('%.1f s each, as the write test measured one' % f['mark_s'] if f.get('mark_s') is not None
+            else 'each a reposition at the drive model\'s cost')
+    gap = ', then %.0f s with no data before the next job starts' % f['job_gap_s'] if f.get('job_gap_s') else ''
+    count = ''
+    if f.get('job_marks') is not None and f.get('seconds'):
+        count = ' (%d in the forecast\'s %.0f s)' % (f['job_marks'], f['seconds'])
+    return ('Jobs of %s (job_size_mb in the inventory): the application ends each with a synchronous file mark '
+            'whatever its file-mark setting%s, %s%s; the forecasts include them.' % (size, count, cost, gap))
+
+
 def _segment_default(f):
     if f['software'] in ('bacula', 'bareos'):
         return ('No Maximum File Size was given (tapeops_backup.segment_size_mb), so the forecast models the %s: '
@@ -708,6 +721,7 @@ FACTS = {
                                     'drive\'s block_size_bytes to judge it); the sweep recommends %s.' % fmt_bytes(
                                         f['recommended']),
     'segment_default': _segment_default,
+    'jobs': _jobs,
     'sd_config': _sd_config,
     'netbackup_config': _netbackup_config,
     'inconclusive': lambda f: 'Not enough to judge: %s.' % inconclusive_words(f['reason']),

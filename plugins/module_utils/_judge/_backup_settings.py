@@ -40,7 +40,8 @@ SD_SETTINGS = (('block_size_bytes', 'maximum_block_size', 'Maximum Block Size'),
                ('segment_size_mb', 'maximum_file_size', 'Maximum File Size'))
 INVENTORY = ('tapeops_drives', 'tapeops_backup')
 # The keys of a tapeops_drives entry that override tapeops_backup's for that drive
-SETTING_KEYS = ('block_size_bytes', 'segment_size_mb', 'immediate_filemarks', 'concurrency')
+SETTING_KEYS = ('block_size_bytes', 'segment_size_mb', 'immediate_filemarks', 'concurrency', 'job_size_mb',
+                'job_gap_s')
 
 
 def _st_names(info):

@@ -538,12 +538,16 @@ def drive_link(drive):
 class _Case:
     """Everything one drive's forecasts share; ``run`` forecasts one set of settings."""
 
-    def __init__(self, spec, src, ratio, share, data_gb):
+    def __init__(self, spec, src, ratio, share, data_gb, jobs=None):
         self.spec = spec
         self.src = src
         self.ratio = ratio
         self.share = share
         self.data_gb = data_gb
+        # (MB per job, seconds between jobs) of the application's jobs on one volume, or None; and the measured
+        # cost of the synchronous mark that closes each (the write test's), or None for the model's
+        self.jobs = jobs
+        self.job_mark_s = None
         params = _forecast.drive_parameters(spec)
         self.need_full, self.need_floor = _forecast.need(params, ratio)
         self.flush_s = params['buffer_mb'] / params['native_mb_s']
@@ -556,14 +560,19 @@ class _Case:
     def run(self, path=None, segment=None, mode='immediate', mark_s=None, factor=1.0, trace=False):
         series = self.series(factor)
         reposition = None
+        if mark_s is None and self.jobs:
+            # immediate segment marks cost nothing; the job's closing mark is synchronous and costs what one did
+            mark_s = self.job_mark_s
         if mark_s is not None:
             # the benchmark wrote flat out, so its sync mark flushed a full buffer first; the rest is
             # the reposition the forecast adds after the flush
             reposition = max(0.0, mark_s - self.flush_s)
+        job_mb, job_gap_s = self.jobs or (None, 0.0)
         return _forecast.forecast(
             self.spec, feed_mb_s=None if series else self.src['mean_mb_s'] * self.share * factor,
             feed_series_mb_s=series, tape_ratio=self.ratio, path_mb_s=path, segment_size_mb=segment,
-            filemark_mode=mode, filemark_seconds=reposition, data_gb=self.data_gb, min_samples=0, trace=trace)
+            filemark_mode=mode, filemark_seconds=reposition, data_gb=self.data_gb, min_samples=0, trace=trace,
+            job_gb=None if job_mb is None else job_mb / 1000.0, job_gap_s=job_gap_s)
 
 
 def _better(after, before, margin=0.03):
@@ -731,6 +740,9 @@ class _DecisionMixin:
             # as they were)
             **({'segment_size_basis': self.segment_basis} if self.segment_basis else {}),
             **({'block_size_basis': self.block_basis} if self.block_basis else {}),
+            # the application's jobs, only when given (documents without them stay as they were)
+            **({'job_size_mb': self.case.jobs[0], 'job_gap_s': self.case.jobs[1],
+                'job_marks_now': now.get('job_boundaries')} if self.case.jobs else {}),
         }
 
     def decision(self):
@@ -780,13 +792,21 @@ class _Judgement(_FixStepsMixin, _DecisionMixin):
         self.ratio, self.ratio_basis = tape_ratio(spec, source, self.opts.get('tape_ratio'), observed_ratio)
         self.ratio_unused = ratio_unused(observed_ratio, self.ratio_basis, self.ratio)
         try:
-            self.case = _Case(spec, self.src, self.ratio, self.share, _records.finite(self.opts.get('data_gb')))
+            self.case = _Case(spec, self.src, self.ratio, self.share, _records.finite(self.opts.get('data_gb')),
+                              jobs=self.jobs())
         except _forecast.ForecastInputError as exc:
             raise VerdictInputError(str(exc)) from None
         self.need_full, self.need_floor = self.case.need_full, self.case.need_floor
         self.feed_mean = self.src['mean_mb_s'] * self.share
         self.feed_sustained = self.src['sustained_mb_s'] * self.share
         self.facts, self.findings, self.fixes = [], [], {}
+
+    def jobs(self):
+        """(MB per job, seconds between jobs) from the settings' ``job_size_mb`` / ``job_gap_s``, or None."""
+        job_mb = _records.finite(self.config.get('job_size_mb'))
+        if not job_mb or job_mb <= 0:
+            return None
+        return job_mb, max(0.0, _records.finite(self.config.get('job_gap_s')) or 0.0)
 
     def basis_of(self, key):
         """Where the config's ``key`` came from: ``inventory``, or what the assembly says (``sd_config``...)."""
@@ -934,6 +954,7 @@ class _Judgement(_FixStepsMixin, _DecisionMixin):
         software_has_immediate = self.software not in NO_IMMEDIATE_MARKS
         self.mode_now = 'immediate' if immediate_now else 'sync'
         self.mark_now = costs.get('sync') if self.mode_now == 'sync' else None
+        self.case.job_mark_s = costs.get('sync')
         self.now = self.case.run(self.capped(self.path_now), self.segment_mb, self.mode_now, self.mark_now, trace=True)
         self.cls_now = INCONCLUSIVE if self.src['inconclusive'] else self.now['class']
         self.path_fixed = self.best_rate if self.best_rate is not None and (
@@ -952,6 +973,10 @@ class _Judgement(_FixStepsMixin, _DecisionMixin):
                 self.seg_recommended = self.seg_fixed = float(int(math.ceil(recommended / 100.0)) * 100)
         self.fixed = self.run_fixed()
         self.cls_fixed = self.fixed['class'] if not self.src['inconclusive'] else INCONCLUSIVE
+        if self.case.jobs:
+            self.fact('jobs', job_size_mb=self.case.jobs[0], job_gap_s=self.case.jobs[1],
+                      job_marks=self.now.get('job_boundaries'), seconds=self.now.get('simulated_seconds'),
+                      mark_s=self.case.job_mark_s)
 
     def run_fixed(self, factor=1.0):
         """The forecast with every setting fix (times ``factor`` the feed: more streams)."""
