@@ -43,6 +43,7 @@ import difflib
 import json
 import math
 import os
+import re
 
 from ansible.module_utils.common.text.formatters import human_to_bytes
 from ansible.module_utils.parsing.convert_bool import BOOLEANS_FALSE, BOOLEANS_TRUE
@@ -55,7 +56,9 @@ MIB = 1024 * KIB
 MIN_BLOCK = 4 * KIB
 MAX_BLOCK = 16 * MIB
 
-SOFTWARE = ('data_protector', 'bacula', 'bareos', 'netbackup')
+# the backup applications whose settings the verdict knows (_judge._verdict.SOFTWARE: this floor cannot import it;
+# tests/unit/plugins/module_utils/test_inputs_software.py holds the two the same)
+SOFTWARE = ('data_protector', 'bacula', 'bareos', 'netbackup', 'amanda')
 PATTERN_WORDS = ('zeros', 'random')
 MAX_RATIO = 50.0
 
@@ -256,11 +259,41 @@ def override_problems(overrides, name='qualify_profile_overrides'):
 # ---------------------------------------------------------------------------
 # the hosts' settings: tapeops_backup, tapeops_drives
 
+# An application the collection does not know is named as the user writes it (a report names it): a name of
+# letters and digits, with spaces, '.', '_', '+' or '-' between
+APPLICATION_NAME = re.compile(r'^[A-Za-z0-9][A-Za-z0-9 ._+-]{0,63}$')
+
+
+def _normal(name):
+    return re.sub(r'[^a-z0-9]', '', name.lower())
+
+
+def _near_known(value):
+    """The known application ``value`` looks like a misspelling or a variant of (``bacual``, ``NetBackup``,
+    ``hp_data_protector``), or None."""
+    normal = _normal(value)
+    for known in SOFTWARE:
+        if _normal(known) in normal:
+            return known
+    close = difflib.get_close_matches(value.lower(), SOFTWARE, n=1, cutoff=0.75)
+    return close[0] if close else None
+
+
 def _software(value, where):
+    """A known application, unset, or the name of one the collection does not know (judged without its settings);
+    a name like a known one is refused, naming it: it is more likely a slip than another application."""
     if value is None or value in SOFTWARE:
         return []
-    return ['%s is %s: write one of %s (%s), or leave it unset for other backup software.'
-            % (where, _show(value), ', '.join(SOFTWARE), nearest(value, SOFTWARE))]
+    known = ', '.join(SOFTWARE)
+    if not isinstance(value, str) or not APPLICATION_NAME.match(value.strip()):
+        return ['%s is %s: write one of %s, the name of another backup application (letters, digits, spaces, '
+                '".", "_", "+", "-"), or leave it unset.' % (where, _show(value), known)]
+    near = _near_known(value)
+    if near:
+        return ['%s is %s: did you mean %s? Write one of %s; another application\'s name is judged as an '
+                'application this collection does not know (only the st driver\'s, the host\'s and the sources\' '
+                'fixes are offered).' % (where, _show(value), near, known)]
+    return []
 
 
 def _bacula_size(value, where):

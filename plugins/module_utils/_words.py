@@ -309,6 +309,8 @@ def summary(decision, fixes):
 
 def setting(software, fix, value):
     """Where to change it, in the words of the backup software."""
+    if (software, fix) in APPLICATION_SETTINGS:
+        return APPLICATION_SETTINGS[(software, fix)](value)
     name = SOFTWARE_NAMES.get(software)
     bacula = software in ('bacula', 'bareos')
     if fix == 'block_size':
@@ -959,6 +961,8 @@ def _streams(fix, d, now):
 
 
 def _staging(fix, d, now):
+    if d.get('multiplexing') is False:
+        return _staging_one_at_a_time(fix, d, now)
     why = 'Even %d streams give %s (%s), and the forecast still has the drive shoe-shine; a disk stage that reads ' \
           'sequentially at %s or more feeds the drive instead.' % (
               d['max_streams'], fmt_rate(d['feed_mb_s']), basis(d['basis']), fmt_rate(now['need_full_mb_s']))
@@ -1535,3 +1539,197 @@ def health_summary(health):
     if status == _records.HEALTH_OK:
         return 'OK: no TapeAlert flag, counter or cartridge figure read crosses a limit.'
     return '%s: the drive\'s TapeAlert flags were not read, and nothing else read crosses a limit.' % status
+
+# Amanda, and a backup application this collection does not know (docs/amanda.md, docs/verdict.md)
+
+SOFTWARE_NAMES['amanda'] = 'Amanda'
+# the applications the verdict knows, in the words of an input or a fact that names them
+KNOWN_SOFTWARE = ('data_protector', 'bacula', 'bareos', 'netbackup', 'amanda')
+
+
+def amanda_mbytes(mb):
+    """Decimal MB (the verdict's) as Amanda's mbytes (2^20 bytes), rounded up: 'this much or more' stays true."""
+    return int(-(-int(round(float(mb) * 1e6)) // 1048576))
+
+
+def _amanda_block(value):
+    if value % 1024:
+        return ('Amanda device (amanda.conf on the Amanda server): device-property "BLOCK_SIZE" "%d" (not a whole '
+                'number of kbytes, which the tapetype\'s blocksize takes)' % value)
+    return ('Amanda tapetype (amanda.conf on the Amanda server): blocksize %d kbytes '
+            '(tapeops.qualify.qualify_amanda_tapetype writes the whole tapetype)' % (value // 1024))
+
+
+def _amanda_part_size(value):
+    return ('Amanda tapetype: part-size %d mbytes or more, or 0 (no splitting, its default): a file mark ends every '
+            'dump or part, so a dump smaller than %d MB costs a mark of its own' % (amanda_mbytes(value), value))
+
+
+# Where to change a setting in the words of an application whose settings have names of their own:
+# (software, fix id) -> the words of setting() for that value
+APPLICATION_SETTINGS = {
+    ('amanda', 'block_size'): _amanda_block,
+    ('amanda', 'segment_size'): _amanda_part_size,
+    ('amanda', 'staging'): lambda value: (
+        'Amanda: a holding disk (a holdingdisk section; the dumptype\'s holdingdisk auto, its default, or required) '
+        'that the taper writes to tape from, with flush-threshold-dumped so that a volume is started only when '
+        'enough is there'),
+}
+
+
+def _staging_one_at_a_time(fix, d, now):
+    """The staging fix of an application that writes one backup at a time to a drive (Amanda)."""
+    why = ('%s writes one backup at a time to a drive (no multiplexing), so more streams are no fix: the sources give '
+           'this drive %s, below the %s its full speed needs; a stage that the drive is written from, reading '
+           'sequentially at %s or more, feeds it instead.' % (
+               SOFTWARE_NAMES.get(d['software']), fmt_rate(d['feed_mb_s']), fmt_rate(d['need_full_mb_s']),
+               fmt_rate(d['need_full_mb_s'])))
+    return 'Write to tape from a holding disk', setting(d['software'], 'staging', None), why
+
+
+def software_unknown_words(software):
+    """'Backup application not known (tapeops_backup.software unset)' / '... "veeam" is not one ...'."""
+    if not software:
+        return 'Backup application not known (tapeops_backup.software unset)'
+    return 'Backup application "%s" is not one this collection knows (%s)' % (software, ', '.join(KNOWN_SOFTWARE))
+
+
+def _application_unknown(f):
+    """The ``application_unknown`` fact: which application was assumed, and what is therefore not offered."""
+    text = ('%s: only the st driver\'s, the host\'s and the sources\' fixes are offered; the application\'s own '
+            'settings (its block size, file marks and segment size) are not judged' % software_unknown_words(
+                f.get('software')))
+    if not f.get('software'):
+        text += ' (set tapeops_backup.software where the host runs one of %s or %s)' % (
+            ', '.join(KNOWN_SOFTWARE[:-1]), KNOWN_SOFTWARE[-1])
+    best = f.get('best')
+    if best:
+        text += ('. The write sweep measured the drive path best at %s blocks (%s, against %s at the %s judged): set '
+                 'the application\'s tape block size there if it has one' % (
+                     fmt_bytes(best['block_size']), fmt_rate(best['mb_s']), fmt_rate(best['judged_mb_s']),
+                     fmt_bytes(best['judged_block_size'])))
+    return text + '.'
+
+
+def _block_default(f):
+    return ('No block size was given (tapeops_backup.block_size_bytes), so the verdict judges %s\'s default, %s (%s); '
+            'set block_size_bytes to the block size the tapetype sets where it differs.' % (
+                SOFTWARE_NAMES.get(f['software']), fmt_bytes(f['block_size']), f['basis']))
+
+
+def _segment_per_backup(f):
+    return ('%s ends every dump, or every part of one (the tapetype\'s part-size; 0, its default, splits nothing), with '
+            'a synchronous file mark, and no segment size was given (tapeops_backup.segment_size_mb): the forecast '
+            'models no file marks; set segment_size_mb to the size of a typical dump, or to part-size where that is '
+            'smaller.' % SOFTWARE_NAMES.get(f['software']))
+
+
+FACTS.update({
+    'application_unknown': _application_unknown,
+    'block_default': _block_default,
+    'segment_per_backup': _segment_per_backup,
+})
+
+
+def application_fix_not_offered(fix_id, software):
+    """A fix that is the backup application's own setting, in a run of a host whose application is not known."""
+    return ('the %s fix is a setting of the backup application: %s, so it is not planned; set tapeops_backup.software '
+            'and re-run qualify' % (fix_id, software_unknown_words(software)[0].lower() + software_unknown_words(
+                software)[1:]))
+
+
+# ---------------------------------------------------------------------------
+# an Amanda tapetype from a run (_judge._amanda, the qualify_amanda_tapetype action)
+
+TAPETYPE_BLOCK_BASIS = {
+    'fix': 'the block size the verdict recommends (its block size fix)',
+    'judged': 'the block size the verdict judged',
+    'sweep_best': 'the write sweep\'s best, the run knowing no block size in use',
+    'amanda_default': 'not known to the run: no blocksize line, so Amanda\'s default, 32 kbytes, applies',
+}
+
+
+def tapetype_comment(t):
+    """The tapetype's ``comment``: the run, the host and drive, what is measured and what modelled."""
+    return 'tapeops.qualify run %s, %s %s%s: length and filemark modelled, speed %s; hardware compression %s' % (
+        t['run'] or '?', t['host'], t['drive'], ' (%s)' % t['product'] if t['product'] else '',
+        'measured' if t['speed_basis'] == 'measured' or t['speed_how'] == 'measured' else
+        'modelled' if t['speed_basis'] == 'verdict' else 'not measured',
+        'assumed' if t['hardware_compression'] else 'not assumed')
+
+
+def _tapetype_length(t):
+    text = 'length: the %s, %d GB native' % (t['cartridge'], t['capacity_gb'])
+    if t['hardware_compression']:
+        return text + (' x %.2f, the tape compression estimated for the sources (%s): hardware compression assumed, '
+                       'for dumps Amanda does not compress itself (compress none)' % (
+                           t['tape_ratio'], t['tape_ratio_basis'] or 'no basis recorded'))
+    return text + ('; no hardware compression assumed: Amanda compresses in software (the dumptype\'s compress, '
+                   'client fast by default), so the drive gets data it cannot compress again, as amtapetype '
+                   'measures with random data')
+
+
+def _tapetype_speed(t):
+    block = fmt_bytes(t['block_size']) if t['block_size'] else 'the block size'
+    if t['speed_basis'] == 'measured':
+        return ('speed: the write sweep took %s of incompressible data at %s blocks, as amtapetype measures it '
+                '(Amanda does not use speed: amanda.conf(5))' % (fmt_rate(t['speed_mb_s']), block))
+    if t['speed_basis'] == 'verdict':
+        return ('speed: the drive path at %s blocks as the verdict judged it, %s, %s (Amanda does not use speed: '
+                'amanda.conf(5))' % (block, fmt_rate(t['speed_mb_s']), t['speed_how'] or 'no basis recorded'))
+    return 'speed: not measured at %s blocks, so left out (Amanda does not use it: amanda.conf(5))' % block
+
+
+def _tapetype_block(t):
+    text = 'blocksize: %s%s' % ('%s, ' % fmt_bytes(t['block_size']) if t['block_size'] else '',
+                                TAPETYPE_BLOCK_BASIS[t['block_basis']])
+    if t['block_basis'] == 'judged' and t['best_block_size'] and t['best_block_size'] != t['block_size']:
+        text += ('; the write sweep measured %s best (%s), which the verdict found no gain in for this host\'s '
+                 'backups' % (fmt_bytes(t['best_block_size']), fmt_rate(t['best_mb_s'])))
+    return text
+
+
+def _tapetype_filemark(t, blocks):
+    text = ('filemark: the tape space a file mark uses (amanda.conf(5)), which the run does not measure: modelled as '
+            '%d blocks of %s, above what amtapetype measured on LTO drives (0 to 3.1 blocks: docs/amanda.md)' % (
+                blocks, fmt_bytes(t['block_size'] or 32768)))
+    if t['mark_seconds'] is not None:
+        text += ('; a synchronous file mark costs this drive %.2f s (%s): time, not tape space, and Amanda writes '
+                 'one after every dump or part' % (t['mark_seconds'], 'measured by the write test'
+                                                    if t['mark_basis'] == 'measured' else 'the drive model\'s'))
+    return text
+
+
+def tapetype_notes(t, blocks):
+    """The ``#`` lines after the tapetype: where each number comes from, and how to check it with amtapetype."""
+    return [_tapetype_length(t),
+            _tapetype_block(t),
+            _tapetype_speed(t), _tapetype_filemark(t, blocks),
+            'to measure instead (hours: it fills the cartridge twice, and overwrites it): amtapetype -f%s -t %s %s' % (
+                ' -b %d' % t['block_size'] if t['block_size'] else '', t['name'], t['device'])]
+
+
+def tapetype_no_verdict(host, drive, drives):
+    return ('%s has no verdict for %s in this run, so no tapetype: give one of its drives with a verdict (%s)' % (
+        host, drive, ', '.join(drives) or 'none: re-run qualify for it'))
+
+
+def tapetype_no_capacity(drive):
+    return ('%s: the run knows no cartridge capacity for it (no LTO density code of a loaded cartridge, no drive '
+            'model): load a cartridge, or set generation for it in tapeops_drives, and re-run qualify' % drive)
+
+
+def tapetype_name_needs_drive(host, name, drives):
+    return ('name %s is for one tapetype, and %s has %d drives with a verdict (%s): give drive as well, or leave '
+            'name out for a name per drive' % (name, host, len(drives), ', '.join(drives)))
+
+
+def tapetype_message(host, result):
+    """qualify_amanda_tapetype's message: each tapetype's name and drive, and the drives without one."""
+    if result.get('skipped') is True:
+        return 'Skipped: %s' % result['reason']
+    made = ['%s (%s)' % (t['name'], t['drive']) for t in result['tapetypes']]
+    text = '%s: %s' % (host, 'tapetype %s' % ', '.join(made) if made else 'no tapetype')
+    for skip in result.get('skipped_drives') or []:
+        text += '; %s' % skip['reason']
+    return text + '.'

@@ -18,8 +18,9 @@ Precedence, per setting (block size, segment size):
    sets none; on a NetBackup media server (tapeops.qualify.netbackup_buffers_info),
    SIZE_DATA_BUFFERS, the block size bptm writes to every drive of the host,
    or NetBackup's documented default (65536) where the file does not exist;
-3. what the verdict takes itself: the drive's st block size, the
-   application's default segment (``_verdict.DEFAULT_SEGMENT_MB``).
+3. what the verdict takes itself: the application's default block size
+   (``_verdict.DEFAULT_BLOCK_BYTES``: Amanda's 32 KiB), else the drive's st
+   block size; the application's default segment (``_verdict.DEFAULT_SEGMENT_MB``).
 
 The drive's document entry keeps the outcome as ``setting_sources``; the
 verdict gets the values, their basis (``sources``) and what the configuration
@@ -135,7 +136,8 @@ def drive_config(info, setting, backup, sd, nb=None):
 
 
 def complete_sources(sources, numbers, software=None):
-    """``setting_sources`` with what the verdict took itself (the drive's block size, the default segment).
+    """``setting_sources`` with what the verdict took itself (the drive's block size, the application's default
+    block size or segment).
 
     ``numbers``: the drive's verdict's numbers (None: no verdict).
     """
@@ -144,6 +146,9 @@ def complete_sources(sources, numbers, software=None):
     if 'block_size_bytes' not in out and numbers.get('block_size_basis') == 'drive':
         out['block_size_bytes'] = {'from': 'drive', 'value': numbers.get('block_size_bytes'),
                                    'where': 'the drive\'s st block size (tape_drive_info block_size)'}
+    if 'block_size_bytes' not in out and numbers.get('block_size_basis') == 'default':
+        out['block_size_bytes'] = {'from': 'default', 'value': numbers.get('block_size_bytes'), 'software': software,
+                                   'basis': _verdict.DEFAULT_BLOCK_BASIS.get(software)}
     if 'segment_size_mb' not in out and numbers.get('segment_size_basis') == 'default':
         out['segment_size_mb'] = {'from': 'default', 'value': numbers.get('segment_size_mb'), 'software': software,
                                   'basis': _verdict.DEFAULT_SEGMENT_BASIS.get(software)}

@@ -27,6 +27,7 @@ import json
 import os
 
 from ansible_collections.tapeops.qualify.plugins.module_utils import _records, _run, _words
+from ansible_collections.tapeops.qualify.plugins.module_utils._judge import _verdict
 
 DATA_PROTECTOR = ('data_protector',)
 BACULA = ('bacula', 'bareos')
@@ -49,6 +50,10 @@ NOT_OFFERED = {
     ('immediate_filemarks', 'bareos'): 'Bareos writes only synchronous file marks',
     ('immediate_filemarks', 'netbackup'): 'NetBackup has no setting for immediate tape marks: bptm writes them '
                                           'synchronously',
+    ('immediate_filemarks', 'amanda'): 'Amanda writes every file mark synchronously (its tape device\'s MTWEOF) '
+                                       'and has no setting for immediate ones',
+    ('streams', 'amanda'): 'Amanda writes one dump at a time to a drive (no multiplexing): its holding disk is the '
+                           'stage that feeds the drive',
 }
 
 Row = collections.namedtuple('Row', 'fix software role variable per_drive convert effect what')
@@ -285,6 +290,11 @@ def plan_host(doc, software=None):
             if (fix.id, software) in NOT_OFFERED:
                 ignored.append({'drive': drive, 'id': fix.id,
                                 'reason': _words.fix_not_offered(fix.id, software, NOT_OFFERED[(fix.id, software)])})
+                continue
+            if software not in _verdict.SOFTWARE and fix.id in _verdict.APPLICATION_FIXES:
+                # judged before the verdict offered no application setting for an application it does not know
+                ignored.append({'drive': drive, 'id': fix.id,
+                                'reason': _words.application_fix_not_offered(fix.id, software)})
                 continue
             entries.append(_fix_entry(drive, fix, software))
     _host_wide_conflicts(entries)

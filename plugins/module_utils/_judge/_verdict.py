@@ -109,12 +109,36 @@ PATH_NOISE = 0.05
 # How many of a host's drives are tried when counting the drives its sources keep busy.
 MAX_DRIVES_COUNTED = 16
 
-# The backup software a verdict knows the settings of (tapeops_backup.software); others are judged as "any"
-SOFTWARE = ('data_protector', 'bacula', 'bareos', 'netbackup')
+# The backup software a verdict knows the settings of (tapeops_backup.software). Any other (unset, or an
+# application this collection does not know) is judged as "not known": the verdict offers none of the
+# application's own settings (APPLICATION_FIXES) and says so (the application_unknown fact).
+SOFTWARE = ('data_protector', 'bacula', 'bareos', 'netbackup', 'amanda')
+# The fixes that are the backup application's own settings: offered only for an application of SOFTWARE, which
+# the verdict knows the words and the place of (the st driver's, the host's and the sources' fixes are offered
+# whatever the application).
+APPLICATION_FIXES = ('block_size', 'immediate_filemarks', 'segment_size')
 # The backup software that writes only synchronous file marks: no setting makes it write immediate ones, so the
 # verdict neither models them nor offers the immediate_filemarks fix. Bacula and Bareos end each file with the st
-# driver's MTWEOF; NetBackup's bptm has no documented setting for immediate tape marks.
-NO_IMMEDIATE_MARKS = ('bacula', 'bareos', 'netbackup')
+# driver's MTWEOF; NetBackup's bptm has no documented setting for immediate tape marks; Amanda's tape device
+# writes every file mark with MTWEOF (device-src/tape-device.c, tape_weof), and has no property for another.
+NO_IMMEDIATE_MARKS = ('bacula', 'bareos', 'netbackup', 'amanda')
+# The backup software that writes one backup at a time to a drive (no multiplexing): more streams into the drive
+# is no fix for it, a disk stage is. Amanda's taper writes one dump to a volume at a time (taper-parallel-write
+# spreads dumps over several drives, amanda.conf(5)); its holding disk is the stage.
+NO_MULTIPLEXING = ('amanda',)
+# The backup software that ends every backup with a synchronous file mark and has no default segment: how often
+# it marks is the size of its backups, which the verdict does not know without segment_size_mb (the
+# segment_per_backup fact says so). Amanda ends every dump, or every part of one (tapetype part-size, 0 by
+# default: no splitting), with a file mark (device-src/tape-device.c, tape_device_finish_file).
+MARK_PER_BACKUP = ('amanda',)
+# The block size a backup software writes when the inventory gives none, and where that is documented
+# (numbers.block_size_basis 'default'): Amanda's tapetype blocksize, "Default: 32 kbytes" (amanda.conf(5)), the
+# tape device's block_size 32768 (device-src/tape-device.c).
+DEFAULT_BLOCK_BYTES = {'amanda': 32768}
+DEFAULT_BLOCK_BASIS = {
+    'amanda': 'amanda.conf(5), tapetype blocksize: "Default: 32 kbytes" (the tape device\'s block size 32768, '
+              'Amanda device-src/tape-device.c)',
+}
 
 # The segment size a backup software writes a synchronous file mark after when the inventory gives none
 # (tapeops_backup / tapeops_drives segment_size_mb). The verdict models it and says it is the default.
@@ -599,16 +623,13 @@ class _FixStepsMixin:
 
     def setting_fixes(self):
         """Block size, immediate file marks, segment size: each judged by the forecast with it against now."""
-        now, tolerance = self.now, self.opts['block_size_tolerance']
+        now = self.now
         if self.best_bs and self.configured_bs is None and self.rates:
             self.fact('block_size_unknown', recommended=self.best_bs)
-        elif self.best_bs and self.configured_bs != self.best_bs and self.rates:
-            block = self.case.run(self.capped(self.best_rate), self.segment_mb, self.mode_now, self.mark_now)
-            if self.hard_error or _better(block, now) or (
-                    self.path_now is not None and self.best_rate > self.path_now * (1 + tolerance)
-                    and self.best_bs >= VENDOR_MIN_BLOCK > (self.configured_bs or 0)):
-                self.add_fix('block_size', self.best_bs, block, best_mb_s=self.best_rate, path_mb_s=self.path_now,
-                             block_size=self.configured_bs, limit=self.limit, limit_source=self.limit_source)
+        if self.software is None:
+            self.application_unknown()
+        elif self.best_bs and self.configured_bs is not None and self.configured_bs != self.best_bs and self.rates:
+            self.block_size_fix()
         # the block size the drive will be written with: the fix's, else the configured one (else the recommended)
         block = self.best_bs if 'block_size' in self.fixes or not self.configured_bs else self.configured_bs
         direct = st_direct_io(self.drive, block)
@@ -636,6 +657,26 @@ class _FixStepsMixin:
             self.finding('occasional_backhitches', 'warning', per_hour=now['backhitches_per_hour'],
                          shoeshine_per_hour=_forecast.SHOESHINE_PER_HOUR)
 
+    def block_size_fix(self):
+        """The sweep's best block size against the configured one, judged by the forecast with it."""
+        block = self.case.run(self.capped(self.best_rate), self.segment_mb, self.mode_now, self.mark_now)
+        if self.hard_error or _better(block, self.now) or (
+                self.path_now is not None and self.best_rate > self.path_now * (1 + self.opts['block_size_tolerance'])
+                and self.best_bs >= VENDOR_MIN_BLOCK > (self.configured_bs or 0)):
+            self.add_fix('block_size', self.best_bs, block, best_mb_s=self.best_rate, path_mb_s=self.path_now,
+                         block_size=self.configured_bs, limit=self.limit, limit_source=self.limit_source)
+
+    def application_unknown(self):
+        """A backup application the verdict does not know: none of its own settings are judged; the fact says so,
+        with the block size the sweep measured best where the application's differs."""
+        best = None
+        if self.best_bs and self.configured_bs and self.configured_bs != self.best_bs and self.rates and (
+                self.path_now is None or self.best_rate > self.path_now * (1 + self.opts['block_size_tolerance'])):
+            best = {'block_size': self.best_bs, 'mb_s': self.best_rate, 'judged_block_size': self.configured_bs,
+                    'judged_mb_s': self.path_now}
+        self.fact('application_unknown', software=self.software_named, known=list(SOFTWARE), best=best,
+                  not_offered=list(APPLICATION_FIXES))
+
     def stream_fixes(self):
         """More streams (from the measured scaling curve), else staging to disk."""
         src, max_streams = self.src, int(self.opts['max_streams'])
@@ -660,7 +701,12 @@ class _FixStepsMixin:
                 self.n_full = count
                 break
         target = self.n_full or self.n_floor
-        if self.cls_fixed != STREAMING and target and target > src['streams']:
+        if self.software in NO_MULTIPLEXING and self.cls_fixed != STREAMING and (
+                (target and target > src['streams']) or (self.cls_fixed == SHOE_SHINING and self.n_floor is None)):
+            # one backup at a time into the drive: its stage (a holding disk) is the fix, not more streams
+            self.add_fix('staging', None, feed_mb_s=self.feed_mean, basis=None, max_streams=1, multiplexing=False,
+                         need_full_mb_s=self.need_full)
+        elif self.cls_fixed != STREAMING and target and target > src['streams']:
             self.planned = target
             self.add_fix('streams', target, self.run_fixed(factors[target][0]),
                          feed_mb_s=feed_at_streams(src, target)[0] * self.share, basis=factors[target][1],
@@ -672,7 +718,7 @@ class _FixStepsMixin:
 
     def path_fixes(self):
         """A faster drive path: only when the sweep shows it below what the drive itself takes, or the link caps."""
-        cap = self.path_cap(self.path_fixed)
+        cap = self.path_cap(self.path_best)
         if cap is not None and cap < self.need_full and not self.src['inconclusive']:
             self.add_fix('drive_path', None, cause='path', path_mb_s=cap, pattern_ratio=self.pattern_ratio,
                          drive_takes_mb_s=self.drive_takes, need_floor_mb_s=self.need_floor)
@@ -781,6 +827,8 @@ class _Judgement(_FixStepsMixin, _DecisionMixin):
         self.opts.update(dict((k, v) for k, v in (options or {}).items() if v is not None))
         self.config = dict(config or {})
         self.software = self.config.get('software') if self.config.get('software') in SOFTWARE else None
+        # the application as the inventory names it (None: unset), for the words of an application not known
+        self.software_named = str(self.config['software']) if self.config.get('software') else None
         self.spec, self.source, self.tape, self.drive = spec, source, tape, drive
         self.memory_total_mb, self.what_if, self.drives_sharing = memory_total_mb, what_if, drives_sharing
         self.label = _get(spec, 'label') or 'this drive'
@@ -869,6 +917,10 @@ class _Judgement(_FixStepsMixin, _DecisionMixin):
                       drive_buffer_mb=_records.finite(_get(self.spec, 'buffer_mb')), **self.config['netbackup'])
         configured = _records.finite(self.config.get('block_size_bytes'))
         self.block_basis = self.basis_of('block_size_bytes') if configured else None
+        if not configured and self.software in DEFAULT_BLOCK_BYTES:
+            configured, self.block_basis = DEFAULT_BLOCK_BYTES[self.software], 'default'
+            self.fact('block_default', software=self.software, block_size=configured,
+                      basis=DEFAULT_BLOCK_BASIS[self.software])
         if not configured and _records.finite(_get(self.drive, 'block_size')):
             configured, self.block_basis = _records.finite(_get(self.drive, 'block_size')), 'drive'
         self.configured_bs = int(configured) if configured else None
@@ -943,6 +995,8 @@ class _Judgement(_FixStepsMixin, _DecisionMixin):
         if self.segment_mb is None and self.software in DEFAULT_SEGMENT_MB:
             self.segment_mb, self.segment_basis = DEFAULT_SEGMENT_MB[self.software], 'default'
             self.fact('segment_default', software=self.software, segment_mb=self.segment_mb)
+        elif self.segment_mb is None and self.software in MARK_PER_BACKUP:
+            self.fact('segment_per_backup', software=self.software)
         immediate_now = bool(self.config.get('immediate_filemarks'))
         immediate_possible = _get(self.drive, 'mtweofi_supported')
         probed = _get(self.tape, 'mtweofi_supported')
@@ -951,18 +1005,21 @@ class _Judgement(_FixStepsMixin, _DecisionMixin):
             immediate_possible = probed
         if immediate_possible is None and 'immediate' in costs:
             immediate_possible = True
-        software_has_immediate = self.software not in NO_IMMEDIATE_MARKS
+        # an application not known: none of its settings is a fix, so the forecast with the fixes keeps them
+        software_has_immediate = self.software is not None and self.software not in NO_IMMEDIATE_MARKS
         self.mode_now = 'immediate' if immediate_now else 'sync'
         self.mark_now = costs.get('sync') if self.mode_now == 'sync' else None
         self.case.job_mark_s = costs.get('sync')
         self.now = self.case.run(self.capped(self.path_now), self.segment_mb, self.mode_now, self.mark_now, trace=True)
         self.cls_now = INCONCLUSIVE if self.src['inconclusive'] else self.now['class']
-        self.path_fixed = self.best_rate if self.best_rate is not None and (
+        # the drive path at its best block size (what the host's path can do), and with the setting fixes
+        self.path_best = self.best_rate if self.best_rate is not None and (
             self.path_now is None or self.best_rate > self.path_now) else self.path_now
+        self.path_fixed = self.path_best if self.software is not None else self.path_now
         self.mode_fixed = 'immediate' if (immediate_now or (immediate_possible and software_has_immediate)) else 'sync'
         self.seg_fixed = self.segment_mb
         self.seg_recommended = None
-        if self.mode_fixed == 'sync' and self.segment_mb:
+        if self.mode_fixed == 'sync' and self.segment_mb and self.software is not None:
             mark_cost = costs.get('sync')
             if mark_cost is None:
                 # a drive described without sync_mark_s: a mark costs a back-hitch, as in the forecast

@@ -199,8 +199,9 @@ def test_netbackup_has_no_immediate_marks_and_its_default_fragment_is_modelled(t
     verdict = by_drive(doc)['/dev/nst0'][1]
     assert verdict['numbers']['filemark_mode'] == 'sync'
     assert 'immediate_filemarks' not in [f['id'] for f in verdict['fixes']]
-    # the same drive for backup software not named: its st driver has MTWEOFI, so immediate marks are modelled
-    other = by_drive(assemble(None, {'block_size_bytes': 262144, 'segment_size_mb': 64}))['/dev/nst0'][1]
+    # the same drive on a Data Protector host: its st driver has MTWEOFI, so immediate marks are modelled
+    other = by_drive(assemble(None, {'software': 'data_protector', 'block_size_bytes': 262144,
+                                     'segment_size_mb': 64}))['/dev/nst0'][1]
     netbackup = by_drive(assemble(None, dict(NETBACKUP, block_size_bytes=262144, segment_size_mb=64)))['/dev/nst0'][1]
     assert 'immediate_filemarks' in [f['id'] for f in other['fixes']]
     assert 'immediate_filemarks' not in [f['id'] for f in netbackup['fixes']]

@@ -101,20 +101,20 @@ ST_65536 = {'st_tuning': {'st_tuning_block_size': 65536, 'st_tuning_devices': ['
 
 
 @pytest.mark.parametrize('host, manual', [
-    ('lab-ma1', ['block_size', 'memory']),
-    ('lab-ma2', ['block_size', 'memory', 'drive_path']),
-    ('lab-ma3', ['block_size', 'memory', 'drive_path', 'staging']),
+    ('lab-ma1', ['memory']),
+    ('lab-ma2', ['memory', 'drive_path']),
+    ('lab-ma3', ['memory', 'drive_path', 'staging']),
 ])
 def test_recorded_run_gives_st_tuning_and_the_rest_by_hand(run_dir, host, manual):
     plan = _fixes.plan(run_dir, host)
     assert plan['skipped'] is False and plan['software'] is None
-    # The run named no backup software: the block size is checked on the host (st_tuning), set by hand.
-    assert plan['roles'] == ST_65536
+    # The run named no backup software: its block size fix (judged before the verdict offered no application
+    # setting for an application it does not know) is not planned, and says why; the rest is by hand.
+    assert plan['roles'] == {} and plan['applied'] == []
+    assert [(i['id'], i['reason']) for i in plan['ignored']] == [(
+        'block_size', 'the block_size fix is a setting of the backup application: backup application not known '
+        '(tapeops_backup.software unset), so it is not planned; set tapeops_backup.software and re-run qualify')]
     assert [m['id'] for m in plan['manual']] == manual
-    assert plan['applied'] == [
-        '/dev/nst0: Use 64 KiB tape blocks -> st_tuning st_tuning_block_size = 65536 (checks st_tuning checks that '
-        'each drive\'s HBA path carries it (st_tuning_fail_on_preflight) and keeps the drives in variable-block '
-        'mode (its st options))']
     # The verdict's own words go with what is left by hand.
     [verdict] = recorded(host)['verdicts']
     why = dict((f['id'], f['why']) for f in verdict['fixes'])
@@ -258,7 +258,8 @@ def test_dp_device_recommendation_takes_the_verdicts_block_size_within_the_limit
 # --------------------------------------------------------------- hand-made verdicts, one per fix id
 
 @pytest.mark.parametrize('software, fix, roles, by_hand', [
-    (None, {'id': 'block_size', 'value': 262144},
+    # Amanda's block size is its tapetype's (amanda.conf, by hand); st_tuning checks the HBA path carries it
+    ('amanda', {'id': 'block_size', 'value': 262144},
      {'st_tuning': {'st_tuning_block_size': 262144, 'st_tuning_devices': ['/dev/nst0'],
                     'st_tuning_fail_on_preflight': True, 'st_tuning_max_sg_segs': None}}, True),
     ('bacula', {'id': 'block_size', 'value': 262144},
@@ -281,7 +282,7 @@ def test_dp_device_recommendation_takes_the_verdicts_block_size_within_the_limit
                     'st_tuning_fail_on_preflight': True, 'st_tuning_max_sg_segs': 513}}, False),
     ('data_protector', {'id': 'immediate_filemarks', 'value': True},
      {'dp_omnirc': {'dp_omnirc_immediate_filemarks': True, 'dp_omnirc_drives': []}}, False),
-    (None, {'id': 'immediate_filemarks', 'value': True}, {}, True),
+    ('amanda', {'id': 'staging', 'value': None}, {}, True),
     ('data_protector', {'id': 'segment_size', 'value': 2100},
      {'dp_omnirc': {'dp_omnirc_immediate_filemarks': False,
                     'dp_omnirc_drives': [{'name': '/dev/nst0', 'generation': 'LTO-6', 'segment_size_mb': 2100}]}},
@@ -293,7 +294,7 @@ def test_dp_device_recommendation_takes_the_verdicts_block_size_within_the_limit
     ('bacula', {'id': 'segment_size', 'value': 600},
      {'bacula_sd': {'bacula_sd_flavor': 'bacula', 'bacula_sd_maximum_block_size': None,
                     'bacula_sd_maximum_file_size': '1000MB'}}, False),
-    (None, {'id': 'segment_size', 'value': 2100}, {}, True),
+    ('amanda', {'id': 'segment_size', 'value': 2100}, {}, True),
     ('data_protector', {'id': 'streams', 'value': 4}, {}, True),
     ('bacula', {'id': 'streams', 'value': 4}, {}, True),
     ('bacula', {'id': 'staging', 'value': None}, {}, True),
