@@ -947,7 +947,8 @@ def _segment_size(fix, d, now):
     why = 'A synchronous file mark every %.0f MB%s: %s; at %.0f MB the marks cost under %.0f %% of the time (the ' \
           'forecast: %s).' % (d['segment_mb'], _segment_basis(d), backhitch_words(now), d['recommended_mb'],
                               100 * d['loss_target'], compare_words(now, fix['forecast']))
-    return ('Write larger segments (%.0f MB or more between file marks)' % d['recommended_mb'],
+    return ('%s (%.0f MB or more between file marks)' % (
+        SEGMENT_TITLES.get(d['software'], 'Write larger segments'), d['recommended_mb']),
             setting(d['software'], 'segment_size', fix['value']), why)
 
 
@@ -1563,6 +1564,16 @@ def _amanda_block(value):
 def _amanda_part_size(value):
     return ('Amanda tapetype: part-size %d mbytes or more, or 0 (no splitting, its default): a file mark ends every '
             'dump or part, so a dump smaller than %d MB costs a mark of its own' % (amanda_mbytes(value), value))
+
+
+# The segment size fix's title in each application's own words: what it calls the data between two marks
+SEGMENT_TITLES = {
+    'data_protector': 'Write larger segments',
+    'bacula': 'Set a larger Maximum File Size',
+    'bareos': 'Set a larger Maximum File Size',
+    'netbackup': 'Set a larger Maximum Fragment Size',
+    'amanda': 'Set a larger part-size',
+}
 
 
 # Where to change a setting in the words of an application whose settings have names of their own:

@@ -21,8 +21,9 @@ description:
   - Fixes no role applies (C(streams), C(staging), C(drive_path), C(memory), Data Protector device settings
     that live on the Cell Manager, and anything for backup software the run did not name) are returned in
     RV(manual) with the verdict's words.
-  - A fix the host's backup software cannot take (immediate file marks on Bacula, Bareos or NetBackup) is not
-    offered at all; it is in RV(ignored) with the reason.
+  - A fix the host's backup software cannot take (immediate file marks on Bacula, Bareos, NetBackup or Amanda,
+    more streams on Amanda), or an application setting (block size, immediate file marks, segment size) of a host
+    whose backup application is unset or not known, is not offered at all; it is in RV(ignored) with the reason.
   - A host without a document in the run, or whose document records a failed run, is skipped with the reason.
   - The C(tapeops.qualify.apply_fixes) playbook calls it before the roles.
 author:

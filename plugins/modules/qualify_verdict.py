@@ -95,8 +95,10 @@ options:
     default: []
   backup:
     description:
-      - The backup software's settings for the host, C(software) (V(data_protector), V(bacula), V(bareos)),
-        C(block_size_bytes), C(segment_size_mb) (Data Protector segment size or Bacula Maximum File Size),
+      - The backup software's settings for the host, C(software) (V(data_protector), V(bacula), V(bareos),
+        V(netbackup), V(amanda); unset or another name is an application the verdict does not know, offered none
+        of its own settings' fixes), C(block_size_bytes), C(segment_size_mb) (Data Protector segment size,
+        Bacula Maximum File Size, NetBackup Maximum Fragment Size, Amanda's dump or part size),
         C(immediate_filemarks) (Data Protector OB2IMMEDFM=1), C(concurrency).
     type: dict
     default: {}

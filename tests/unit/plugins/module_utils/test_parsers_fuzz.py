@@ -37,6 +37,7 @@ from ansible_collections.tapeops.qualify.plugins.module_utils._tools import _sg_
 from ansible_collections.tapeops.qualify.plugins.module_utils._tools import _sg_read_attr
 from ansible_collections.tapeops.qualify.plugins.module_utils._tools import _st_sysfs
 from ansible_collections.tapeops.qualify.plugins.module_utils._measure import _tape_discovery as disc
+from ansible_collections.tapeops.qualify.plugins.module_utils._config import _amanda
 from ansible_collections.tapeops.qualify.plugins.module_utils._config import _netbackup
 from ansible_collections.tapeops.qualify.plugins.module_utils._config import _sd_config
 
@@ -98,6 +99,7 @@ PARSERS = {
     'bconsole.parse_llist': (_bconsole.parse_llist, None),
     'bconsole.parse_joblog': (_bconsole.parse_joblog, None),
     'netbackup.parse_value': (_netbackup_files, None),
+    'amanda.parse': (_amanda.parse, _amanda.AmandaConfError),
 }
 # Byte parsers: fed the raw bytes of every fixture.
 BYTE_PARSERS = {
@@ -126,6 +128,8 @@ OWN = {
     'bacula_sd': ('sd_config.parse_daemon_version',),
     # a cut file holds a shorter number (the file is the number): only that the cut parses without a traceback
     'netbackup': ('netbackup.parse_value',),
+    # a cut tapetype is not closed (an error) or ends at a closing brace: no size it does not give whole
+    'amanda': ('amanda.parse',),
 }
 
 
@@ -237,6 +241,8 @@ def check_no_new_value(parser, cut, full, where):
                 assert value == full[key], '%s: %s=%r, the full text gives %r' % (where, key, value, full[key])
     elif parser in ('bconsole.parse_wait', 'bconsole.parse_run'):
         assert cut == full, where
+    elif parser == 'amanda.parse':
+        assert cut == full[:len(cut)], where
     elif parser == 'bconsole.parse_cancel':
         assert not cut or full, where
     elif parser == 'btape.parse_speed':

@@ -72,7 +72,8 @@ def test_fixes_are_data_with_before_after_and_gain():
     assert first['data'] == {'software': 'bacula', 'segment_mb': 64.0, 'recommended_mb': 17000.0,
                              'loss_target': 0.01, 'segment_basis': 'inventory'}
     worded = _words.verdict(decision).to_dict()['fixes'][0]
-    assert worded['title'] == 'Write larger segments (17000 MB or more between file marks)'
+    # in Bacula's own words: the setting that sets the marks apart
+    assert worded['title'] == 'Set a larger Maximum File Size (17000 MB or more between file marks)'
     assert worded['setting'] == 'Bacula Device resource: Maximum File Size = 17000M'
     assert worded['why'] == (
         'A synchronous file mark every 64 MB: 630 back-hitches an hour (42 % of the time repositioning); at 17000 MB '

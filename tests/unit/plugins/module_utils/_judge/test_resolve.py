@@ -97,7 +97,7 @@ def test_lto6_drive_with_an_lto5_tape_is_an_lto6_in_discovery_and_report(tmp_pat
     # LTO-6 back; with the marks set apart (the fix) it streams
     assert entry['verdict']['summary'] == (
         'LTO-6 is held back by its settings: SHOE-SHINING now (90.3 MB/s), STREAMING after the setting fixes '
-        '(254 MB/s). First fix: Write larger segments (223800 MB or more between file marks).')
+        '(254 MB/s). First fix: Set a larger Maximum File Size (223800 MB or more between file marks).')
 
 
 def test_inventory_entry_applied_once_and_seen_by_discovery_and_report(tmp_path):
