@@ -1541,6 +1541,8 @@ def health_summary(health):
         return 'OK: no TapeAlert flag, counter or cartridge figure read crosses a limit.'
     return '%s: the drive\'s TapeAlert flags were not read, and nothing else read crosses a limit.' % status
 
+
+# ---------------------------------------------------------------------------
 # Amanda, and a backup application this collection does not know (docs/amanda.md, docs/verdict.md)
 
 SOFTWARE_NAMES['amanda'] = 'Amanda'

@@ -32,6 +32,8 @@ from ansible_collections.tapeops.qualify.plugins.module_utils._judge import _ver
 DATA_PROTECTOR = ('data_protector',)
 BACULA = ('bacula', 'bareos')
 NETBACKUP = ('netbackup',)
+# no role of Amanda's: its settings live in amanda.conf on the Amanda server (by hand, docs/amanda.md)
+AMANDA = ('amanda',)
 ANY = None
 
 # What a role does with a fix on the host.

@@ -50,9 +50,11 @@ BY_HAND = {'streams', 'staging', 'drive_path', 'memory'}
 # st_direct_io as the verdict asks for it where st's max_sg_segs (256) keeps 2 MiB blocks from direct I/O on an HBA
 # whose sg_tablesize is larger (test_verdict.py's st_direct_io tests).
 VALUES = {'block_size': 65536, 'immediate_filemarks': True, 'segment_size': 17000,
-          'st_direct_io': {'max_sg_segs': 513, 'block_size': 2097152}}
+          'st_direct_io': {'max_sg_segs': 513, 'block_size': 2097152}, 'streams': 4}
 
-SOFTWARE = (None,) + _fixes.DATA_PROTECTOR + _fixes.BACULA + _fixes.NETBACKUP
+# Amanda takes only the rows of any software (it has no role of its own); an application not known takes none of
+# its settings' fixes (test_a_fix_of_an_application_not_known_is_never_planned)
+SOFTWARE = _fixes.AMANDA + _fixes.DATA_PROTECTOR + _fixes.BACULA + _fixes.NETBACKUP
 
 # The variables of the fix roles' specs no fix sets: the inventory gives them, as for any use of the role
 # (docs/roles.md). A variable a fix could set belongs in _fixes.TABLE instead.
@@ -321,6 +323,16 @@ def test_a_fix_the_software_cannot_take_is_in_no_row_and_never_planned(fix_id, s
     assert (plan['roles'], plan['fixes'], plan['manual'], plan['applied']) == ({}, [], [], [])
     assert plan['ignored'] == [{'drive': '/dev/nst0', 'id': fix_id, 'reason': 'the %s fix is not for a %s host: %s.' % (
         fix_id, software, _fixes.NOT_OFFERED[(fix_id, software)])}]
+
+
+@pytest.mark.parametrize('software', [None, 'veeam'])
+@pytest.mark.parametrize('fix_id', _verdict.APPLICATION_FIXES)
+def test_a_fix_of_an_application_not_known_is_never_planned(fix_id, software):
+    """The application's own settings, for a host whose application is unset or not known: ignored, saying why."""
+    plan = _fixes.plan_host(host_document(fix_id, software))
+    assert (plan['roles'], plan['fixes'], plan['manual'], plan['applied']) == ({}, [], [], [])
+    assert [(i['id'], i['reason'].split(':')[0]) for i in plan['ignored']] == [
+        (fix_id, 'the %s fix is a setting of the backup application' % fix_id)]
 
 
 def test_the_software_without_immediate_marks_is_offered_none():
