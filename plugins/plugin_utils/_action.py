@@ -7,8 +7,8 @@
 Private to this collection: may change without notice.
 
 The action plugins (qualify_verdict, qualify_report, qualify_fixes_info,
-qualify_inputs_check, streaming_forecast) work on data on the controller: no connection, no file
-transferred, check mode supported. ``QualifyAction`` does what they all do
+qualify_amanda_tapetype, qualify_inputs_check, streaming_forecast) work on data
+on the controller: no connection, no file transferred, check mode supported. ``QualifyAction`` does what they all do
 around their own work, so each plugin holds only that work (``act``):
 
 - validates the task's arguments against the plugin's ``ARGUMENT_SPEC`` (with
