@@ -947,9 +947,9 @@ def _segment_size(fix, d, now):
     why = 'A synchronous file mark every %.0f MB%s: %s; at %.0f MB the marks cost under %.0f %% of the time (the ' \
           'forecast: %s).' % (d['segment_mb'], _segment_basis(d), backhitch_words(now), d['recommended_mb'],
                               100 * d['loss_target'], compare_words(now, fix['forecast']))
-    return ('%s (%.0f MB or more between file marks)' % (
-        SEGMENT_TITLES.get(d['software'], 'Write larger segments'), d['recommended_mb']),
-            setting(d['software'], 'segment_size', fix['value']), why)
+    title = '%s (%.0f MB or more between file marks)' % (
+        SEGMENT_TITLES.get(d['software'], 'Write larger segments'), d['recommended_mb'])
+    return title, setting(d['software'], 'segment_size', fix['value']), why
 
 
 def _streams(fix, d, now):
@@ -1707,9 +1707,9 @@ def _tapetype_filemark(t, blocks):
             '%d blocks of %s, above what amtapetype measured on LTO drives (0 to 3.1 blocks: docs/amanda.md)' % (
                 blocks, fmt_bytes(t['block_size'] or 32768)))
     if t['mark_seconds'] is not None:
+        how = 'measured by the write test' if t['mark_basis'] == 'measured' else 'the drive model\'s'
         text += ('; a synchronous file mark costs this drive %.2f s (%s): time, not tape space, and Amanda writes '
-                 'one after every dump or part' % (t['mark_seconds'], 'measured by the write test'
-                                                    if t['mark_basis'] == 'measured' else 'the drive model\'s'))
+                 'one after every dump or part' % (t['mark_seconds'], how))
     return text
 
 

@@ -185,10 +185,10 @@ SWEEP_FROM_64K = {65536: 150.0, 131072: 240.0, 262144: 290.0, 524288: 300.0, 104
 def test_a_block_size_the_sweep_did_not_measure_is_not_given_the_best_rate():
     # Issue case: Bacula's default 64512 B got STREAMING where 65536 B got MISCONFIGURED.
     spec = dm.lookup(7, vendor='IBM')
-    at_64k = run(spec, source(flat(400.0)), sweep(SWEEP_FROM_64K), config={'software': 'bacula',
-                                                                              'block_size_bytes': 65536})
-    at_bacula = run(spec, source(flat(400.0)), sweep(SWEEP_FROM_64K), config={'software': 'bacula',
-                                                                              'block_size_bytes': 64512})
+    at_64k = run(spec, source(flat(400.0)), sweep(SWEEP_FROM_64K),
+                 config={'software': 'bacula', 'block_size_bytes': 65536})
+    at_bacula = run(spec, source(flat(400.0)), sweep(SWEEP_FROM_64K),
+                    config={'software': 'bacula', 'block_size_bytes': 64512})
     assert at_bacula['numbers']['drive_path_mb_s'] <= at_64k['numbers']['drive_path_mb_s']
     assert at_bacula['class'] == at_64k['class'] == v.MISCONFIGURED
     assert 'block_size_not_measured' in [f['id'] for f in at_bacula['findings']]
