@@ -322,7 +322,11 @@ def setting(software, fix, value):
         if software == 'netbackup':
             return ('NetBackup media server: SIZE_DATA_BUFFERS = %d (/usr/openv/netbackup/db/config/SIZE_DATA_BUFFERS, '
                     'tapeops.qualify.netbackup_buffers)' % value)
-        return 'the backup software\'s tape block size: %s' % fmt_bytes(value)
+        # an application not known: the st driver's words (docs/verdict.md, "Amanda, and an application not known")
+        return ('st driver: %s blocks (tapeops.qualify.st_tuning checks that each drive\'s HBA path carries them and '
+                'keeps st in variable-block mode, where each write of the application is one block: its write size, '
+                'where it has a setting for it; in fixed-block mode st writes its own, mt defblksize %d, kept as a '
+                'mode\'s blocksize in /etc/stinit.def)' % (fmt_bytes(value), value))
     if fix == 'immediate_filemarks':
         if software == 'data_protector':
             return 'omnirc on the Media Agent: OB2FORCESCSI=WFM and OB2IMMEDFM=1 (tapeops.qualify.dp_omnirc)'
@@ -1609,18 +1613,12 @@ def software_unknown_words(software):
 
 def _application_unknown(f):
     """The ``application_unknown`` fact: which application was assumed, and what is therefore not offered."""
-    text = ('%s: only the st driver\'s, the host\'s and the sources\' fixes are offered; the application\'s own '
-            'settings (its block size, file marks and segment size) are not judged' % software_unknown_words(
-                f.get('software')))
+    text = ('%s: only the st driver\'s, the host\'s and the sources\' fixes are offered (the block size as the st '
+            'driver carries it); the application\'s own file marks and segment size are neither offered nor counted '
+            'in the forecast with the fixes' % software_unknown_words(f.get('software')))
     if not f.get('software'):
         text += ' (set tapeops_backup.software where the host runs one of %s or %s)' % (
             ', '.join(KNOWN_SOFTWARE[:-1]), KNOWN_SOFTWARE[-1])
-    best = f.get('best')
-    if best:
-        text += ('. The write sweep measured the drive path best at %s blocks (%s, against %s at the %s judged): set '
-                 'the application\'s tape block size there if it has one' % (
-                     fmt_bytes(best['block_size']), fmt_rate(best['mb_s']), fmt_rate(best['judged_mb_s']),
-                     fmt_bytes(best['judged_block_size'])))
     return text + '.'
 
 

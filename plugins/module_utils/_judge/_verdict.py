@@ -113,10 +113,14 @@ MAX_DRIVES_COUNTED = 16
 # application this collection does not know) is judged as "not known": the verdict offers none of the
 # application's own settings (APPLICATION_FIXES) and says so (the application_unknown fact).
 SOFTWARE = ('data_protector', 'bacula', 'bareos', 'netbackup', 'amanda')
-# The fixes that are the backup application's own settings: offered only for an application of SOFTWARE, which
-# the verdict knows the words and the place of (the st driver's, the host's and the sources' fixes are offered
-# whatever the application).
-APPLICATION_FIXES = ('block_size', 'immediate_filemarks', 'segment_size')
+# The fixes that are the backup application's own settings, with no setting of the st driver or the host behind
+# them: offered and modelled only for an application of SOFTWARE, whose setting the verdict can name. Only the
+# application writes file marks: MTWEOFI is an ioctl its writer calls (st has no option that makes a mark
+# immediate), and how much it writes between two marks is its own (Data Protector's segment size, Bacula's Maximum
+# File Size ...). The block size is not among them: the st driver carries it (tapeops.qualify.st_tuning checks each
+# drive's HBA path for it and keeps st in variable-block mode; in fixed-block mode it is st's own, mt defblksize),
+# so it is offered whatever the application, in the st driver's words where the application is not known.
+APPLICATION_FIXES = ('immediate_filemarks', 'segment_size')
 # The backup software that writes only synchronous file marks: no setting makes it write immediate ones, so the
 # verdict neither models them nor offers the immediate_filemarks fix. Bacula and Bareos end each file with the st
 # driver's MTWEOF; NetBackup's bptm has no documented setting for immediate tape marks; Amanda's tape device
@@ -626,10 +630,11 @@ class _FixStepsMixin:
         now = self.now
         if self.best_bs and self.configured_bs is None and self.rates:
             self.fact('block_size_unknown', recommended=self.best_bs)
-        if self.software is None:
-            self.application_unknown()
-        elif self.best_bs and self.configured_bs is not None and self.configured_bs != self.best_bs and self.rates:
+        elif self.best_bs and self.configured_bs != self.best_bs and self.rates:
             self.block_size_fix()
+        if self.software is None:
+            self.fact('application_unknown', software=self.software_named, known=list(SOFTWARE),
+                      not_offered=list(APPLICATION_FIXES))
         # the block size the drive will be written with: the fix's, else the configured one (else the recommended)
         block = self.best_bs if 'block_size' in self.fixes or not self.configured_bs else self.configured_bs
         direct = st_direct_io(self.drive, block)
@@ -665,17 +670,6 @@ class _FixStepsMixin:
                 and self.best_bs >= VENDOR_MIN_BLOCK > (self.configured_bs or 0)):
             self.add_fix('block_size', self.best_bs, block, best_mb_s=self.best_rate, path_mb_s=self.path_now,
                          block_size=self.configured_bs, limit=self.limit, limit_source=self.limit_source)
-
-    def application_unknown(self):
-        """A backup application the verdict does not know: none of its own settings are judged; the fact says so,
-        with the block size the sweep measured best where the application's differs."""
-        best = None
-        if self.best_bs and self.configured_bs and self.configured_bs != self.best_bs and self.rates and (
-                self.path_now is None or self.best_rate > self.path_now * (1 + self.opts['block_size_tolerance'])):
-            best = {'block_size': self.best_bs, 'mb_s': self.best_rate, 'judged_block_size': self.configured_bs,
-                    'judged_mb_s': self.path_now}
-        self.fact('application_unknown', software=self.software_named, known=list(SOFTWARE), best=best,
-                  not_offered=list(APPLICATION_FIXES))
 
     def stream_fixes(self):
         """More streams (from the measured scaling curve), else staging to disk."""
@@ -718,7 +712,7 @@ class _FixStepsMixin:
 
     def path_fixes(self):
         """A faster drive path: only when the sweep shows it below what the drive itself takes, or the link caps."""
-        cap = self.path_cap(self.path_best)
+        cap = self.path_cap(self.path_fixed)
         if cap is not None and cap < self.need_full and not self.src['inconclusive']:
             self.add_fix('drive_path', None, cause='path', path_mb_s=cap, pattern_ratio=self.pattern_ratio,
                          drive_takes_mb_s=self.drive_takes, need_floor_mb_s=self.need_floor)
@@ -1005,17 +999,15 @@ class _Judgement(_FixStepsMixin, _DecisionMixin):
             immediate_possible = probed
         if immediate_possible is None and 'immediate' in costs:
             immediate_possible = True
-        # an application not known: none of its settings is a fix, so the forecast with the fixes keeps them
+        # an application not known: its file marks are no fix, so the forecast with the fixes keeps them
         software_has_immediate = self.software is not None and self.software not in NO_IMMEDIATE_MARKS
         self.mode_now = 'immediate' if immediate_now else 'sync'
         self.mark_now = costs.get('sync') if self.mode_now == 'sync' else None
         self.case.job_mark_s = costs.get('sync')
         self.now = self.case.run(self.capped(self.path_now), self.segment_mb, self.mode_now, self.mark_now, trace=True)
         self.cls_now = INCONCLUSIVE if self.src['inconclusive'] else self.now['class']
-        # the drive path at its best block size (what the host's path can do), and with the setting fixes
-        self.path_best = self.best_rate if self.best_rate is not None and (
+        self.path_fixed = self.best_rate if self.best_rate is not None and (
             self.path_now is None or self.best_rate > self.path_now) else self.path_now
-        self.path_fixed = self.path_best if self.software is not None else self.path_now
         self.mode_fixed = 'immediate' if (immediate_now or (immediate_possible and software_has_immediate)) else 'sync'
         self.seg_fixed = self.segment_mb
         self.seg_recommended = None

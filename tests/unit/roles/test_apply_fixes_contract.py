@@ -52,9 +52,9 @@ BY_HAND = {'streams', 'staging', 'drive_path', 'memory'}
 VALUES = {'block_size': 65536, 'immediate_filemarks': True, 'segment_size': 17000,
           'st_direct_io': {'max_sg_segs': 513, 'block_size': 2097152}, 'streams': 4}
 
-# Amanda takes only the rows of any software (it has no role of its own); an application not known takes none of
-# its settings' fixes (test_a_fix_of_an_application_not_known_is_never_planned)
-SOFTWARE = _fixes.AMANDA + _fixes.DATA_PROTECTOR + _fixes.BACULA + _fixes.NETBACKUP
+# None: not named. It and Amanda (no role of its own) take only the rows of any software; an application not known
+# takes none of its own settings' fixes (test_a_fix_of_an_application_not_known_is_never_planned)
+SOFTWARE = (None,) + _fixes.AMANDA + _fixes.DATA_PROTECTOR + _fixes.BACULA + _fixes.NETBACKUP
 
 # The variables of the fix roles' specs no fix sets: the inventory gives them, as for any use of the role
 # (docs/roles.md). A variable a fix could set belongs in _fixes.TABLE instead.

@@ -26,13 +26,9 @@ def lay_out(run, target, hosts=('lab-ma1', 'lab-ma2', 'lab-ma3')):
 
 
 def test_the_first_runs_block_size_goes_to_st_tuning(tmp_path):
-    """lab-ma1 of 20261123-quick: 64 KiB blocks (its first fix there), the RAM by hand; the run named no
-    software, so the block size is planned only for the application the inventory names now (Amanda's)."""
+    """lab-ma1 of 20261123-quick: 64 KiB blocks (its first fix there), the RAM by hand."""
     run_dir = lay_out(LAB_RUN_1123, str(tmp_path))
     failed, result = run_action(qualify_fixes_info, {'run_dir': run_dir}, {'inventory_hostname': 'lab-ma1'})
-    assert not failed and result['roles'] == {} and [i['id'] for i in result['ignored']] == ['block_size']
-    failed, result = run_action(qualify_fixes_info, {'run_dir': run_dir, 'software': 'amanda'},
-                                {'inventory_hostname': 'lab-ma1'})
     assert not failed and result['changed'] is False and result['skipped'] is False
     assert result['roles'] == {'st_tuning': {'st_tuning_block_size': 65536, 'st_tuning_devices': ['/dev/nst0'],
                                              'st_tuning_fail_on_preflight': True, 'st_tuning_max_sg_segs': None}}

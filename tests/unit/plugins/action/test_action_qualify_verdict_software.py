@@ -10,7 +10,9 @@ was recorded (no software), for an application this collection does not know ("v
 it knows; the documents qualify_verdict writes are read back from the run directory.
 
 - An application not known (unset or unknown) gets the same classes, numbers and fixes either way, none of them an
-  application setting (block size, immediate file marks, segment size), and a reason naming what was assumed.
+  application's own setting (immediate file marks, segment size), and a reason naming what was assumed. The block
+  size stays a fix (st-direct-io's inputs without their software): the st driver carries it, so it is worded as
+  the st driver's, and the plan gives it to st_tuning as for any application.
 - A known application gets its own settings' fixes where they help (Data Protector's immediate file marks on
   the same recorded inputs), and Amanda gets none it cannot take (immediate marks, more streams).
 """
@@ -31,7 +33,8 @@ from action_harness import FIXTURES, VERDICT_ARGS, run_action
 CASES = os.path.join(FIXTURES, 'controller_outputs', 'inputs')
 RECORDED = [(VERDICT_ARGS, 'lab-ma1'), (VERDICT_ARGS, 'lab-ma2'), (VERDICT_ARGS, 'lab-ma3'),
             (CASES, 'mechanics'), (CASES, 'upgrade-check')]
-GENERIC_FIXES = {'st_direct_io', 'streams', 'staging', 'drive_path', 'memory'}
+# the fixes an application not known is offered: the st driver's (the block size among them), the host's, the sources'
+GENERIC_FIXES = {'block_size', 'st_direct_io', 'streams', 'staging', 'drive_path', 'memory'}
 
 
 def args_of(directory, host):
@@ -74,20 +77,51 @@ def test_an_application_not_known_gets_only_the_st_driver_host_and_source_fixes(
     dummy, veeam = judged(tmp_path, directory, host, 'veeam')
     for verdict in unset['verdicts']:
         assert set(f['id'] for f in verdict['fixes']) <= GENERIC_FIXES, verdict['fixes']
-        # nothing of the application's is modelled as fixed either
+        # nothing of the application's is modelled as fixed either: these inputs' block sizes are not known, so
+        # the only setting left (the block size) is no fix here
         assert verdict['class_after_setting_fixes'] == verdict['class_at_current_settings']
         assert verdict['class'] != _verdict.MISCONFIGURED
         [said] = [r for r in verdict['reasons'] if r.startswith('Backup application')]
-        assert said.startswith('Backup application not known (tapeops_backup.software unset): only the st driver\'s, '
-                               'the host\'s and the sources\' fixes are offered; the application\'s own settings (its '
-                               'block size, file marks and segment size) are not judged (set tapeops_backup.software '
-                               'where the host runs one of data_protector, bacula, bareos, netbackup or amanda)')
+        assert said == ('Backup application not known (tapeops_backup.software unset): only the st driver\'s, the '
+                        'host\'s and the sources\' fixes are offered (the block size as the st driver carries it); '
+                        'the application\'s own file marks and segment size are neither offered nor counted in the '
+                        'forecast with the fixes (set tapeops_backup.software where the host runs one of '
+                        'data_protector, bacula, bareos, netbackup or amanda).')
     # an application named but not known is judged the same; only the name it is given differs
     assert without_the_application_reason(veeam) == without_the_application_reason(unset)
     for verdict in veeam['verdicts']:
         [said] = [r for r in verdict['reasons'] if r.startswith('Backup application')]
         assert said.startswith('Backup application "veeam" is not one this collection knows (data_protector, bacula, '
                                'bareos, netbackup, amanda): only the st driver\'s')
+
+
+@pytest.mark.parametrize('software', [None, 'veeam'])
+def test_an_application_not_known_keeps_the_block_size_as_the_st_drivers(tmp_path, software):
+    # st-direct-io: an LTO-9 judged at 262144-byte blocks (the inventory's) whose sweep measured 2 MiB best, with
+    # 50000 MB segments; recorded as a Bacula host. Without its software the block size is still a fix (the st
+    # driver carries it: st_tuning checks the HBA path, st_direct_io lets st send the block), in the st driver's
+    # words; the segment size, Bacula's Maximum File Size, is not offered.
+    dummy, bacula = judged(tmp_path, CASES, 'st-direct-io', 'bacula')
+    run_dir, other = judged(tmp_path, CASES, 'st-direct-io', software)
+    assert fixes(bacula)['/dev/nst0'] == ['block_size', 'st_direct_io', 'segment_size', 'drive_path']
+    assert fixes(other)['/dev/nst0'] == ['block_size', 'st_direct_io', 'drive_path']
+    block = by_drive(other)['/dev/nst0']['fixes'][0]
+    assert (block['value'], block['title']) == (2097152, 'Use 2 MiB tape blocks')
+    assert block['setting'] == (
+        'st driver: 2 MiB blocks (tapeops.qualify.st_tuning checks that each drive\'s HBA path carries them and keeps '
+        'st in variable-block mode, where each write of the application is one block: its write size, where it has a '
+        'setting for it; in fixed-block mode st writes its own, mt defblksize 2097152, kept as a mode\'s blocksize in '
+        '/etc/stinit.def)')
+    assert 'Maximum Block Size' not in json.dumps(other) and 'Maximum File Size' not in json.dumps(other)
+    # the forecast with the fixes counts the block size (the same drive path as Bacula's), not the larger segment
+    assert by_drive(other)['/dev/nst0']['numbers']['drive_path_best_mb_s'] == \
+        by_drive(bacula)['/dev/nst0']['numbers']['drive_path_best_mb_s']
+    failed, plan = run_action(qualify_fixes_info, {'run_dir': run_dir, 'host': 'st-direct-io'})
+    assert not failed, plan['msg']
+    assert list(plan['roles']) == ['st_tuning']
+    assert plan['roles']['st_tuning']['st_tuning_block_size'] == 2097152
+    assert [e['id'] for e in plan['fixes']] == ['block_size', 'st_direct_io', 'drive_path']
+    assert plan['ignored'] == []
 
 
 def test_the_same_inputs_for_a_known_application_get_its_own_settings(tmp_path):
@@ -146,11 +180,12 @@ def test_amanda_stages_where_others_would_run_more_streams(tmp_path):
 
 
 def test_a_run_judged_for_an_application_not_known_plans_none_of_its_settings(tmp_path):
-    # the recorded lab run's documents carry a block size fix judged before the verdict stopped offering one for
-    # an application it does not know; the plan says why it is not planned
+    # a run judged before the verdict stopped offering an application's own settings for one it does not know may
+    # carry a segment size fix; the plan says why it is not planned, and plans the block size (st_tuning's) as before
     run_dir, doc = judged(tmp_path, CASES, 'upgrade-check', None)
-    doc['verdicts'][0]['fixes'].insert(0, {'id': 'segment_size', 'rank': 1, 'value': 400000, 'title': 'T',
-                                           'setting': 'S', 'why': 'W'})
+    doc['verdicts'][0]['fixes'][:0] = [
+        {'id': 'block_size', 'rank': 1, 'value': 262144, 'title': 'T', 'setting': 'S', 'why': 'W'},
+        {'id': 'segment_size', 'rank': 2, 'value': 400000, 'title': 'T', 'setting': 'S', 'why': 'W'}]
     with open(os.path.join(run_dir, 'hosts', 'upgrade-check.json'), 'w', encoding='utf-8') as handle:
         json.dump(doc, handle)
     failed, plan = run_action(qualify_fixes_info, {'run_dir': run_dir, 'host': 'upgrade-check', 'software': 'veeam'})
@@ -159,3 +194,5 @@ def test_a_run_judged_for_an_application_not_known_plans_none_of_its_settings(tm
         ('segment_size', 'the segment_size fix is a setting of the backup application: backup application "veeam" '
                          'is not one this collection knows (data_protector, bacula, bareos, netbackup, amanda), so it '
                          'is not planned; set tapeops_backup.software and re-run qualify')]
+    assert plan['roles']['st_tuning']['st_tuning_block_size'] == 262144
+    assert [e['id'] for e in plan['fixes']][:1] == ['block_size']

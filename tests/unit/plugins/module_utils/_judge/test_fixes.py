@@ -101,20 +101,20 @@ ST_65536 = {'st_tuning': {'st_tuning_block_size': 65536, 'st_tuning_devices': ['
 
 
 @pytest.mark.parametrize('host, manual', [
-    ('lab-ma1', ['memory']),
-    ('lab-ma2', ['memory', 'drive_path']),
-    ('lab-ma3', ['memory', 'drive_path', 'staging']),
+    ('lab-ma1', ['block_size', 'memory']),
+    ('lab-ma2', ['block_size', 'memory', 'drive_path']),
+    ('lab-ma3', ['block_size', 'memory', 'drive_path', 'staging']),
 ])
 def test_recorded_run_gives_st_tuning_and_the_rest_by_hand(run_dir, host, manual):
     plan = _fixes.plan(run_dir, host)
     assert plan['skipped'] is False and plan['software'] is None
-    # The run named no backup software: its block size fix (judged before the verdict offered no application
-    # setting for an application it does not know) is not planned, and says why; the rest is by hand.
-    assert plan['roles'] == {} and plan['applied'] == []
-    assert [(i['id'], i['reason']) for i in plan['ignored']] == [(
-        'block_size', 'the block_size fix is a setting of the backup application: backup application not known '
-        '(tapeops_backup.software unset), so it is not planned; set tapeops_backup.software and re-run qualify')]
+    # The run named no backup software: the block size is checked on the host (st_tuning), set by hand.
+    assert plan['roles'] == ST_65536
     assert [m['id'] for m in plan['manual']] == manual
+    assert plan['applied'] == [
+        '/dev/nst0: Use 64 KiB tape blocks -> st_tuning st_tuning_block_size = 65536 (checks st_tuning checks that '
+        'each drive\'s HBA path carries it (st_tuning_fail_on_preflight) and keeps the drives in variable-block '
+        'mode (its st options))']
     # The verdict's own words go with what is left by hand.
     [verdict] = recorded(host)['verdicts']
     why = dict((f['id'], f['why']) for f in verdict['fixes'])
@@ -258,6 +258,10 @@ def test_dp_device_recommendation_takes_the_verdicts_block_size_within_the_limit
 # --------------------------------------------------------------- hand-made verdicts, one per fix id
 
 @pytest.mark.parametrize('software, fix, roles, by_hand', [
+    # not named: st_tuning checks the HBA path carries the block size and keeps st in variable-block mode
+    (None, {'id': 'block_size', 'value': 262144},
+     {'st_tuning': {'st_tuning_block_size': 262144, 'st_tuning_devices': ['/dev/nst0'],
+                    'st_tuning_fail_on_preflight': True, 'st_tuning_max_sg_segs': None}}, True),
     # Amanda's block size is its tapetype's (amanda.conf, by hand); st_tuning checks the HBA path carries it
     ('amanda', {'id': 'block_size', 'value': 262144},
      {'st_tuning': {'st_tuning_block_size': 262144, 'st_tuning_devices': ['/dev/nst0'],

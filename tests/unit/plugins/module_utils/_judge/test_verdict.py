@@ -185,10 +185,8 @@ SWEEP_FROM_64K = {65536: 150.0, 131072: 240.0, 262144: 290.0, 524288: 300.0, 104
 def test_a_block_size_the_sweep_did_not_measure_is_not_given_the_best_rate():
     # Issue case: Bacula's default 64512 B got STREAMING where 65536 B got MISCONFIGURED.
     spec = dm.lookup(7, vendor='IBM')
-    at_64k = run(spec, source(flat(400.0)), sweep(SWEEP_FROM_64K),
-                 config={'software': 'bacula', 'block_size_bytes': 65536})
-    at_bacula = run(spec, source(flat(400.0)), sweep(SWEEP_FROM_64K),
-                    config={'software': 'bacula', 'block_size_bytes': 64512})
+    at_64k = run(spec, source(flat(400.0)), sweep(SWEEP_FROM_64K), config={'block_size_bytes': 65536})
+    at_bacula = run(spec, source(flat(400.0)), sweep(SWEEP_FROM_64K), config={'block_size_bytes': 64512})
     assert at_bacula['numbers']['drive_path_mb_s'] <= at_64k['numbers']['drive_path_mb_s']
     assert at_bacula['class'] == at_64k['class'] == v.MISCONFIGURED
     assert 'block_size_not_measured' in [f['id'] for f in at_bacula['findings']]
@@ -241,7 +239,7 @@ def test_a_drive_path_at_native_speed_of_compressible_data_is_not_a_path_problem
 
 def test_block_size_over_the_hba_limit_is_misconfigured():
     verdict = run(src=source(flat(600.0)), tape=sweep({262144: 400.0, 524288: 405.0}),
-                  drive={'hba_max_transfer_bytes': 262144}, config={'software': 'bacula', 'block_size_bytes': 1048576})
+                  drive={'hba_max_transfer_bytes': 262144}, config={'block_size_bytes': 1048576})
     assert verdict['class'] == v.MISCONFIGURED
     assert verdict['findings'][0]['id'] == 'block_size_over_limit'
     assert verdict['fixes'][0]['value'] == 262144
@@ -386,7 +384,7 @@ def test_st_direct_io_only_where_raising_max_sg_segs_lifts_the_limit(drive, bloc
 
 def test_st_direct_io_fix_for_the_recommended_block_size():
     verdict = run(src=source(flat(600.0)), tape=sweep(SWEEP_TO_2M), drive=ST_PATH,
-                  config={'software': 'amanda', 'block_size_bytes': 262144})
+                  config={'block_size_bytes': 262144})
     ids = [f['id'] for f in verdict['fixes']]
     assert ids[:2] == ['block_size', 'st_direct_io']
     assert verdict['fixes'][0]['value'] == 2097152
@@ -400,7 +398,7 @@ def test_st_direct_io_fix_for_the_recommended_block_size():
     assert 'A 2 MiB block is copied through st\'s own driver buffer' in fix['why']
     # the fix forecasts nothing: the class and the rates are the block size fix's alone
     without = run(src=source(flat(600.0)), tape=sweep(SWEEP_TO_2M), drive=dict(ST_PATH, host_sg_tablesize=256),
-                  config={'software': 'amanda', 'block_size_bytes': 262144})
+                  config={'block_size_bytes': 262144})
     assert 'st_direct_io' not in [f['id'] for f in without['fixes']]
     assert (verdict['class'], verdict['numbers']) == (without['class'], without['numbers'])
 
