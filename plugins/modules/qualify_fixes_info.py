@@ -22,8 +22,9 @@ description:
     that live on the Cell Manager, and anything for backup software the run did not name) are returned in
     RV(manual) with the verdict's words.
   - A fix the host's backup software cannot take (immediate file marks on Bacula, Bareos, NetBackup or Amanda,
-    more streams on Amanda), or an application setting (block size, immediate file marks, segment size) of a host
-    whose backup application is unset or not known, is not offered at all; it is in RV(ignored) with the reason.
+    more streams on Amanda), or an application's own setting (immediate file marks, segment size) of a host whose
+    backup application is unset or not known, is not offered at all; it is in RV(ignored) with the reason. Such a
+    host's block size fix goes to C(st_tuning), as for any application.
   - A host without a document in the run, or whose document records a failed run, is skipped with the reason.
   - The C(tapeops.qualify.apply_fixes) playbook calls it before the roles.
 author:
