@@ -78,6 +78,7 @@ ALLOWED_IN_RETURN = {
     'dp_omnirc': {'backup_file': 'the backup of the omnirc file'},
     # true when the run has no verdict for the host: the task IS skipped for it (apply_fixes.yml: is skipped)
     'qualify_fixes_info': {'skipped': 'the host has no verdict in the run, so the task is skipped for it'},
+    'qualify_amanda_tapetype': {'skipped': 'the host has no verdict in the run, so the task is skipped for it'},
     # emitted with module.warn: Ansible's warnings list, shown as [WARNING] lines
     'tape_write_benchmark': {'warnings': 'Ansible warnings (module.warn)'},
     'tape_mechanics_benchmark': {'warnings': 'Ansible warnings (module.warn)'},
