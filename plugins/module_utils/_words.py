@@ -1630,9 +1630,10 @@ def _block_default(f):
 
 def _segment_per_backup(f):
     return ('%s ends every dump, or every part of one (the tapetype\'s part-size; 0, its default, splits nothing), with '
-            'a synchronous file mark, and no segment size was given (tapeops_backup.segment_size_mb): the forecast '
-            'models no file marks; set segment_size_mb to the size of a typical dump, or to part-size where that is '
-            'smaller.' % SOFTWARE_NAMES.get(f['software']))
+            'a synchronous file mark, and neither a dump size (tapeops_backup.job_size_mb) nor a part size '
+            '(segment_size_mb) was given: the forecast models no file marks; set job_size_mb to the size of a typical '
+            'dump (job_gap_s to the seconds between two), and segment_size_mb to part-size where the tapetype splits '
+            'dumps.' % SOFTWARE_NAMES.get(f['software']))
 
 
 FACTS.update({

@@ -131,9 +131,10 @@ NO_IMMEDIATE_MARKS = ('bacula', 'bareos', 'netbackup', 'amanda')
 # spreads dumps over several drives, amanda.conf(5)); its holding disk is the stage.
 NO_MULTIPLEXING = ('amanda',)
 # The backup software that ends every backup with a synchronous file mark and has no default segment: how often
-# it marks is the size of its backups, which the verdict does not know without segment_size_mb (the
-# segment_per_backup fact says so). Amanda ends every dump, or every part of one (tapetype part-size, 0 by
-# default: no splitting), with a file mark (device-src/tape-device.c, tape_device_finish_file).
+# it marks is the size of its backups, which the verdict does not know without job_size_mb (a dump: each one a
+# job whose closing mark every forecast models) or segment_size_mb (part-size); the segment_per_backup fact says
+# so. Amanda ends every dump, or every part of one (tapetype part-size, 0 by default: no splitting), with a file
+# mark (device-src/tape-device.c, tape_device_finish_file).
 MARK_PER_BACKUP = ('amanda',)
 # The block size a backup software writes when the inventory gives none, and where that is documented
 # (numbers.block_size_basis 'default'): Amanda's tapetype blocksize, "Default: 32 kbytes" (amanda.conf(5)), the
@@ -989,7 +990,7 @@ class _Judgement(_FixStepsMixin, _DecisionMixin):
         if self.segment_mb is None and self.software in DEFAULT_SEGMENT_MB:
             self.segment_mb, self.segment_basis = DEFAULT_SEGMENT_MB[self.software], 'default'
             self.fact('segment_default', software=self.software, segment_mb=self.segment_mb)
-        elif self.segment_mb is None and self.software in MARK_PER_BACKUP:
+        elif self.segment_mb is None and self.software in MARK_PER_BACKUP and not self.case.jobs:
             self.fact('segment_per_backup', software=self.software)
         immediate_now = bool(self.config.get('immediate_filemarks'))
         immediate_possible = _get(self.drive, 'mtweofi_supported')

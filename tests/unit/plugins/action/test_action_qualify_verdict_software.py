@@ -167,6 +167,23 @@ def test_amanda_gets_no_fix_it_cannot_take(tmp_path):
     assert drive['setting_sources']['block_size_bytes']['from'] == 'default'
 
 
+def test_amanda_dumps_are_the_jobs_whose_marks_the_forecast_models(tmp_path):
+    # lab-ma2: no segment size. Amanda marks after every dump: without a dump size the reasons say no marks are
+    # modelled; with tapeops_backup.job_size_mb (a dump) each dump's closing mark is in every forecast instead
+    dummy, amanda = judged(tmp_path, VERDICT_ARGS, 'lab-ma2', 'amanda')
+    [said] = [r for r in by_drive(amanda)['/dev/nst0']['reasons'] if r.startswith('Amanda ends every dump')]
+    assert 'neither a dump size (tapeops_backup.job_size_mb) nor a part size (segment_size_mb) was given' in said
+    args = dict(args_of(VERDICT_ARGS, 'lab-ma2'), backup={'software': 'amanda', 'job_size_mb': 2000, 'job_gap_s': 30},
+                report_dir=str(tmp_path / 'jobs'))
+    failed, result = run_action(qualify_verdict, args, {'inventory_hostname': 'lab-ma2'})
+    assert not failed, result['msg']
+    with open(result['path'], encoding='utf-8') as handle:
+        verdict = by_drive(json.load(handle))['/dev/nst0']
+    assert not [r for r in verdict['reasons'] if r.startswith('Amanda ends every dump')]
+    assert (verdict['numbers']['job_size_mb'], verdict['numbers']['job_gap_s']) == (2000, 30)
+    assert verdict['numbers']['job_marks_now'] > 0
+
+
 def test_amanda_stages_where_others_would_run_more_streams(tmp_path):
     # lab-ma3: the sources give 3 MB/s to an LTO-8 that needs 36; more streams were not measured, so the others get
     # a disk stage after "even 16 streams"; Amanda's is its holding disk, worded for one dump at a time
