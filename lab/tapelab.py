@@ -101,13 +101,16 @@ DEFAULT_GUESTS = 3
 #   lab-ma1  IBM LTO-5 at 0.05: steps 7..2 MB/s, buffer 12.8 MB; source not
 #            throttled (a guest writes random data through its drive at
 #            11-15 MB/s: zlib level 1 and the writer share one UML CPU) -> streaming
-#   lab-ma2  HP LTO-6 at 0.25: steps 40..13.5 MB/s, buffer 73 MB; source
-#            limited to 20 MB/s, between floor and top           -> speed-matched
+#   lab-ma2  HP LTO-6 at 0.125: steps 20..6.75 MB/s, buffer 36.6 MB; source
+#            limited to 10 MB/s, between floor and top           -> speed-matched
+#            (at 0.25, 40..13.5 MB/s behind 20 MB/s, the guest's emulated drive
+#            path - TCMU and the cartridge file on one UML CPU - measured
+#            15.7 MB/s on a loaded 2-core machine, below the 16.7 floor)
 #   lab-ma3  IBM LTO-8 at 0.10: steps 36.5..11.2 MB/s, buffer 66 MB; source
 #            limited to 3 MB/s, below the floor                  -> shoe-shining
 SPREAD = {
     1: {'scale': 0.05, 'source_rbps': None, 'expect': 'streaming'},
-    2: {'scale': 0.25, 'source_rbps': 20000000, 'expect': 'speed-matched'},
+    2: {'scale': 0.125, 'source_rbps': 10000000, 'expect': 'speed-matched'},
     3: {'scale': 0.10, 'source_rbps': 3000000, 'expect': 'shoe-shining'},
 }
 # Mechanical times (load, unload, rewind, locate, changer moves) run this

@@ -253,10 +253,10 @@ def test_tapedrive_config_and_host_vars_of_an_emulated_guest(tmp_path):
     hv = yaml.safe_load(text)['all']['children']['media_agents']['hosts']['lab-ma2']
     assert hv['tapeops_lab_drive_mode'] == 'emulated'
     assert hv['tapeops_sources'] == ['/srv/backup-src']
-    assert hv['tapeops_lab_spread'] == {'expect': 'speed-matched', 'scale': 0.25, 'source_rbps': 20000000}
+    assert hv['tapeops_lab_spread'] == {'expect': 'speed-matched', 'scale': 0.125, 'source_rbps': 10000000}
     drive = hv['tapeops_drives'][0]
     assert drive['generation'] == 'LTO-6' and drive['vendor'] == 'HPE'
-    assert drive['model']['buffer_mb'] == pytest.approx(64.0) and isinstance(drive['model']['buffer_mb'], float)
+    assert drive['model']['buffer_mb'] == pytest.approx(32.0) and isinstance(drive['model']['buffer_mb'], float)
     assert set(drive['model']) <= {'native_mb_s', 'speed_steps_mb_s', 'speed_floor_mb_s', 'buffer_mb',
                                    'backhitch_s', 'sync_mark_s', 'load_s', 'unload_s', 'rewind_s', 'locate_s',
                                    'compression_ratio'}
