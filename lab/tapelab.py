@@ -12,14 +12,17 @@ cartridges appear as ``/dev/nst0`` and a changer ``/dev/sgN``:
   speed steps, back-hitches, log pages) from the collection's drive model,
   scaled per guest (``SPREAD``);
 * ``--drive tgt``: Debian's ``tgt`` over open-iscsi on the guest's loopback
-  (no physics; the lab before the emulated drive).
+  (no physics; the lab before the emulated drive);
+* ``--drive mhvtl``: mhvtl's kernel module and daemons (lab/tapelab_mhvtl.py),
+  one library with one or two drives of a vendor and generation per guest,
+  a WORM and a cleaning cartridge (no physics; someone else's SSC/SMC).
 
 Each guest owns an ext4 source tree (a ubd block device) mounted at
 ``/srv/backup-src``, read through a cgroup io.max throttle where ``SPREAD``
 sets one, and runs sshd reachable on ``127.0.0.1:222N`` through
 ``vde_switch`` + ``vde_plug`` (libslirp).
 
-Usage: lab/tapelab up [-n N] [-k K] [--drive emulated|tgt] [--bacula] | down [--purge] |
+Usage: lab/tapelab up [-n N] [-k K] [--drive emulated|tgt|mhvtl] [--bacula] | down [--purge] |
 status [--json] | inventory [-o PATH] | bacula-setup [GUEST...] | bacula-stop [GUEST...] | ssh HOST [CMD...]
 
 State lives in one run directory (``TAPEOPS_LAB_DIR``, default
@@ -89,7 +92,7 @@ IDENTITIES = (
 )
 CHANGER = {'vendor': 'STK', 'product': 'L700', 'rev': '0107'}
 
-DRIVE_MODES = ('emulated', 'tgt')
+DRIVE_MODES = ('emulated', 'tgt', 'mhvtl')
 # In a guest's dir once its Bacula is set up: the inventory variables it adds, the set-up time.
 BACULA_MARKER = 'bacula.json'
 DEFAULT_GUESTS = 3
@@ -134,6 +137,14 @@ OWN_DENSITY = {1: 0x40, 2: 0x42, 3: 0x44, 4: 0x46, 5: 0x58, 6: 0x5A, 7: 0x5C, 8:
 
 class LabError(Exception):
     """A lab failure with a sentence saying what to do."""
+
+
+def mhvtl_module():
+    """lab/tapelab_mhvtl.py (mhvtl in the guests), imported on first use."""
+    if HERE not in sys.path:
+        sys.path.insert(0, HERE)
+    import tapelab_mhvtl  # pylint: disable=import-outside-toplevel
+    return tapelab_mhvtl
 
 
 def bacula_module():
@@ -197,6 +208,39 @@ def guest_spec(index, carts, run_dir, port_base=BASE_PORT, drive_mode='emulated'
         'scale': spread['scale'],
         'source_rbps': spread['source_rbps'],
         'expect': spread['expect'],
+    } if drive_mode != 'mhvtl' else mhvtl_spec(index, carts, run_dir, port_base)
+
+
+def mhvtl_spec(index, carts, run_dir, port_base=BASE_PORT):
+    """guest_spec() of an mhvtl guest: its library, drives and cartridges come from lab/tapelab_mhvtl.py."""
+    tm = mhvtl_module()
+    drives = tm.drives(index)
+    slots = tm.cartridges(index, carts)
+    first = drives[0]
+    loads = tm.boot_loads(index, carts)
+    name = guest_name(index)
+    return {
+        'index': index,
+        'name': name,
+        'port': port_base + index,
+        'dir': os.path.join(run_dir, name),
+        'drive': {'vendor': first['vendor'], 'product': first['product'], 'rev': first['rev'],
+                  'serial': first['serial'], 'generation': first['generation'], 'suffix': 'L%d' % first['generation'],
+                  'maker': first['maker'], 'form_factor': None},
+        'drives': drives,
+        'changer': dict(tm.LIBRARY, serial=tm.library_serial(index)),
+        'barcodes': [s['barcode'] for s in slots],
+        'scratch': [s['barcode'] for s in slots if s['kind'] == 'scratch'],
+        'data': [s['barcode'] for s in slots if s['kind'] == 'data'],
+        'worm': [s['barcode'] for s in slots if s['kind'] == 'worm'],
+        'cleaning': [s['barcode'] for s in slots if s['kind'] == 'cleaning'],
+        'load_slot': loads[0][0],
+        'loads': loads,
+        'carts': carts,
+        'drive_mode': 'mhvtl',
+        'scale': None,
+        'source_rbps': None,
+        'expect': None,
     }
 
 
@@ -312,7 +356,7 @@ def tapedrive_config(spec, profile, run_dir_in_guest='/run/tapelab'):
     }
 
 
-def guest_env(spec, modroot, cart_mb):
+def guest_env(spec, modroot, cart_mb, mem_mb=1024):
     """guest.env contents (sourced by lab/guest-init)."""
     drive = spec['drive']
     changer = spec['changer']
@@ -337,6 +381,11 @@ def guest_env(spec, modroot, cart_mb):
         ('TAPELAB_SOURCE_RBPS', str(spec['source_rbps']) if spec.get('source_rbps') else ''),
         ('TAPELAB_SCALE', str(spec.get('scale', ''))),
     ]
+    if spec.get('drive_mode') == 'mhvtl':
+        values[-1] = ('TAPELAB_SCALE', '')
+        values += mhvtl_module().guest_env_lines(spec['index'], spec['carts'], mem_mb)
+        values += [('TAPELAB_MHVTL_WORM', ' '.join(spec['worm'])),
+                   ('TAPELAB_MHVTL_CLEANING', ' '.join(spec['cleaning']))]
     return ''.join('%s=%s\n' % (k, shlex.quote(v)) for k, v in values)
 
 
@@ -364,7 +413,11 @@ def apply_booted_cartridges(spec, env):
     spec = dict(spec)
     spec['barcodes'] = env['TAPELAB_BARCODES'].split()
     spec['data'] = [sb.split(':', 1)[1] for sb in env.get('TAPELAB_DATA_SEED', '').split() if ':' in sb]
-    spec['scratch'] = [b for b in spec['barcodes'] if b not in spec['data']]
+    spec['worm'] = env.get('TAPELAB_MHVTL_WORM', '').split()
+    spec['cleaning'] = env.get('TAPELAB_MHVTL_CLEANING', '').split()
+    spec['scratch'] = [b for b in spec['barcodes'] if b not in spec['data'] + spec['worm'] + spec['cleaning']]
+    if spec.get('drive_mode') == 'mhvtl' or env.get('TAPELAB_DRIVE_MODE') == 'mhvtl':
+        return dict(spec, drive_mode='mhvtl')
     if env.get('TAPELAB_LOAD_SLOT', '').isdigit():
         spec['load_slot'] = int(env['TAPELAB_LOAD_SLOT'])
     # older guest.env files have no drive mode: they ran tgt
@@ -473,6 +526,40 @@ def model_overrides(profile):
     return overrides
 
 
+def mhvtl_host_vars(spec, ready, hv):
+    """host_vars() of an mhvtl guest: every drive by its H:C:T:L and serial, the WORM and cleaning cartridges."""
+    tm = mhvtl_module()
+    drives = []
+    for n, d in enumerate(spec['drives'], start=1):
+        drives.append({
+            'nst': ready.get('drive%d_nst' % n, ''),
+            'sg': ready.get('drive%d_sg' % n, ''),
+            'hctl': ready.get('drive%d_hctl' % n, ''),
+            'vendor': d['vendor'],
+            'product': d['product'],
+            'revision': d['rev'],
+            'serial': d['serial'],
+            'lto_generation': d['generation'],
+            'library_drive': n,
+        })
+    hv['tapeops_lab_drives'] = drives
+    hv['tapeops_lab_changer']['hctl'] = ready.get('changer_hctl', '')
+    loaded = [spec['barcodes'][slot - 1] for slot, _n in spec.get('loads') or []]
+    hv['tapeops_lab_loaded_barcode'] = loaded[0] if loaded else ''
+    hv['tapeops_lab_loaded_barcodes'] = loaded
+    hv['tapeops_lab_worm_barcodes'] = list(spec.get('worm') or [])
+    hv['tapeops_lab_cleaning_barcodes'] = list(spec.get('cleaning') or [])
+    hv['tapeops_lab_mhvtl'] = {
+        'commit': tm.MHVTL_COMMIT,
+        'device_conf': tm.CONFIG_DIR + '/device.conf',
+        'library_contents': '%s/library_contents.%d' % (tm.CONFIG_DIR, tm.LIBRARY_ID),
+        'home': tm.HOME_DIR,
+        'physics': False,
+    }
+    del hv['tapeops_lab_spread']
+    return hv
+
+
 def host_vars(spec, ready, run_dir, profile=None, bacula=None):
     """Inventory variables of one guest (documented in docs/lab.md).
 
@@ -521,6 +608,8 @@ def host_vars(spec, ready, run_dir, profile=None, bacula=None):
             'source_rbps': spec.get('source_rbps') or 0,
         },
     }
+    if spec.get('drive_mode') == 'mhvtl':
+        hv = mhvtl_host_vars(spec, ready, hv)
     if profile and spec.get('drive_mode', 'emulated') == 'emulated':
         hv['tapeops_lab_drive_profile'] = {k: v for k, v in profile.items() if k not in ('real', 'estimated')}
         generation = 'LTO-%d' % drive['generation']
@@ -545,6 +634,10 @@ def render_inventory(specs, readies, run_dir, profiles=None, bacula=None):
         hosts[spec['name']] = host_vars(spec, readies.get(spec['name'], {}), run_dir,
                                         (profiles or {}).get(spec['name']), (bacula or {}).get(spec['name']))
     tree = {'all': {'children': {'media_agents': {'hosts': hosts}}}}
+    mhvtl = [s['name'] for s in specs if s.get('drive_mode') == 'mhvtl']
+    if mhvtl:
+        # the mhvtl guests, also as a group of their own (molecule/mhvtl, docs/lab.md)
+        tree['all']['children']['lab_mhvtl'] = {'hosts': {name: {} for name in mhvtl}}
     head = [
         '# Generated by lab/tapelab inventory from %s: do not edit, it is rewritten on every `up`.' % run_dir,
         '# Static settings for the group are in inventories/lab/group_vars/media_agents.yml.',
@@ -788,12 +881,14 @@ class Lab:
         say('source tree template %s (%.1f s)' % (img, time.monotonic() - start))
         return img
 
-    def prepare_guest(self, spec, state, key, model=None):
+    def prepare_guest(self, spec, state, key, model=None, mhvtl_build=None):
         d = spec['dir']
         carts = os.path.join(d, 'cartridges')
         os.makedirs(carts, exist_ok=True)
         if spec.get('drive_mode') == 'tgt':
             self.prepare_tgt_cartridges(spec, state, carts)
+        elif spec.get('drive_mode') == 'mhvtl':
+            self.prepare_mhvtl(spec, state, mhvtl_build)
         else:
             self.prepare_emulated(spec, state, carts, model)
         src = os.path.join(d, 'source.img')
@@ -805,7 +900,7 @@ class Lab:
         os.chmod(hostkey, 0o600)
         shutil.copyfile(key + '.pub', os.path.join(d, 'authorized_keys'))
         with open(os.path.join(d, 'guest.env'), 'w') as f:
-            f.write(guest_env(spec, '/run/tapelab/modroot', state['cart_mb']))
+            f.write(guest_env(spec, '/run/tapelab/modroot', state['cart_mb'], state.get('mem_mb', 1024)))
         self.modroot(d)
         with open(os.path.join(d, 'sshd_config'), 'w') as f:
             f.write(sshd_config('/run/tapelab'))
@@ -815,6 +910,50 @@ class Lab:
                 os.unlink(os.path.join(d, name))
             except FileNotFoundError:
                 pass
+
+    @staticmethod
+    def prepare_mhvtl(spec, state, build_dir):
+        """The mhvtl build (module, daemons, libraries) and its configuration files, in the guest's dir.
+
+        A copy, not a link: the guest sees the host's root, but its /tmp is a tmpfs of its own, and the
+        cache may live there.
+        """
+        tm = mhvtl_module()
+        if not build_dir:
+            raise LabError('%s: no mhvtl build to boot with' % spec['name'])
+        dst = os.path.join(spec['dir'], 'mhvtl')
+        shutil.rmtree(dst, ignore_errors=True)
+        shutil.copytree(build_dir, dst)
+        conf = os.path.join(spec['dir'], 'mhvtl-conf')
+        shutil.rmtree(conf, ignore_errors=True)
+        os.makedirs(conf)
+        files = {
+            'device.conf': tm.device_conf(spec['index']),
+            'library_contents.%d' % tm.LIBRARY_ID: tm.library_contents(spec['index'], spec['carts']),
+            'mhvtl.conf': tm.mhvtl_conf(tm.capacity_mb(state['cart_mb'], state.get('mem_mb', 1024))),
+        }
+        for name, text in files.items():
+            with open(os.path.join(conf, name), 'w') as f:
+                f.write(text)
+        for name in glob.glob(os.path.join(spec['dir'], 'vt*.log')) + glob.glob(os.path.join(spec['dir'], 'mhvtl-*.log')):
+            os.unlink(name)
+
+    def mhvtl_build(self):
+        """The mhvtl build for this machine: from the cache, or built now (lab/tapelab_mhvtl.py)."""
+        tm = mhvtl_module()
+        try:
+            inputs = tm.build_inputs(SHIM_SOURCE, UML)
+            cache = tm.cache_root()
+            key = tm.cache_key(inputs)
+            cached = tm.cached_build(cache, key)
+            if cached:
+                say('mhvtl: cached build %s (%s)' % (key, cached))
+                return cached
+            self.ensure_packages(tm.BUILD_PACKAGES)
+            path, _seconds = tm.build(cache, inputs, tm.source_tarball(), say)
+            return path
+        except tm.MhvtlError as exc:
+            raise LabError(str(exc)) from None
 
     @staticmethod
     def prepare_tgt_cartridges(spec, state, carts):
@@ -1024,7 +1163,8 @@ class Lab:
                 'pids': {k: pids[k] for k in alive},
                 'alive': alive,
                 'ready': ready,
-                'drive': '%s %s' % (spec['drive']['vendor'], spec['drive']['product']),
+                'drive': ' + '.join('%s %s' % (d['vendor'], d['product']) for d in spec.get('drives') or [spec['drive']]),
+                'backend': spec.get('drive_mode', 'tgt'),
                 'bacula': os.path.exists(os.path.join(spec['dir'], BACULA_MARKER)),
             }
         ups = [g['ssh'] for g in result.values()]
@@ -1078,11 +1218,12 @@ class Lab:
                                'lab other ports with TAPEOPS_LAB_PORT_BASE (guest N listens on base+N)' % ', '.join(busy))
             shim = self.shim()
             key = self.ssh_key()
+            mhvtl_build = self.mhvtl_build() if drive == 'mhvtl' else None
             model = load_drive_model() if drive == 'emulated' else None
             if drive == 'emulated' and model is None:
                 say('warning: cannot import %s: the drives run on the stated defaults (an LTO-5)' % DRIVE_MODEL)
             for spec in specs:
-                self.prepare_guest(spec, state, key, model)
+                self.prepare_guest(spec, state, key, model, mhvtl_build)
             self.write_known_hosts(specs)
             prepared = time.monotonic()
             say('prepared run dir %s in %.1f s' % (self.run_dir, prepared - start))
@@ -1102,6 +1243,9 @@ class Lab:
                         spec['scale'], prof.get('native_mb_s', 0), prof.get('speed_floor_mb_s', 0),
                         prof.get('buffer_mb', 0),
                         '%g MB/s max' % (spec['source_rbps'] / 1e6) if spec['source_rbps'] else 'not throttled')
+                elif drive == 'mhvtl':
+                    extra = ' (mhvtl%s)' % ''.join(', and %s %s' % (d['vendor'], d['product'])
+                                                   for d in spec['drives'][1:])
                 say('%s up in %.1f s (guest uptime %s s at ready), ssh -p %d root@127.0.0.1, drive %s %s%s' % (
                     spec['name'], secs, uptime, spec['port'], spec['drive']['vendor'], spec['drive']['product'],
                     extra))
@@ -1385,9 +1529,9 @@ class Lab:
     def print_status(result):
         for name, g in sorted(result.items()):
             ready = g['ready']
-            print('%-8s %-8s ssh=%-3s port=%d drive=%s nst=%s changer=%s pids=%s' % (
-                name, 'running' if g['running'] else 'stopped', 'ok' if g['ssh'] else 'no', g['port'], g['drive'],
-                ready.get('nst', '-'), ready.get('changer_sg', '-'),
+            print('%-8s %-8s ssh=%-3s port=%d backend=%s drive=%s nst=%s changer=%s pids=%s' % (
+                name, 'running' if g['running'] else 'stopped', 'ok' if g['ssh'] else 'no', g['port'],
+                g.get('backend', '-'), g['drive'], ready.get('nst', '-'), ready.get('changer_sg', '-'),
                 ','.join('%s:%d' % kv for kv in sorted(g['pids'].items())) or '-'))
 
 
@@ -1400,7 +1544,8 @@ def main(argv=None):
                       help='number of guests (default $TAPEOPS_LAB_GUESTS or %d)' % DEFAULT_GUESTS)
     p_up.add_argument('--drive', choices=DRIVE_MODES,
                       help='emulated: lab/tapedrive with physics (default, or $TAPEOPS_LAB_DRIVE); '
-                           'tgt: Debian tgt over iSCSI, no physics')
+                           'tgt: Debian tgt over iSCSI, no physics; mhvtl: mhvtl built for the guest kernel '
+                           '(source $TAPEOPS_MHVTL_SRC, cache $TAPEOPS_LAB_CACHE), no physics')
     p_up.add_argument('-k', '--cartridges', type=int, help='cartridges per guest (default $TAPEOPS_LAB_CARTRIDGES or 3)')
     p_up.add_argument('--cartridge-mb', type=int, default=4096, help='cartridge capacity in MB (sparse image)')
     p_up.add_argument('--mem-mb', type=int, default=1024, help='guest RAM in MiB (a file in /dev/shm)')
