@@ -413,11 +413,13 @@ def apply_booted_cartridges(spec, env):
     spec = dict(spec)
     spec['barcodes'] = env['TAPELAB_BARCODES'].split()
     spec['data'] = [sb.split(':', 1)[1] for sb in env.get('TAPELAB_DATA_SEED', '').split() if ':' in sb]
-    spec['worm'] = env.get('TAPELAB_MHVTL_WORM', '').split()
-    spec['cleaning'] = env.get('TAPELAB_MHVTL_CLEANING', '').split()
-    spec['scratch'] = [b for b in spec['barcodes'] if b not in spec['data'] + spec['worm'] + spec['cleaning']]
-    if spec.get('drive_mode') == 'mhvtl' or env.get('TAPELAB_DRIVE_MODE') == 'mhvtl':
-        return dict(spec, drive_mode='mhvtl')
+    # an mhvtl guest's WORM and cleaning cartridges are not scratch either
+    worm = env.get('TAPELAB_MHVTL_WORM', '').split()
+    cleaning = env.get('TAPELAB_MHVTL_CLEANING', '').split()
+    spec['scratch'] = [b for b in spec['barcodes'] if b not in spec['data'] + worm + cleaning]
+    if env.get('TAPELAB_DRIVE_MODE') == 'mhvtl':
+        spec.update(worm=worm, cleaning=cleaning, drive_mode='mhvtl')
+        return spec
     if env.get('TAPELAB_LOAD_SLOT', '').isdigit():
         spec['load_slot'] = int(env['TAPELAB_LOAD_SLOT'])
     # older guest.env files have no drive mode: they ran tgt

@@ -274,4 +274,4 @@ def test_guest_env_carries_drive_mode_and_throttle(tmp_path):
     booted = tapelab.apply_booted_cartridges(spec, env)
     assert booted['drive_mode'] == 'emulated' and booted['source_rbps'] == 3000000
     with pytest.raises(tapelab.LabError, match='drive mode'):
-        tapelab.guest_spec(1, 3, '/r', drive_mode='mhvtl')
+        tapelab.guest_spec(1, 3, '/r', drive_mode='vtl')

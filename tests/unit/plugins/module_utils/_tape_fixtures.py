@@ -11,7 +11,9 @@ def fixture(tool, name):
 
 
 def fixtures(tool, pattern='*'):
-    paths = sorted(glob.glob(os.path.join(FIXTURES, tool, pattern)))
+    """Every fixture of ``tool`` matching ``pattern`` as (name, text); a folder's README.md is not a fixture."""
+    paths = sorted(p for p in glob.glob(os.path.join(FIXTURES, tool, pattern))
+                   if not os.path.basename(p).startswith('README'))
     return [(os.path.basename(p), open(p, encoding='utf-8').read()) for p in paths]
 
 
