@@ -934,9 +934,12 @@ class Lab:
             'library_contents.%d' % tm.LIBRARY_ID: tm.library_contents(spec['index'], spec['carts']),
             'mhvtl.conf': tm.mhvtl_conf(tm.capacity_mb(state['cart_mb'], state.get('mem_mb', 1024))),
         }
+        media = tm.media_list(spec['index'], spec['carts'], tm.capacity_mb(state['cart_mb'], state.get('mem_mb', 1024)))
         for name, text in files.items():
             with open(os.path.join(conf, name), 'w') as f:
                 f.write(text)
+        with open(os.path.join(spec['dir'], 'mhvtl-media'), 'w') as f:
+            f.write(media)
         for name in glob.glob(os.path.join(spec['dir'], 'vt*.log')) + glob.glob(os.path.join(spec['dir'], 'mhvtl-*.log')):
             os.unlink(name)
 

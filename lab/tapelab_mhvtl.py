@@ -67,9 +67,8 @@ KINDS = (
     ({'vendor': 'HP', 'product': 'Ultrium 8-SCSI', 'rev': 'L5GW', 'generation': 8, 'maker': 'HPE'},
      {'vendor': 'IBM', 'product': 'ULT3580-TD9', 'rev': 'N9B1', 'generation': 9, 'maker': 'IBM'}),
 )
-# LTO WORM media IDs mhvtl's make_vtl_media knows (LT..LW). Past LTO-6 it has none: it makes a cartridge WORM
-# when its barcode starts with W, so the label of such a cartridge reads as data and only the drive tells.
-WORM_MEDIA_ID = {3: 'LT', 4: 'LU', 5: 'LV', 6: 'LW'}
+# LTO WORM media IDs (the LTO label specification; the collection's _media.py reads them the same way).
+WORM_MEDIA_ID = {3: 'LT', 4: 'LU', 5: 'LV', 6: 'LW', 7: 'LX', 8: 'LY', 9: 'LZ'}
 
 
 class MhvtlError(Exception):
@@ -101,10 +100,7 @@ def drives(index):
 
 
 def worm_barcode(index, generation):
-    media = WORM_MEDIA_ID.get(generation)
-    if media:
-        return 'MA%dW01%s' % (index, media)
-    return 'WA%dW01L%d' % (index, generation)
+    return 'MA%dW01%s' % (index, WORM_MEDIA_ID[generation])
 
 
 def cartridges(index, count):
@@ -112,7 +108,8 @@ def cartridges(index, count):
 
     Per drive generation ``count`` scratch cartridges (MA<i>0nn for the first drive's generation,
     MA<i>1nn for the second's), then the data cartridge (MA<i>099, first generation), a WORM
-    cartridge of the first generation, and a cleaning cartridge (CLN<i>01L1, mhvtl's cleaning prefix).
+    cartridge of the first generation (its LTO WORM media ID) and a cleaning cartridge (CLN<i>01L1,
+    the label HP and mhvtl give a universal cleaning cartridge).
     """
     gens = []
     for d in drives(index):
@@ -140,6 +137,20 @@ def boot_loads(index, count):
                 out.append((s_index, d['number']))
                 break
     return out
+
+
+def media_list(index, count, capacity_mb):
+    """The cartridges guest-init creates with mktape, one 'barcode type density capacity_mb' line each.
+
+    mhvtl's make_vtl_media guesses type and density from the barcode and knows no LTO-9 label (L9) and no
+    WORM label past LTO-6 (its regex stops at LW); the lab states both, so every generation works.
+    """
+    first = drives(index)[0]['generation']
+    lines = []
+    for slot in cartridges(index, count):
+        kind_ = {'worm': 'WORM', 'cleaning': 'clean'}.get(slot['kind'], 'data')
+        lines.append('%s %s LTO%d %d' % (slot['barcode'], kind_, slot['generation'] or first, capacity_mb))
+    return '\n'.join(lines) + '\n'
 
 
 def library_serial(index):

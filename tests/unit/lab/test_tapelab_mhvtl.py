@@ -20,8 +20,6 @@ tapelab = importlib.util.module_from_spec(_spec)
 _spec.loader.exec_module(tapelab)
 tm = tapelab.mhvtl_module()
 FIXTURES = os.path.join(ROOT, 'tests', 'unit', 'fixtures', 'mhvtl_device_conf')
-# make_vtl_media (mhvtl fc22cc6 usr/cmd/make_vtl_media.in): how mhvtl types a cartridge from its barcode
-MHVTL_LTO_WORM = re.compile(r'[A-Z0-9]{6,8}([L])([TUVW])$')
 
 
 def _fixture(name):
@@ -46,9 +44,17 @@ def test_cartridges_scratch_per_generation_then_data_worm_cleaning():
         ('MA1001L5', 'scratch'), ('MA1002L5', 'scratch'), ('MA1101L6', 'scratch'), ('MA1102L6', 'scratch'),
         ('MA1099L5', 'data'), ('MA1W01LV', 'worm'), ('CLN101L1', 'cleaning')]
     assert all(len(s['barcode']) == 8 for i in (1, 2, 3) for s in tm.cartridges(i, 20))
-    # mhvtl makes a cartridge WORM by its LT..LW media ID, or past LTO-6 by a leading W
-    assert MHVTL_LTO_WORM.match(tm.worm_barcode(1, 5)) and tm.worm_barcode(2, 7) == 'WA2W01L7'
-    assert not MHVTL_LTO_WORM.match(tm.worm_barcode(2, 7))
+    # the WORM cartridge carries its generation's LTO WORM media ID (LV = LTO-5 ... LZ = LTO-9)
+    assert [tm.worm_barcode(i, g) for i, g in ((1, 5), (2, 7), (3, 9))] == ['MA1W01LV', 'MA2W01LX', 'MA3W01LZ']
+
+
+def test_media_list_states_type_and_density_of_every_cartridge():
+    lines = [line.split() for line in tm.media_list(3, 1, 307).splitlines()]
+    assert lines == [['MA3001L8', 'data', 'LTO8', '307'], ['MA3101L9', 'data', 'LTO9', '307'],
+                     ['MA3099L8', 'data', 'LTO8', '307'], ['MA3W01LY', 'WORM', 'LTO8', '307'],
+                     ['CLN301L1', 'clean', 'LTO8', '307']]
+    assert [line.split()[0] for line in tm.media_list(1, 2, 1).splitlines()] == [
+        s['barcode'] for s in tm.cartridges(1, 2)]
 
 
 def test_boot_loads_give_each_drive_a_scratch_cartridge_of_its_generation():
@@ -163,7 +169,7 @@ def test_library_contents_and_mhvtl_conf():
     text = tm.library_contents(2, 1)
     assert 'VERSION: 2' in text and 'Drive 1:' in text and 'Drive 2:' not in text and 'MAP 1:' in text
     assert re.findall(r'^Slot (\d+): (\S+)$', text, re.M) == [
-        ('1', 'MA2001L7'), ('2', 'MA2099L7'), ('3', 'WA2W01L7'), ('4', 'CLN201L1')]
+        ('1', 'MA2001L7'), ('2', 'MA2099L7'), ('3', 'MA2W01LX'), ('4', 'CLN201L1')]
     assert 'CAPACITY=307\n' in tm.mhvtl_conf(tm.capacity_mb(4096, 1024))
     assert tm.capacity_mb(100, 1024) == 100
 

@@ -130,3 +130,16 @@ def test_cartridge_memory_of_an_mhvtl_cartridge_keeps_what_does_not_read():
     worm = _sg_read_attr.parse(
         fixture('sg_read_attr', 'sg_read_attr__mhvtl-fc22cc6-lab-HP-Ultrium6-SCSI-WORM-MA1W01LV__1.txt'))
     assert worm['loaded_by_last'] == {'vendor': 'HP', 'serial': 'MHV0126001'} and worm['total_mib_written'] == 0
+
+
+def test_a_cleaning_cartridge_in_the_drive_shows_as_not_ready_with_tapealert_11_once():
+    status = _mtx.parse_mtx_status(fixture('mtx', 'mtx_status__mhvtl-fc22cc6-lab-STK-L700-cleaning-loaded__1.txt'))
+    assert _mtx.drive_barcode(status, 0) == 'CLN101L1' and status['drives'][0]['source_element'] == 7
+    mt = _mt.parse_mt_status(fixture('mt', 'mt_status_mtst__mhvtl-fc22cc6-lab-IBM-ULT3580-TD5-cleaning-loaded__1.txt'))
+    assert not mt['online'] and not mt['door_open'] and mt['file_number'] == -1
+    info = inq.parse_tapeinfo(fixture('tapeinfo', 'tapeinfo__mhvtl-fc22cc6-lab-IBM-ULT3580-TD5-cleaning-loaded__1.txt'))
+    assert info['Ready'] == 'no' and info['TapeAlert[11]'].startswith('Cleaning Media')
+    # tapeinfo read the TapeAlert page first: sg_logs right after finds every flag cleared
+    alert = _sg_logs.decode_page(0x2E, fixture(
+        'sg_logs', 'sg_logs_p0x2e__mhvtl-fc22cc6-lab-IBM-ULT3580-TD5-cleaning-loaded-after-tapeinfo__1.txt'))
+    assert len(alert['flags']) == 64 and alert['active'] == []
