@@ -545,6 +545,8 @@ def mhvtl_host_vars(spec, ready, hv):
             'library_drive': n,
         })
     hv['tapeops_lab_drives'] = drives
+    # mhvtl has no tape physics: the collection says so next to every rate it measured on these drives
+    hv['tapeops_drives'] = [{'nst': d['nst'], 'physics': False} for d in drives if d['nst']]
     hv['tapeops_lab_changer']['hctl'] = ready.get('changer_hctl', '')
     loaded = [spec['barcodes'][slot - 1] for slot, _n in spec.get('loads') or []]
     hv['tapeops_lab_loaded_barcode'] = loaded[0] if loaded else ''

@@ -322,9 +322,10 @@ SETTING_CHECKS = {
 
 BACKUP_KEYS = dict(SETTING_CHECKS, software=_software, maximum_file_size=_bacula_size)
 
-# tapeops_drives[]: the settings above per drive, and what names the drive or its model (checked by the resolver)
-DRIVE_KEYS = dict(SETTING_CHECKS, **dict((k, None) for k in (
-    'nst', 'generation', 'form_factor', 'vendor', 'interface', 'speed_floor_mb_s', 'model')))
+# tapeops_drives[]: the settings above per drive, and what names the drive or its model (checked by the resolver);
+# physics: false marks a device without tape physics (an emulator such as mhvtl): its rates are no drive's
+DRIVE_KEYS = dict(SETTING_CHECKS, physics=_one(lambda v, w: None if v is None else bool_problem(v, w)), **dict(
+    (k, None) for k in ('nst', 'generation', 'form_factor', 'vendor', 'interface', 'speed_floor_mb_s', 'model')))
 
 
 def _settings_problems(settings, where, known):

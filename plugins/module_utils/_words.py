@@ -855,6 +855,9 @@ FINDINGS = {
     'occasional_backhitches': lambda f: 'The forecast has the drive back-hitch %.0f times an hour (fewer than the '
                                         '%.0f that count as shoe-shining).' % (f['per_hour'],
                                                                                f['shoeshine_per_hour']),
+    'no_physics': lambda f: 'The drive path rate (up to %s) came from a device without tape physics (tapeops_drives '
+                            'physics: false, such as mhvtl): it measures this machine, not a tape drive, and the '
+                            'class that rests on it says nothing about a real drive.' % fmt_rate(f['path_mb_s']),
     'estimated_buffer_mb': lambda f: 'The drive model\'s buffer %.0f MB is an estimate: %s.' % (f['value'], f['basis']),
     'estimated_backhitch_s': lambda f: 'The drive model\'s back-hitch %.1f s is an estimate: %s.' % (
         f['value'], f['basis']),

@@ -89,7 +89,8 @@ options:
       - Per-drive settings from the inventory (C(tapeops_drives)), matched by C(nst). Keys used here
         C(generation) (for example V(LTO-7) or V(LTO-9 FH)), C(form_factor), C(vendor), C(speed_floor_mb_s)
         (the drive's speed-matching floor when the model does not know it), C(block_size_bytes),
-        C(segment_size_mb), C(immediate_filemarks), C(concurrency).
+        C(segment_size_mb), C(immediate_filemarks), C(concurrency), C(physics) (V(false) for a device without tape
+        physics such as mhvtl; the verdict then says its drive path rate is no drive's, finding C(no_physics)).
     type: list
     elements: dict
     default: []

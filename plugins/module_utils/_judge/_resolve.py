@@ -49,8 +49,9 @@ SOURCE_INQUIRY = 'inquiry'
 SOURCE_DENSITY = 'density'
 
 # The keys of a tapeops_drives entry the resolver reads (the others - block_size_bytes,
-# segment_size_mb, ... - are backup settings the verdict reads).
-SETTING_KEYS = ('generation', 'form_factor', 'vendor', 'interface', 'speed_floor_mb_s', 'model')
+# segment_size_mb, ... - are backup settings the verdict reads). ``physics`` (false: a device without tape
+# physics, such as mhvtl) is only carried in the identity's ``inventory``, for the verdict to say so.
+SETTING_KEYS = ('generation', 'form_factor', 'vendor', 'interface', 'speed_floor_mb_s', 'model', 'physics')
 # Where a drive's entry comes from unless a caller names the option it had it from (``given_in``).
 INVENTORY = 'tapeops_drives'
 
@@ -155,6 +156,14 @@ def _inventory(setting):
         raise ResolveError('A tapeops_drives entry must be a mapping (nst, generation, model ...), got %r.'
                            % (setting,))
     out = dict((k, setting[k]) for k in SETTING_KEYS if setting.get(k) not in (None, '', {}))
+    if 'physics' in out:
+        value = out['physics']
+        if isinstance(value, str) and value.lower() in ('true', 'false', 'yes', 'no'):
+            value = value.lower() in ('true', 'yes')
+        if not isinstance(value, bool):
+            raise ResolveError('tapeops_drives[].physics must be true or false (false: a device without tape physics, '
+                               'such as mhvtl), got %r.' % (value,))
+        out['physics'] = value
     if 'model' in out and not isinstance(out['model'], dict):
         raise ResolveError('tapeops_drives[].model must be a mapping of drive model fields (e.g. {backhitch_s: 2.5}), '
                            'got %r.' % (out['model'],))

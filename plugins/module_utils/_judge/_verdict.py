@@ -550,6 +550,17 @@ def st_direct_io(drive, block):
             'sg_tablesize': int(table), 'page_size': page, 'direct_io_max_bytes': int(direct)}
 
 
+def without_physics(drive):
+    """True when the drive's inventory entry says it has no tape physics (tapeops_drives ``physics: false``).
+
+    An emulator such as mhvtl writes at the speed of memory and disk: no buffer, no speed matching, no
+    back-hitch. The resolver carries the entry's ``physics`` in the identity's ``inventory``.
+    """
+    identity = _get(drive, 'generation')
+    inventory = identity.get('inventory') if isinstance(identity, dict) else None
+    return isinstance(inventory, dict) and inventory.get('physics') is False
+
+
 def drive_link(drive):
     """(usable MB/s or None, link dict or None) of the drive's HBA link (tape_drive_info / st_preflight_info
     ``drives[].link``, from ``_hba_link``): SAS negotiated link rate or FC port speed after line encoding."""
@@ -932,6 +943,8 @@ class _Judgement(_FixStepsMixin, _DecisionMixin):
         if self.rates:
             self.fact('sweep', rates=[[s, self.rates[s]] for s in sorted(self.rates)],
                       pattern_ratio=self.pattern_ratio)
+            if without_physics(self.drive):
+                self.finding('no_physics', 'info', path_mb_s=max(self.rates.values()))
             self.drive_takes = min(self.native * self.pattern_ratio,
                                    _records.finite(_get(self.spec, 'compressed_max_mb_s')) or self.native * self.pattern_ratio)
         elif self.what_if:

@@ -199,7 +199,8 @@ def test_inventory_of_an_mhvtl_guest_names_drives_by_hctl_and_serial_and_groups_
     assert hv['tapeops_allowed_barcodes'] == ['MA1001L5', 'MA1002L5', 'MA1101L6', 'MA1102L6']
     assert hv['tapeops_lab_loaded_barcodes'] == ['MA1001L5', 'MA1101L6']
     assert (hv['tapeops_lab_worm_barcodes'], hv['tapeops_lab_cleaning_barcodes']) == (['MA1W01LV'], ['CLN101L1'])
-    assert 'tapeops_drives' not in hv and 'tapeops_lab_spread' not in hv
+    assert hv['tapeops_drives'] == [{'nst': '/dev/nst1', 'physics': False}, {'nst': '/dev/nst0', 'physics': False}]
+    assert 'tapeops_lab_spread' not in hv and 'tapeops_lab_drive_profile' not in hv
     assert data['all']['children']['lab_mhvtl'] == {'hosts': {'lab-ma1': {}}}
     only_emulated = yaml.safe_load(tapelab.render_inventory([emulated], {}, '/r'))
     assert list(only_emulated['all']['children']) == ['media_agents']

@@ -142,6 +142,7 @@ BAD_DRIVES = [
     ([{'nst': 'nst0'}], 'tapeops_drives[0].nst is "nst0"', 'for example /dev/nst0'),
     (['/dev/nst0'], 'tapeops_drives[0] is "/dev/nst0"', '{nst: /dev/nst0}'),
     ({'nst': '/dev/nst0'}, 'tapeops_drives is {"nst": "/dev/nst0"}', 'write a list of drives'),
+    ([{'nst': '/dev/nst0', 'physics': 'none'}], 'tapeops_drives[0].physics is "none"', 'write true or false'),
 ]
 
 

@@ -187,6 +187,7 @@ def test_inventory_generation_takes_the_form_factor_inquiry_gives_for_the_same_g
     ({'generation': 'LTO-8 HH', 'form_factor': 'FH'}, 'says HH but form_factor says FH'),
     ({'generation': 'LTO-11'}, 'tapeops_drives: '),
     ({'model': {'buffer_gb': 1}}, "Unknown drive model field 'buffer_gb'"),
+    ({'physics': 'sometimes'}, 'tapeops_drives[].physics must be true or false'),
 ])
 def test_an_inventory_entry_that_cannot_be_read_says_what_is_wrong(setting, words):
     with pytest.raises(_resolve.ResolveError, match=None) as info:
@@ -278,3 +279,11 @@ def test_the_media_read_rates_take_the_resolvers_drive_with_what_discovery_appli
     sdlt = discover(tmp_path / 'b', inquiry_of(LSSCSI_SDLT), MT_9840)
     specs = _media.old_drive_specs([hh9, sdlt])
     assert [(s.label, s.native_mb_s) for s in specs] == [('LTO-9 HH', 250.0)]
+
+
+@pytest.mark.parametrize('value, kept', [(False, False), ('false', False), (True, True), ('yes', True)])
+def test_physics_is_carried_in_the_identity_for_the_verdict(value, kept):
+    ident, spec = _resolve.resolve({'vendor': 'IBM', 'product': 'ULT3580-TD5'}, {'nst': '/dev/nst0', 'physics': value})
+    assert ident.inventory == {'physics': kept} and ident.generation == 5
+    # the drive model is the same: physics says where the measured rates come from, not what the drive is
+    assert spec == _resolve.resolve({'vendor': 'IBM', 'product': 'ULT3580-TD5'})[1]

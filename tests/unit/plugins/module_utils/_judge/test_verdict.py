@@ -419,3 +419,18 @@ def test_the_preflight_gives_the_verdict_what_st_direct_io_reads():
                  'direct_io_max_bytes': 1048576}])
     merged = _host._with_preflight(_records.DriveIdentity(nst='/dev/nst0'), preflight)
     assert dict((k, merged.get(k)) for k in ST_PATH) == ST_PATH
+
+
+def test_a_drive_without_tape_physics_gets_its_rate_said_to_be_no_drives():
+    src = source(flat(600.0))
+    tape = sweep({262144: 480.0, 1048576: 520.0})
+    mhvtl = {'nst': '/dev/nst0', 'generation': {'generation': 9, 'inventory': {'physics': False}}}
+    said = run(LTO9, src, tape, drive=mhvtl)
+    [finding] = [f for f in said['findings'] if f['id'] == 'no_physics']
+    assert finding['severity'] == 'info'
+    assert finding['text'].startswith('The drive path rate (up to 520 MB/s) came from a device without tape physics')
+    for drive in (None, {'nst': '/dev/nst0', 'generation': {'generation': 9, 'inventory': {'physics': True}}},
+                  {'nst': '/dev/nst0', 'generation': {'generation': 9, 'inventory': {}}}):
+        assert 'no_physics' not in [f['id'] for f in run(LTO9, src, tape, drive=drive)['findings']]
+    # without a sweep there is no rate to qualify
+    assert 'no_physics' not in [f['id'] for f in run(LTO9, src, None, drive=mhvtl)['findings']]
