@@ -479,3 +479,127 @@ def build(cache_dir, inputs, tarball, say, jobs=2):
     finally:
         shutil.rmtree(work, ignore_errors=True)
 
+
+
+# ---------------------------------------------------------------------------
+# On an mhvtl machine (a lab guest, or a user's own): what mhvtl runs, for molecule/mhvtl
+# ---------------------------------------------------------------------------
+
+_CONTENTS_LINE = re.compile(r'^(Drive|Picker|MAP|Slot)\s+(\d+)\s*:\s*(\S*)\s*$')
+
+
+def parse_library_contents(text):
+    """mhvtl's library_contents.<id>: {'version', 'drives': [n], 'pickers': [n], 'maps': {n: barcode|None},
+    'slots': {n: barcode|None}}; comments and lines mhvtl does not read are passed over."""
+    out = {'version': None, 'drives': [], 'pickers': [], 'maps': {}, 'slots': {}}
+    for raw in text.splitlines():
+        line = raw.strip()
+        if not line or line.startswith('#'):
+            continue
+        if line.startswith('VERSION:'):
+            value = line.split(':', 1)[1].strip()
+            out['version'] = int(value) if value.isdigit() else None
+            continue
+        match = _CONTENTS_LINE.match(line)
+        if not match:
+            continue
+        what, number, barcode = match.group(1), int(match.group(2)), match.group(3) or None
+        if what == 'Drive':
+            out['drives'].append(number)
+        elif what == 'Picker':
+            out['pickers'].append(number)
+        elif what == 'MAP':
+            out['maps'][number] = barcode
+        else:
+            out['slots'][number] = barcode
+    return out
+
+
+def label_kind(barcode):
+    """What an LTO label says (for a machine whose media list is not the lab's): worm, cleaning or data."""
+    tag = (barcode or '').strip().upper()
+    if tag.startswith('CLN'):
+        return 'cleaning'
+    if tag[-2:] in WORM_MEDIA_ID.values():
+        return 'worm'
+    return 'data'
+
+
+def _read(path):
+    try:
+        with open(path) as f:
+            return f.read().strip()
+    except OSError:
+        return None
+
+
+def _mhvtl_scsi_dir(device, sysfs='/sys'):
+    """The sysfs dir of the mhvtl device at ``device``'s C:T:L (on a SCSI host whose driver is mhvtl), or None."""
+    suffix = ':%d:%d:%d' % (device['channel'], device['target'], device['lun'])
+    base = os.path.join(sysfs, 'bus', 'scsi', 'devices')
+    for name in sorted(os.listdir(base)) if os.path.isdir(base) else []:
+        if not name.endswith(suffix) or name.count(':') != 3:
+            continue
+        host = name.split(':', 1)[0]
+        if _read(os.path.join(sysfs, 'class', 'scsi_host', 'host' + host, 'proc_name')) == 'mhvtl':
+            return os.path.join(base, name)
+    return None
+
+
+def _node(directory, cls, prefix):
+    try:
+        names = sorted(os.listdir(os.path.join(directory, cls)))
+    except OSError:
+        return None
+    for name in names:
+        if name.startswith(prefix) and name[len(prefix):].isdigit():
+            return '/dev/' + name
+    return None
+
+
+def machine_facts(config_dir=CONFIG_DIR, sysfs='/sys'):
+    """What mhvtl runs here, from its own configuration and sysfs: libraries, drives (by C:T:L: their H:C:T:L,
+    nst and sg nodes of this boot), the library's slots and what its labels say."""
+    with open(os.path.join(config_dir, 'device.conf')) as f:
+        conf = parse_device_conf(f.read())
+    out = {'config_dir': config_dir, 'libraries': [], 'drives': []}
+    for lib in conf['libraries']:
+        directory = _mhvtl_scsi_dir(lib, sysfs)
+        contents = {}
+        try:
+            with open(os.path.join(config_dir, 'library_contents.%d' % lib['id'])) as f:
+                contents = parse_library_contents(f.read())
+        except OSError:
+            pass
+        slots = contents.get('slots') or {}
+        out['libraries'].append(dict(lib, hctl=os.path.basename(directory) if directory else None,
+                                     sg=_node(directory, 'scsi_generic', 'sg') if directory else None,
+                                     slots=[{'slot': n, 'barcode': b, 'kind': label_kind(b) if b else None}
+                                            for n, b in sorted(slots.items())]))
+    for drive in conf['drives']:
+        directory = _mhvtl_scsi_dir(drive, sysfs)
+        out['drives'].append(dict(drive, hctl=os.path.basename(directory) if directory else None,
+                                  nst=_node(directory, 'scsi_tape', 'nst') if directory else None,
+                                  sg=_node(directory, 'scsi_generic', 'sg') if directory else None))
+    return out
+
+
+def main(argv=None):
+    """``python3 tapelab_mhvtl.py facts [CONFIG_DIR]``: machine_facts() as JSON (molecule/mhvtl runs it there)."""
+    import sys  # pylint: disable=import-outside-toplevel
+    args = list(sys.argv[1:] if argv is None else argv)
+    if not args or args[0] != 'facts':
+        print('usage: tapelab_mhvtl.py facts [CONFIG_DIR]', file=sys.stderr)
+        return 2
+    try:
+        facts = machine_facts(args[1] if len(args) > 1 else CONFIG_DIR)
+    except (OSError, ValueError) as exc:
+        print('cannot read mhvtl here: %s (is mhvtl installed, its device.conf in %s?)' % (
+            exc, args[1] if len(args) > 1 else CONFIG_DIR), file=sys.stderr)
+        return 1
+    print(json.dumps(facts, indent=1, sort_keys=True))
+    return 0
+
+
+if __name__ == '__main__':
+    raise SystemExit(main())

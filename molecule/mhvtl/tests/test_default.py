@@ -1,17 +1,42 @@
 # Copyright: tapeops.qualify contributors
 # GNU General Public License v3.0+ (see COPYING or https://www.gnu.org/licenses/gpl-3.0.txt)
-"""molecule verify (testinfra) on an mhvtl machine: module, devices, and what the converge must have produced
-on any mhvtl host: one report for the host with no error, every mhvtl drive in it identified by its own INQUIRY
-strings and judged, JUnit with one case per drive, and no cartridge written whose barcode is not allowed."""
+"""molecule verify (testinfra) on mhvtl: the collection's findings against mhvtl's own idea of its devices.
+
+- identity and generation per drive, against mhvtl's own device.conf (read on the target);
+- the changer's slots and barcodes, against mhvtl's library_contents;
+- the WORM and the cleaning cartridge (listed in allowed_barcodes) and an unlisted data cartridge refused by
+  the write test, each drive's st write counter unchanged by them;
+- one verdict per drive, whose report says the drive rate came from a device without tape physics (mhvtl has
+  no timing, so no speed class is asserted).
+"""
 
 import glob
+import importlib.util
 import json
 import os
+import re
 import xml.etree.ElementTree as ET
 
 import pytest
+import yaml
 
 EPHEMERAL = os.environ.get('MOLECULE_EPHEMERAL_DIRECTORY', '')
+TARGET = os.environ.get('TAPEOPS_MHVTL_TARGET') or 'lab'
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))))
+_spec = importlib.util.spec_from_file_location('tapelab_mhvtl', os.path.join(ROOT, 'lab', 'tapelab_mhvtl.py'))
+tm = importlib.util.module_from_spec(_spec)
+_spec.loader.exec_module(tm)
+# The write test's refusal for each kind of cartridge: WORM by label or by the drive, a cleaning cartridge
+# leaves the drive not ready (no medium to write), a data cartridge that is not listed is not overwritten.
+REFUSED_AS = {'worm': 'worm', 'cleaning': 'no_media', 'data': 'media_has_data'}
+NO_PHYSICS = 'came from a device without tape physics'
+
+
+def _json(name):
+    path = os.path.join(EPHEMERAL, name)
+    assert os.path.exists(path), '%s is missing: did prepare and converge run?' % path
+    with open(path) as f:
+        return json.load(f)
 
 
 def _run_dir():
@@ -21,9 +46,22 @@ def _run_dir():
     return runs[-1]
 
 
-def _st_nodes(host):
-    names = host.check_output('ls /sys/class/scsi_tape').split()
-    return sorted(n for n in names if n.startswith('nst') and n[3:].isdigit())
+def _generation(product):
+    """LTO generation in an IBM, HP or Quantum product ID (ULT3580-TD5, Ultrium 6-SCSI, ULTRIUM-HH7)."""
+    match = re.search(r'(?:TD|HH)(\d)$|^Ultrium (\d)-', product)
+    assert match, 'not an LTO product ID mhvtl emulates: %r' % product
+    return int(match.group(1) or match.group(2))
+
+
+@pytest.fixture()
+def conf(host):
+    """mhvtl's own device.conf, as the target runs it."""
+    return tm.parse_device_conf(host.file(tm.CONFIG_DIR + '/device.conf').content_string)
+
+
+@pytest.fixture()
+def facts():
+    return _json('mhvtl-facts.json')
 
 
 @pytest.fixture()
@@ -38,46 +76,86 @@ def test_mhvtl_module_loaded(host):
     assert 'mhvtl ' in host.file('/proc/modules').content_string
 
 
-def test_tape_drive_present(host):
-    assert host.file('/dev/nst0').is_character_device
+def test_every_drive_is_what_device_conf_says_in_sysfs_and_in_the_report(host, conf, facts, doc):
+    assert conf['drives'], 'device.conf names no drive'
+    nst_of = {(d['channel'], d['target'], d['lun']): d['nst'] for d in facts['drives']}
+    reported = {d['nst']: d for d in doc['drives']}
+    for drive in conf['drives']:
+        nst = nst_of[(drive['channel'], drive['target'], drive['lun'])]
+        sysfs = '/sys/class/scsi_tape/%s/device/' % os.path.basename(nst)
+        # the kernel's INQUIRY of the drive at that address
+        assert (host.file(sysfs + 'vendor').content_string.strip(),
+                host.file(sysfs + 'model').content_string.strip()) == (drive['vendor'], drive['product']), nst
+        # the collection's report: the same identity, serial and LTO generation
+        entry = reported[nst]
+        identity = entry['identity']
+        assert (identity['vendor'], identity['product'], identity['serial']) == (
+            drive['vendor'], drive['product'], drive['serial']), nst
+        assert identity['generation']['generation'] == _generation(drive['product']), nst
+        assert identity['generation']['inventory'] == {'physics': False}, nst
 
 
-def test_changer_answers(host):
-    out = host.check_output('lsscsi -g')
-    sgs = [line.split()[-1] for line in out.splitlines() if 'mediumx' in line]
-    assert sgs, out
-    assert 'Storage Changer' in host.check_output('mtx -f %s status' % sgs[0])
+def test_the_changer_holds_the_slots_and_barcodes_of_library_contents(host, facts):
+    library = facts['libraries'][0]
+    contents = tm.parse_library_contents(
+        host.file('%s/library_contents.%d' % (tm.CONFIG_DIR, library['id'])).content_string)
+    out = host.check_output('timeout -k 5 60 mtx -f %s status' % library['sg'])
+    head = re.search(r'(\d+) Drives, (\d+) Slots \( (\d+) Import/Export \)', out)
+    assert head, out
+    assert [int(n) for n in head.groups()] == [len(contents['drives']), len(contents['slots']) + len(contents['maps']),
+                                              len(contents['maps'])]
+    tags = re.findall(r'VolumeTag ?= ?(\S+)', out)
+    assert sorted(tags) == sorted(b for b in contents['slots'].values() if b)
 
 
-def test_the_report_has_every_mhvtl_drive_with_its_own_identity_and_a_verdict(host, doc):
+def test_worm_cleaning_and_unlisted_data_cartridges_are_refused_and_not_written():
+    refusals = _json('refusals.json')
+    kinds = sorted(r['kind'] for r in refusals)
+    if TARGET == 'lab':
+        assert kinds == ['cleaning', 'data', 'worm'], refusals
+    assert refusals, 'no cartridge was offered (set TAPEOPS_MHVTL_DATA_BARCODES for a data cartridge)'
+    for offer in refusals:
+        what = '%s %s' % (offer['kind'], offer['barcode'])
+        assert offer['listed'] == (offer['kind'] != 'data'), what
+        assert offer['failed'] and offer['reason'] == REFUSED_AS[offer['kind']], '%s: %s' % (what, offer['msg'])
+        assert offer['media_decision'] is None, what
+        assert offer['write_cnt_after'] == offer['write_cnt_before'], '%s was written to' % what
+
+
+def test_a_verdict_per_drive_and_each_says_its_rate_came_from_a_device_without_physics(doc):
     assert doc['host'] == 'mhvtl-host' and doc['error'] is None, doc.get('error')
-    nodes = _st_nodes(host)
-    assert sorted(d['nst'] for d in doc['drives']) == ['/dev/%s' % n for n in nodes]
     for drive in doc['drives']:
-        sysfs = '/sys/class/scsi_tape/%s/device/' % os.path.basename(drive['nst'])
-        vendor = host.file(sysfs + 'vendor').content_string.strip()
-        model = host.file(sysfs + 'model').content_string.strip()
-        # the drive is what its INQUIRY says (mhvtl answers as an IBM, HP or Quantum drive), not its cartridge
-        assert (drive['identity']['vendor'], drive['identity']['product']) == (vendor, model), drive['nst']
-        # host document version 2: the verdicts apart from the drives, each naming its drive
         verdicts = [v for v in doc['verdicts'] if v['drive'] == drive['id']]
         assert len(verdicts) == 1 and verdicts[0]['class'] and verdicts[0]['summary'], drive['nst']
+        # no speed class is asserted: mhvtl has no timing; the report must say where its rate came from
+        said = [f for f in verdicts[0]['findings'] if f['id'] == 'no_physics']
+        assert len(said) == 1 and NO_PHYSICS in said[0]['text'], drive['nst']
+    with open(os.path.join(_run_dir(), 'summary.md')) as f:
+        assert f.read().count(NO_PHYSICS) == len(doc['drives'])
 
 
-def test_junit_has_one_case_per_drive_and_no_error(host):
+def test_junit_has_one_case_per_drive_and_no_error(doc):
     suite = ET.parse(os.path.join(_run_dir(), 'junit.xml')).getroot().find('testsuite')
     cases = suite.findall('testcase')
-    assert sorted(c.get('classname') for c in cases) == ['mhvtl-host'] * len(_st_nodes(host))
+    assert sorted(c.get('classname') for c in cases) == ['mhvtl-host'] * len(doc['drives'])
     assert suite.get('errors') == '0'
     assert all(c.find('error') is None for c in cases)
 
 
-def test_no_cartridge_written_unless_its_barcode_is_allowed(host, doc):
-    with open(os.path.join(EPHEMERAL, 'st-write-counts-before.json')) as f:
-        before = json.load(f)
-    allowed = set(json.loads(os.environ.get('TAPEOPS_MHVTL_ALLOWED_BARCODES') or '[]'))
+def _allowed():
+    """The barcodes qualify was allowed to write: the lab guest's, or TAPEOPS_MHVTL_ALLOWED_BARCODES."""
+    if TARGET == 'lab':
+        with open(os.path.join(os.environ['TAPEOPS_LAB_DIR'], 'host_vars', 'lab-ma1.yml')) as f:
+            return set(yaml.safe_load(f)['tapeops_allowed_barcodes'])
+    return set(yaml.safe_load(os.environ.get('TAPEOPS_MHVTL_ALLOWED_BARCODES') or '[]') or [])
+
+
+def test_qualify_wrote_to_a_drive_only_when_its_cartridge_is_allowed(doc):
+    allowed = _allowed()
     for drive in doc['drives']:
-        node = os.path.basename(drive['nst'])
-        after = host.file('/sys/class/scsi_tape/%s/stats/write_cnt' % node).content_string.strip()
-        if drive['identity'].get('barcode') not in allowed:
-            assert after == before[node], '%s (%s) was written to' % (drive['nst'], drive['identity'].get('barcode'))
+        barcode = drive['identity'].get('barcode')
+        steps = (drive.get('write_sweep') or {}).get('sweep') or []
+        if barcode in allowed:
+            assert steps, '%s holds allowed %s but was not measured' % (drive['nst'], barcode)
+        else:
+            assert not steps, '%s holds %s, not allowed, and was written to' % (drive['nst'], barcode)
