@@ -272,3 +272,16 @@ def test_molecule_test_default():
     status = subprocess.run([TAPELAB, 'status'], env=dict(os.environ, TAPEOPS_LAB_DIR=run_dir),
                             capture_output=True, text=True, check=False)
     assert status.returncode == 3, status.stdout  # destroyed: nothing left running
+
+
+@pytest.mark.lab
+@pytest.mark.skipif(os.environ.get('TAPEOPS_MOLECULE_TEST', '1') == '0', reason='TAPEOPS_MOLECULE_TEST=0')
+def test_molecule_test_mhvtl():
+    """molecule test -s mhvtl: an mhvtl lab guest in its own run dir (mhvtl built once per machine), qualify,
+    the refusals, testinfra against mhvtl's own configuration, lab down."""
+    proc = _molecule('test', '-s', 'mhvtl', timeout=1800)
+    assert proc.returncode == 0, proc.stdout[-6000:] + proc.stderr[-6000:]
+    run_dir = os.environ.get('TAPEOPS_MOLECULE_MHVTL_LAB_DIR') or '/var/tmp/tapeops-lab-mhvtl'
+    status = subprocess.run([TAPELAB, 'status'], env=dict(os.environ, TAPEOPS_LAB_DIR=run_dir),
+                            capture_output=True, text=True, check=False)
+    assert status.returncode == 3, status.stdout  # destroyed: nothing left running
