@@ -480,7 +480,6 @@ def build(cache_dir, inputs, tarball, say, jobs=2):
         shutil.rmtree(work, ignore_errors=True)
 
 
-
 # ---------------------------------------------------------------------------
 # On an mhvtl machine (a lab guest, or a user's own): what mhvtl runs, for molecule/mhvtl
 # ---------------------------------------------------------------------------

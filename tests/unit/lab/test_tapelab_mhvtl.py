@@ -211,3 +211,60 @@ def test_print_status_names_each_guests_backend(capsys):
                                           'drive': 'IBM ULT3580-TD5 + HP Ultrium 6-SCSI', 'pids': {'uml': 7},
                                           'ready': {'nst': '/dev/nst1', 'changer_sg': '/dev/sg2'}}})
     assert 'backend=mhvtl drive=IBM ULT3580-TD5 + HP Ultrium 6-SCSI nst=/dev/nst1' in capsys.readouterr().out
+
+
+def test_parse_library_contents_reads_what_mhvtl_reads():
+    text = tm.library_contents(1, 2) + '# a comment\nSlot 8:\nMAP 2: IMP001L5\nnonsense line\n'
+    got = tm.parse_library_contents(text)
+    assert got['version'] == 2 and got['drives'] == [1, 2] and got['pickers'] == [1]
+    assert got['maps'] == {1: None, 2: 'IMP001L5'}
+    assert got['slots'][6] == 'MA1W01LV' and got['slots'][8] is None and len(got['slots']) == 8
+
+
+@pytest.mark.parametrize('barcode, kind', [
+    ('CLN001L1', 'cleaning'), ('MA1W01LV', 'worm'), ('E01001LZ', 'worm'), ('E01001L8', 'data'), ('', 'data'),
+])
+def test_label_kind(barcode, kind):
+    assert tm.label_kind(barcode) == kind
+
+
+def _fake_mhvtl(root, host=3, other_host=0):
+    """A sysfs tree with mhvtl's devices of lab-ma1 on SCSI host ``host``, and a disk on another host at 0:1:0."""
+    sysfs = root / 'sys'
+    for h, proc in ((host, 'mhvtl'), (other_host, 'ahci')):
+        d = sysfs / 'class' / 'scsi_host' / ('host%d' % h)
+        d.mkdir(parents=True)
+        (d / 'proc_name').write_text(proc + '\n')
+    devices = sysfs / 'bus' / 'scsi' / 'devices'
+    nodes = {(0, 0): ('scsi_generic', 'sg2'), (1, 0): ('scsi_tape', 'nst1'), (2, 0): ('scsi_tape', 'nst0')}
+    for (target, lun), (cls, name) in nodes.items():
+        d = devices / ('%d:0:%d:%d' % (host, target, lun))
+        (d / cls / name).mkdir(parents=True)
+        if cls == 'scsi_tape':
+            for extra in ('nst%sa' % name[3:], 'st' + name[3:]):
+                (d / cls / extra).mkdir()
+            (d / 'scsi_generic' / ('sg%d' % target)).mkdir(parents=True)
+    (devices / ('%d:0:1:0' % other_host) / 'scsi_generic' / 'sg9').mkdir(parents=True)
+    conf = root / 'etc'
+    conf.mkdir()
+    (conf / 'device.conf').write_text(tm.device_conf(1))
+    (conf / 'library_contents.10').write_text(tm.library_contents(1, 2))
+    return str(conf), str(sysfs)
+
+
+def test_machine_facts_finds_each_device_by_its_address_on_the_mhvtl_host(tmp_path):
+    conf, sysfs = _fake_mhvtl(tmp_path)
+    facts = tm.machine_facts(conf, sysfs)
+    [lib] = facts['libraries']
+    assert (lib['hctl'], lib['sg'], lib['serial']) == ('3:0:0:0', '/dev/sg2', 'MHVL001111')
+    assert [(s['slot'], s['barcode'], s['kind']) for s in lib['slots']][-3:] == [
+        (5, 'MA1099L5', 'data'), (6, 'MA1W01LV', 'worm'), (7, 'CLN101L1', 'cleaning')]
+    # the other host's device at the same C:T:L is not mhvtl's; st numbering is not target order
+    assert [(d['hctl'], d['nst'], d['sg'], d['serial'], d['slot']) for d in facts['drives']] == [
+        ('3:0:1:0', '/dev/nst1', '/dev/sg1', 'MHV0115001', 1), ('3:0:2:0', '/dev/nst0', '/dev/sg2', 'MHV0126001', 2)]
+
+
+def test_facts_command_says_what_is_missing(tmp_path, capsys):
+    assert tm.main(['facts', str(tmp_path)]) == 1
+    assert 'is mhvtl installed' in capsys.readouterr().err
+    assert tm.main([]) == 2
