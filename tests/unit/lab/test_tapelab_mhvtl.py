@@ -268,3 +268,9 @@ def test_facts_command_says_what_is_missing(tmp_path, capsys):
     assert tm.main(['facts', str(tmp_path)]) == 1
     assert 'is mhvtl installed' in capsys.readouterr().err
     assert tm.main([]) == 2
+
+
+def test_scratch_dir_is_the_tmpfs_only_with_room(tmp_path):
+    assert tm.scratch_dir('/fallback', str(tmp_path), min_free=1) == str(tmp_path)
+    assert tm.scratch_dir('/fallback', str(tmp_path), min_free=1 << 62) == '/fallback'
+    assert tm.scratch_dir('/fallback', str(tmp_path / 'absent')) == '/fallback'
