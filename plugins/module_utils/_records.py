@@ -170,6 +170,118 @@ class Record:
 
 
 # ---------------------------------------------------------------------------
+# a drive's and its cartridge's health (docs/health.md): read from the drive's log pages and the cartridge's
+# memory, judged by _judge/_health; in the host document as each drive's
+# identity.cartridge_memory and health
+
+# A drive's health status, best first: the judge decides it (``_judge._health.judge``), whatever reads it reads
+# it here. UNKNOWN: the drive's TapeAlert page was not read and nothing else read crossed a line.
+HEALTH_OK = 'OK'
+HEALTH_CLEAN = 'CLEAN'
+HEALTH_DEGRADED = 'DEGRADED'
+HEALTH_FAILING = 'FAILING'
+HEALTH_UNKNOWN = 'UNKNOWN'
+HEALTH_STATUSES = (HEALTH_OK, HEALTH_CLEAN, HEALTH_DEGRADED, HEALTH_FAILING, HEALTH_UNKNOWN)
+
+
+def _first_of(order, values):
+    """The first of ``order`` that is among ``values``, or None."""
+    return next((value for value in order if value in values), None)
+
+
+def worst_health(statuses):
+    """The worst of health statuses (FAILING, DEGRADED, CLEAN, then OK, UNKNOWN), or None."""
+    return _first_of((HEALTH_FAILING, HEALTH_DEGRADED, HEALTH_CLEAN, HEALTH_OK, HEALTH_UNKNOWN), statuses)
+
+
+@dataclasses.dataclass
+class CartridgeMemory(Record):
+    """A cartridge's Medium Auxiliary Memory as READ ATTRIBUTE gives it (``_tools._sg_read_attr.parse``).
+
+    Every field None when the cartridge did not give it. Capacities and byte counts in MiB, as the drive keeps
+    them; ``tape_alert_flags`` the 64-bit TapeAlert flags of the cartridge's previous load and
+    ``tape_alert_active`` their numbers; ``loaded_by`` the last four drives that loaded it, newest first
+    (``{'vendor', 'serial'}``); ``medium_type`` 0x00 data, 0x01 cleaning, 0x80 WORM (``medium_type_name``);
+    ``manufacture_date`` and ``last_written`` ISO text.
+    """
+
+    medium_serial: t.Optional[str] = None
+    medium_manufacturer: t.Optional[str] = None
+    manufacture_date: t.Optional[str] = None
+    medium_density_code: t.Optional[int] = None
+    format_density_code: t.Optional[int] = None
+    medium_type: t.Optional[int] = None
+    medium_type_name: t.Optional[str] = None
+    medium_length_m: t.Optional[int] = None
+    load_count: t.Optional[int] = None
+    initialization_count: t.Optional[int] = None
+    remaining_capacity_mib: t.Optional[int] = None
+    maximum_capacity_mib: t.Optional[int] = None
+    total_mib_written: t.Optional[int] = None
+    total_mib_read: t.Optional[int] = None
+    mib_written_last_load: t.Optional[int] = None
+    mib_read_last_load: t.Optional[int] = None
+    tape_alert_flags: t.Optional[int] = None
+    tape_alert_active: t.Optional[list] = None
+    loaded_by: t.Optional[list] = None
+    barcode: t.Optional[str] = None
+    volume_identifier: t.Optional[str] = None
+    application_vendor: t.Optional[str] = None
+    application_name: t.Optional[str] = None
+    last_written: t.Optional[str] = None
+    mam_capacity_bytes: t.Optional[int] = None
+    mam_space_remaining_bytes: t.Optional[int] = None
+    notes: t.Optional[list] = None
+
+    @classmethod
+    def from_parse(cls, parsed):
+        """The record of ``_sg_read_attr.parse``'s result (its raw ``attributes`` and other keys are not kept)."""
+        if not isinstance(parsed, dict):
+            raise RecordError('CartridgeMemory: expected the dict _sg_read_attr.parse returns, got %s.'
+                              % type(parsed).__name__)
+        loads = [parsed.get(k) for k in ('loaded_by_last', 'loaded_by_1', 'loaded_by_2', 'loaded_by_3')]
+        data = dict(parsed)
+        data['loaded_by'] = [v for v in loads if isinstance(v, dict)] or None
+        data['notes'] = list(parsed.get('notes') or []) or None
+        return cls.from_dict(data)
+
+
+@dataclasses.dataclass
+class HealthFinding(Record):
+    """One thing that makes a drive's health worse than OK, as data (``_words.health_finding`` words it).
+
+    ``code``: what was found (``tape_alert``, ``cleaning_requested``, ``uncorrected_errors``, ``error_rate``,
+    ``cartridge_errors``, ``retry_rate``, ``cartridge_loads``, ``cartridge_passes``, ``cartridge_tape_alert``);
+    ``status``: the status it gives (CLEAN, DEGRADED or FAILING); ``evidence``: the flag or counter behind it
+    (page, name, value, and the limit it crossed); ``fix``: what to do (``clean_drive``, ``retire_cartridge``,
+    ``call_service``, ...); ``source``: the key of the source of its meaning or limit (``_judge._health.SOURCES``);
+    ``estimate``: the limit is an estimate, not a vendor's figure.
+    """
+
+    code: t.Optional[str] = None
+    status: t.Optional[str] = None
+    evidence: t.Optional[dict] = None
+    fix: t.Optional[str] = None
+    source: t.Optional[str] = None
+    estimate: bool = False
+
+
+@dataclasses.dataclass
+class Health(Record):
+    """A drive's health and its cartridge's (``_judge._health.judge``): the status, what makes it so, what was read.
+
+    ``findings`` worst first; ``counters`` every counter the judgement read, by page; ``thresholds`` the limits it
+    used, each ``{'value', 'estimate', 'source'}``; ``unknown`` what could not be judged and why (a reason id).
+    """
+
+    status: t.Optional[str] = None
+    findings: t.Optional[list] = dataclasses.field(default=None, metadata=_nested(HealthFinding, many=True))
+    counters: t.Optional[dict] = None
+    thresholds: t.Optional[dict] = None
+    unknown: t.Optional[dict] = None
+
+
+# ---------------------------------------------------------------------------
 # what the modules measure
 
 
@@ -207,6 +319,14 @@ class DriveIdentity(Record):
     log_pages: t.Optional[dict] = None
     drive_model: t.Optional[dict] = None
     hung: t.Optional[str] = None
+    # the loaded cartridge's memory (READ ATTRIBUTE), or None with the reason it was not read
+    cartridge_memory: t.Optional[CartridgeMemory] = dataclasses.field(
+        default=None, metadata=_nested(CartridgeMemory))
+    cartridge_memory_reason: t.Optional[str] = None
+
+    def to_dict(self):
+        # absent, not null, where discovery did not say (documents and results written before it read them)
+        return _without_none(super().to_dict(), ('cartridge_memory', 'cartridge_memory_reason'))
 
 
 @dataclasses.dataclass
@@ -799,117 +919,6 @@ class NetBackupBuffers(Record):
         return _informational(cls, result, 'netbackup_dir', 'netbackup_buffers_info')
 
 
-# ---------------------------------------------------------------------------
-# a drive's and its cartridge's health (docs/health.md): read from the drive's log pages and the cartridge's
-# memory, judged by _judge/_health; not in the host document yet
-
-# A drive's health status, best first: the judge decides it (``_judge._health.judge``), whatever reads it reads
-# it here. UNKNOWN: the drive's TapeAlert page was not read and nothing else read crossed a line.
-HEALTH_OK = 'OK'
-HEALTH_CLEAN = 'CLEAN'
-HEALTH_DEGRADED = 'DEGRADED'
-HEALTH_FAILING = 'FAILING'
-HEALTH_UNKNOWN = 'UNKNOWN'
-HEALTH_STATUSES = (HEALTH_OK, HEALTH_CLEAN, HEALTH_DEGRADED, HEALTH_FAILING, HEALTH_UNKNOWN)
-
-
-def _first_of(order, values):
-    """The first of ``order`` that is among ``values``, or None."""
-    return next((value for value in order if value in values), None)
-
-
-def worst_health(statuses):
-    """The worst of health statuses (FAILING, DEGRADED, CLEAN, then OK, UNKNOWN), or None."""
-    return _first_of((HEALTH_FAILING, HEALTH_DEGRADED, HEALTH_CLEAN, HEALTH_OK, HEALTH_UNKNOWN), statuses)
-
-
-@dataclasses.dataclass
-class CartridgeMemory(Record):
-    """A cartridge's Medium Auxiliary Memory as READ ATTRIBUTE gives it (``_tools._sg_read_attr.parse``).
-
-    Every field None when the cartridge did not give it. Capacities and byte counts in MiB, as the drive keeps
-    them; ``tape_alert_flags`` the 64-bit TapeAlert flags of the cartridge's previous load and
-    ``tape_alert_active`` their numbers; ``loaded_by`` the last four drives that loaded it, newest first
-    (``{'vendor', 'serial'}``); ``medium_type`` 0x00 data, 0x01 cleaning, 0x80 WORM (``medium_type_name``);
-    ``manufacture_date`` and ``last_written`` ISO text.
-    """
-
-    medium_serial: t.Optional[str] = None
-    medium_manufacturer: t.Optional[str] = None
-    manufacture_date: t.Optional[str] = None
-    medium_density_code: t.Optional[int] = None
-    format_density_code: t.Optional[int] = None
-    medium_type: t.Optional[int] = None
-    medium_type_name: t.Optional[str] = None
-    medium_length_m: t.Optional[int] = None
-    load_count: t.Optional[int] = None
-    initialization_count: t.Optional[int] = None
-    remaining_capacity_mib: t.Optional[int] = None
-    maximum_capacity_mib: t.Optional[int] = None
-    total_mib_written: t.Optional[int] = None
-    total_mib_read: t.Optional[int] = None
-    mib_written_last_load: t.Optional[int] = None
-    mib_read_last_load: t.Optional[int] = None
-    tape_alert_flags: t.Optional[int] = None
-    tape_alert_active: t.Optional[list] = None
-    loaded_by: t.Optional[list] = None
-    barcode: t.Optional[str] = None
-    volume_identifier: t.Optional[str] = None
-    application_vendor: t.Optional[str] = None
-    application_name: t.Optional[str] = None
-    last_written: t.Optional[str] = None
-    mam_capacity_bytes: t.Optional[int] = None
-    mam_space_remaining_bytes: t.Optional[int] = None
-    notes: t.Optional[list] = None
-
-    @classmethod
-    def from_parse(cls, parsed):
-        """The record of ``_sg_read_attr.parse``'s result (its raw ``attributes`` and other keys are not kept)."""
-        if not isinstance(parsed, dict):
-            raise RecordError('CartridgeMemory: expected the dict _sg_read_attr.parse returns, got %s.'
-                              % type(parsed).__name__)
-        loads = [parsed.get(k) for k in ('loaded_by_last', 'loaded_by_1', 'loaded_by_2', 'loaded_by_3')]
-        data = dict(parsed)
-        data['loaded_by'] = [v for v in loads if isinstance(v, dict)] or None
-        data['notes'] = list(parsed.get('notes') or []) or None
-        return cls.from_dict(data)
-
-
-@dataclasses.dataclass
-class HealthFinding(Record):
-    """One thing that makes a drive's health worse than OK, as data (``_words.health_finding`` words it).
-
-    ``code``: what was found (``tape_alert``, ``cleaning_requested``, ``uncorrected_errors``, ``error_rate``,
-    ``cartridge_errors``, ``retry_rate``, ``cartridge_loads``, ``cartridge_passes``, ``cartridge_tape_alert``);
-    ``status``: the status it gives (CLEAN, DEGRADED or FAILING); ``evidence``: the flag or counter behind it
-    (page, name, value, and the limit it crossed); ``fix``: what to do (``clean_drive``, ``retire_cartridge``,
-    ``call_service``, ...); ``source``: the key of the source of its meaning or limit (``_judge._health.SOURCES``);
-    ``estimate``: the limit is an estimate, not a vendor's figure.
-    """
-
-    code: t.Optional[str] = None
-    status: t.Optional[str] = None
-    evidence: t.Optional[dict] = None
-    fix: t.Optional[str] = None
-    source: t.Optional[str] = None
-    estimate: bool = False
-
-
-@dataclasses.dataclass
-class Health(Record):
-    """A drive's health and its cartridge's (``_judge._health.judge``): the status, what makes it so, what was read.
-
-    ``findings`` worst first; ``counters`` every counter the judgement read, by page; ``thresholds`` the limits it
-    used, each ``{'value', 'estimate', 'source'}``; ``unknown`` what could not be judged and why (a reason id).
-    """
-
-    status: t.Optional[str] = None
-    findings: t.Optional[list] = dataclasses.field(default=None, metadata=_nested(HealthFinding, many=True))
-    counters: t.Optional[dict] = None
-    thresholds: t.Optional[dict] = None
-    unknown: t.Optional[dict] = None
-
-
 def _module_arg(result, name):
     return ((result.get('invocation') or {}).get('module_args') or {}).get(name)
 
@@ -1082,9 +1091,12 @@ class DriveEntry(Record):
     links: t.Optional[list] = None
     # where each setting the verdict used came from: {key: {from, value, ...}} (docs/reports.md)
     setting_sources: t.Optional[dict] = None
+    # the drive's and its cartridge's health (_judge._health, docs/health.md); None for a drive not found, the
+    # what-if target and documents written before health was judged
+    health: t.Optional[Health] = dataclasses.field(default=None, metadata=_nested(Health))
 
     def to_dict(self):
-        return _without_none(super().to_dict(), ('busy', 'setting_sources'))
+        return _without_none(super().to_dict(), ('busy', 'setting_sources', 'health'))
 
 
 @dataclasses.dataclass

@@ -869,6 +869,11 @@ FINDINGS = {
                                                    memory_rule(f['memory']), f['memory']['total_mb']),
     'object_size_below_90': lambda f: 'Library and drive mechanics: %s' % f['text'],
     'contended': _contended,
+    'health_likely_cause': lambda f: (
+        'The write test took at most %s of %s data, below the %s the drive itself takes of it, and the drive\'s '
+        'health is %s: its health is the likely cause, so its health fixes come first, before any source or '
+        'setting fix.' % (fmt_rate(f['path_mb_s']), _ratio_text(f['pattern_ratio']), fmt_rate(f['drive_takes_mb_s']),
+                          f['status'])),
     'mechanics_cartridge_not_restored': lambda f: (
         'The mechanics benchmark could not put %s back where it started (%s): put it back by hand before the next '
         'backup.' % (f['barcode'] or 'the cartridge', f['final_location'] or 'unknown')),
@@ -1006,9 +1011,19 @@ FIXES = {
 }
 
 
+def _health_fix(fix, d, now):
+    """A health fix (``_verdict.HEALTH_FIX`` + a ``_health`` fix id) ranked first: the findings behind it."""
+    why = '%s The write test took at most %s, below the %s the drive takes of that data: health is the likely ' \
+          'cause, so this comes before any source or setting fix. %s' % (
+              ' '.join(health_finding(f) for f in d['findings']), fmt_rate(d['path_mb_s']),
+              fmt_rate(d['drive_takes_mb_s']), health_fix(d['fix']))
+    return HEALTH_FIX_TITLES.get(d['fix'], health_fix(d['fix']).rstrip('.')), HEALTH_FIX_WHERE, why
+
+
 def fix(data, now):
     """The ``_records.Fix`` the host document carries: the fix's data and its title / setting / why."""
-    title, where, why = FIXES[data['id']](data, data['data'], now)
+    words = _health_fix if data['id'].startswith('health_') and data['id'] not in FIXES else FIXES[data['id']]
+    title, where, why = words(data, data['data'], now)
     forecast = data.get('forecast')
     return _records.Fix(id=data['id'], rank=data.get('rank'), value=data.get('value'),
                         feed_after_mb_s=data.get('feed_after_mb_s'),
@@ -1442,7 +1457,8 @@ def rebuild_hint(playbook, report_dir, earlier, runs):
 
 
 # ---------------------------------------------------------------------------
-# a drive's and its cartridge's health (_judge/_health, docs/health.md): not in the host document yet
+# a drive's and its cartridge's health (_judge/_health, docs/health.md): each drive's entry's health in the host
+# document, its fixes first in a verdict where health is the likely cause of a slow sweep
 
 HEALTH_FIXES = {
     'clean_drive': 'Clean the drive with a cleaning cartridge: the drive asks for it.',
@@ -1461,8 +1477,23 @@ HEALTH_FIXES = {
     'retension_cartridge': 'Retension the cartridge (wind it end to end: mt retension) and run the job again.',
 }
 
+# a health fix's title where it ranks among the verdict's fixes, and where it is done
+HEALTH_FIX_TITLES = {
+    'clean_drive': 'Clean the drive',
+    'replace_cleaning_cartridge': 'Replace the cleaning cartridge and clean the drive',
+    'retire_cartridge': 'Retire the cartridge',
+    'isolate_fault': 'Find out whether the cartridge or the drive is at fault',
+    'call_service': 'Call service for the drive',
+    'check_environment': 'Check the drive\'s power, temperature and humidity',
+    'check_interface': 'Check the drive\'s cables and connections',
+    'reread_cartridge': 'Read the cartridge through once',
+    'retension_cartridge': 'Retension the cartridge',
+}
+HEALTH_FIX_WHERE = 'the drive and its cartridge, not a setting'
+
 HEALTH_UNKNOWN = {
     'not_read': 'not read',
+    'not_readable': 'what discovery returned could not be read as a cartridge memory',
     'no_flags': 'the page held no flag',
     'no_counters': 'the page held none of its counters',
     'no_rewrites': 'the page held no rewrite or reread counter',
@@ -1481,6 +1512,8 @@ _HEALTH_WHAT = {
     'read_retry_rate': 'read retries per data set over the cartridge\'s life',
     'cartridge_statistics': 'the cartridge\'s lifetime counters (page 0x17 or 0x30)',
     'cartridge_loads': 'the cartridge\'s loads against its load life',
+    'log_pages': 'the drive\'s log pages',
+    'cartridge_memory': 'the cartridge\'s memory (MAM)',
 }
 
 

@@ -17,7 +17,11 @@ description:
     st options and the kernel's per-drive counters.
   - Read-only. Drives are opened only for C(mt status) (read-only); sg nodes only for the
     C(BLKSECTGET) ioctl and SCSI commands that read (INQUIRY, READ BLOCK LIMITS, LOG SENSE,
-    READ ELEMENT STATUS).
+    READ ELEMENT STATUS, READ ATTRIBUTE).
+  - Reads what the drive says about its own and its loaded cartridge's health (docs/health.md): the TapeAlert flags,
+    the error counter, device statistics, volume statistics, DT device status and data compression log pages, and,
+    when a cartridge is loaded, its memory (MAM) with C(sg_read_attr --readonly). None of these reads moves the tape
+    or resets a counter.
   - A device that does not support something (LOG SENSE on tgt answers "invalid opcode") is reported
     in C(log_pages.unsupported_reason), not as a failure. A drive held open by another process is
     reported with C(busy=true).
@@ -38,7 +42,16 @@ options:
     default: []
   log_pages:
     description:
-      - Read the drive log pages 0x0C, 0x14, 0x17, 0x2E and HP 0x34 where the drive supports them.
+      - Read the drive log pages 0x0C, 0x14, 0x17, 0x2E and HP 0x34, and the health pages 0x02, 0x03, 0x11, 0x1B,
+        0x30 and 0x32, where the drive supports them.
+    type: bool
+    default: true
+  cartridge_memory:
+    description:
+      - Read the loaded cartridge's memory (MAM) with C(sg_read_attr --readonly) (READ ATTRIBUTE, which moves no tape).
+      - Only sent when C(mt status) says a cartridge is loaded. A drive or a C(sg_read_attr) that cannot read it
+        leaves RV(drives[].cartridge_memory) unset with RV(drives[].cartridge_memory_reason) saying why; discovery
+        does not fail.
     type: bool
     default: true
   tool_timeout:
@@ -230,8 +243,23 @@ drives:
     log_pages:
       description: >-
         C(supported) (page codes), C(unsupported_reason) (set when the device has no LOG SENSE),
-        C(pages) (decoded 0x0C, 0x14, 0x17, 0x2E; 0x34 as parameter codes), C(errors).
+        C(pages) (decoded 0x0C, 0x14, 0x17, 0x2E, 0x02, 0x03, 0x11, 0x1B; 0x30, 0x32 and 0x34 as parameter codes),
+        C(errors).
       type: dict
+    cartridge_memory:
+      description: >-
+        The loaded cartridge's memory as READ ATTRIBUTE gives it (C(_records.CartridgeMemory): load count, MiB
+        written and read over its life, remaining and maximum capacity, manufacturer, serial, density codes, medium
+        type, the TapeAlert flags of its previous load, last written date ...); each attribute the cartridge did not
+        give is null.
+      type: dict
+      returned: when read
+    cartridge_memory_reason:
+      description: >-
+        Why RV(drives[].cartridge_memory) was not read (no cartridge loaded, no sg node, no READ ATTRIBUTE on the
+        drive, C(sg_read_attr) not installed, ...).
+      type: str
+      returned: when the cartridge memory was not read
 changers:
   description: One entry per SCSI medium changer.
   returned: always
@@ -281,6 +309,7 @@ def main():
         argument_spec=dict(
             devices=dict(type='list', elements='str', default=[]),
             log_pages=dict(type='bool', default=True),
+            cartridge_memory=dict(type='bool', default=True),
             tool_timeout=dict(type='int', default=TOOL_TIMEOUT),
             drive_settings=dict(type='list', elements='dict', default=[]),
         ),
@@ -294,7 +323,8 @@ def main():
 
     try:
         found = discover(runner=runner, log_pages=module.params['log_pages'], only=module.params['devices'] or None,
-                         settings=module.params['drive_settings'])
+                         settings=module.params['drive_settings'],
+                         cartridge_memory=module.params['cartridge_memory'])
     except _cli.CliError as exc:
         module.fail_json(**exc.as_fail_kwargs())
     except Exception as exc:  # pylint: disable=broad-except

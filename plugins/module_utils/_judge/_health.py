@@ -505,3 +505,26 @@ def judge(log_pages=None, mam=None, thresholds=None):
     status = _records.worst_health([f.status for f in findings]) or (OK if alerts_read else UNKNOWN)
     return _records.Health(status=status, findings=findings, counters=work.counters,
                            thresholds=dict(sorted(work.used.items())), unknown=dict(sorted(work.unknown.items())))
+
+
+def of_drive(identity):
+    """The ``Health`` of a drive from what discovery read: ``identity`` is its ``_records.DriveIdentity``.
+
+    Its log pages (``read_log_pages`` output) and its loaded cartridge's memory are judged (``judge``); what
+    was not read says why in ``unknown``: ``log_pages`` (not read, or the drive has no LOG SENSE: its reason) and
+    ``cartridge_memory`` (discovery's reason: no cartridge loaded, no READ ATTRIBUTE, ...). Never raises on what
+    a drive printed; a cartridge memory of no form read is left out (``unknown`` says so).
+    """
+    log_pages = identity.log_pages if isinstance(identity.log_pages, dict) else None
+    memory, memory_why = identity.cartridge_memory, identity.cartridge_memory_reason
+    try:
+        health = judge(log_pages, memory)
+    except _records.RecordError:
+        health, memory, memory_why = judge(log_pages, None), None, 'not_readable'
+    unknown = dict(health.unknown or {})
+    if log_pages is None or log_pages.get('unsupported_reason'):
+        unknown['log_pages'] = (log_pages or {}).get('unsupported_reason') or 'not_read'
+    if memory is None:
+        unknown['cartridge_memory'] = memory_why or 'not_read'
+    health.unknown = dict(sorted(unknown.items()))
+    return health

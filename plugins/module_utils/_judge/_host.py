@@ -28,7 +28,7 @@ import dataclasses
 from ansible_collections.tapeops.qualify.plugins.module_utils import _records, _run, _words
 from ansible_collections.tapeops.qualify.plugins.module_utils._errors import TapeopsError
 from ansible_collections.tapeops.qualify.plugins.module_utils._judge import (
-    _backup_settings, _drive_model, _observed, _resolve, _verdict)
+    _backup_settings, _drive_model, _health, _observed, _resolve, _verdict)
 from ansible_collections.tapeops.qualify.plugins.module_utils._tools import _hba_link
 
 
@@ -234,6 +234,9 @@ def _drive(info, setting, sweep, missing, preflight, backup, lock=None, sd=None,
     entry = _records.DriveEntry(id=nst, nst=nst, identity=info, write_sweep=kept, settings=setting,
                                 write_note=sweep.note if sweep is not None else None)
     drive = _Drive(entry)
+    if not missing:
+        # what the drive says of its own and its cartridge's health, busy, hung or not: what discovery read of it
+        entry.health = _health.of_drive(info)
     hung = info.hung or _write_hung(sweep)
     # a drive that hung in discovery is reported as hung: its stuck tool (mt, sg_logs) still holds the node
     busy = None if missing or info.hung else _verdict.busy_state(lock, sweep, info)
@@ -259,7 +262,8 @@ def _drive(info, setting, sweep, missing, preflight, backup, lock=None, sd=None,
         return drive
     entry.label = spec.label
     cfg, entry.setting_sources = _backup_settings.drive_config(info, setting, backup, sd, nb)
-    drive.item = {'spec': spec, 'drive': _with_preflight(info, preflight), 'tape': tape, 'config': cfg}
+    drive.item = {'spec': spec, 'drive': _with_preflight(info, preflight), 'tape': tape, 'config': cfg,
+                  'health': entry.health}
     return drive
 
 

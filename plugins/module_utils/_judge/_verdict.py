@@ -69,6 +69,11 @@ FIX_ORDER = ('block_size', 'st_direct_io', 'immediate_filemarks', 'segment_size'
 FIX_ORDER_NO_STREAMS = ('block_size', 'st_direct_io', 'immediate_filemarks', 'segment_size', 'drive_path', 'staging',
                         'memory')
 
+# A drive's health fixes (``_judge._health``'s fix ids, each as ``health_<fix>``): where the sweep ran slower
+# than the drive's model and the drive has health findings, health is the likely cause, and its fixes (clean the
+# drive, retire the cartridge, call service ...) rank before every fix of FIX_ORDER, worst finding's first.
+HEALTH_FIX = 'health_'
+
 DEFAULTS = {
     # Most parallel streams (Data Protector Disk Agent concurrency, Bacula
     # concurrent jobs) we would recommend per drive before calling for
@@ -735,6 +740,25 @@ class _FixStepsMixin:
                          feed_mean_mb_s=self.feed_mean)
 
 
+class _HealthMixin:
+    """The drive's health in the verdict: the likely cause of a sweep slower than the drive's model."""
+
+    def health_cause(self):
+        """Health findings on a drive whose sweep ran below what it takes of that data: a finding, and the health
+        fixes (``HEALTH_FIX``) first, before any source or setting fix. Nothing without both."""
+        findings = [f.to_dict() if isinstance(f, _records.Record) else dict(f)
+                    for f in _get(self.health, 'findings') or [] if isinstance(f, (dict, _records.Record))]
+        slow = self.path_cap(self.path_fixed)
+        if not findings or slow is None:
+            return
+        self.finding('health_likely_cause', 'warning', status=_get(self.health, 'status'), path_mb_s=slow,
+                     drive_takes_mb_s=self.drive_takes, pattern_ratio=self.pattern_ratio)
+        for fix in [f['fix'] for f in findings if f.get('fix')]:
+            if HEALTH_FIX + fix not in self.fixes:
+                self.add_fix(HEALTH_FIX + fix, None, fix=fix, findings=[f for f in findings if f.get('fix') == fix],
+                             path_mb_s=slow, drive_takes_mb_s=self.drive_takes, pattern_ratio=self.pattern_ratio)
+
+
 class _DecisionMixin:
     """The last steps of a :class:`_Judgement`: the closing facts and the decision as data (numbers, forecasts)."""
 
@@ -816,7 +840,7 @@ class _DecisionMixin:
         }
 
 
-class _Judgement(_FixStepsMixin, _DecisionMixin):
+class _Judgement(_FixStepsMixin, _HealthMixin, _DecisionMixin):
     """One host x drive judged: each step adds facts (reasons as data), findings and fixes.
 
     ``evaluate`` runs the steps in order; every step reads what the earlier
@@ -828,7 +852,8 @@ class _Judgement(_FixStepsMixin, _DecisionMixin):
     """
 
     def __init__(self, spec, source, tape, drive, config, memory_total_mb, options, what_if, share, drives_sharing,
-                 observed_ratio=None):
+                 observed_ratio=None, health=None):
+        self.health = health
         self.opts = dict(DEFAULTS)
         self.opts.update(dict((k, v) for k, v in (options or {}).items() if v is not None))
         self.config = dict(config or {})
@@ -1060,7 +1085,7 @@ class _Judgement(_FixStepsMixin, _DecisionMixin):
 
 
 def evaluate(spec, source, tape=None, drive=None, config=None, memory_total_mb=None, other_streams=0,
-             options=None, what_if=False, share=1.0, drives_sharing=1, observed_ratio=None):
+             options=None, what_if=False, share=1.0, drives_sharing=1, observed_ratio=None, health=None):
     """The decision for one host x drive, as data (``_words.verdict`` words it). See the module docstring.
 
     ``spec``: a DriveSpec from ``_drive_model.lookup`` (or a mapping with the
@@ -1080,6 +1105,8 @@ def evaluate(spec, source, tape=None, drive=None, config=None, memory_total_mb=N
     read from the same sources at once); ``drives_sharing``: how many drives share it.
     ``observed_ratio``: the compression ratio the drive measured itself in an observe run, or why there is
     none (``_observed.drive_ratio``; ``tape_ratio`` says where it comes in), or None when none was asked for.
+    ``health``: the drive's ``_records.Health`` (``_health.of_drive``) or None: where the sweep ran slower than the
+    drive's model and it has findings, a ``health_likely_cause`` finding and its fixes first (``HEALTH_FIX``).
 
     Returns {class, class_at_current_settings, class_after_setting_fixes,
     would_shoe_shine, inconclusive_reason, what_if, drive_label, numbers,
@@ -1090,9 +1117,9 @@ def evaluate(spec, source, tape=None, drive=None, config=None, memory_total_mb=N
     measured rates, ...)}. No sentences: ``_words.verdict`` writes them.
     """
     judge = _Judgement(spec, source, tape, drive, config, memory_total_mb, options, what_if, share, drives_sharing,
-                       observed_ratio)
+                       observed_ratio, health)
     for step in (judge.sources, judge.drive_path, judge.link, judge.drive_counters, judge.forecasts,
-                 judge.setting_fixes, judge.stream_fixes, judge.path_fixes, judge.conclusion):
+                 judge.setting_fixes, judge.stream_fixes, judge.path_fixes, judge.conclusion, judge.health_cause):
         step()
     decision = judge.decision()
     mark_contended(decision, source, tape)
@@ -1163,7 +1190,8 @@ def apply_memory(verdict, memory_total_mb, other_streams=0, options=None):
         fixes['memory'] = {'id': 'memory', 'value': mem_need, 'feed_before_mb_s': num['feed_now_mb_s'],
                            'feed_after_mb_s': None, 'gain_mb_s': None, 'data': {'memory': memory}}
     ranked = []
-    for key in FIX_ORDER if 'streams' in fixes else FIX_ORDER_NO_STREAMS:
+    health = [key for key in fixes if key.startswith(HEALTH_FIX)]
+    for key in health + list(FIX_ORDER if 'streams' in fixes else FIX_ORDER_NO_STREAMS):
         if key in fixes:
             ranked.append(dict(fixes[key], id=key, rank=len(ranked) + 1))
     verdict['fixes'] = ranked
@@ -1255,7 +1283,7 @@ def evaluate_host(drives, source, config=None, memory_total_mb=None, options=Non
 
     ``drives``: list of {'spec': DriveSpec, 'drive': tape_drive_info entry, 'tape': tape_write_benchmark
     result or None, 'config': per-drive settings overriding ``config``, 'observed_ratio': the ratio the drive
-    measured in an observe run or why not (``evaluate``), optional}. Each drive gets a share
+    measured in an observe run or why not (``evaluate``), optional, 'health': its Health, optional}. Each drive gets a share
     of the host's feed in proportion to its streams (the backup software's concurrency per
     drive), as all of a host's drives read from the same sources at once.
     """
@@ -1267,7 +1295,7 @@ def evaluate_host(drives, source, config=None, memory_total_mb=None, options=Non
         cfg.update(item.get('config') or {})
         verdict = evaluate(item['spec'], source, item.get('tape'), item.get('drive'), cfg, None, 0,
                            options, what_if, share=streams[index] / total, drives_sharing=len(drives),
-                           observed_ratio=item.get('observed_ratio'))
+                           observed_ratio=item.get('observed_ratio'), health=item.get('health'))
         if 'drives_streaming_at_once' in verdict['numbers']:
             result.append(verdict)
             continue

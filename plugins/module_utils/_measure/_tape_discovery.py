@@ -29,6 +29,7 @@ import os
 import re
 import struct
 
+from ansible_collections.tapeops.qualify.plugins.module_utils import _records
 from ansible_collections.tapeops.qualify.plugins.module_utils._judge import _resolve
 from ansible_collections.tapeops.qualify.plugins.module_utils._tools import _cli
 from ansible_collections.tapeops.qualify.plugins.module_utils._tools import _hba_link
@@ -36,6 +37,7 @@ from ansible_collections.tapeops.qualify.plugins.module_utils._tools import _mt
 from ansible_collections.tapeops.qualify.plugins.module_utils._tools import _mtx
 from ansible_collections.tapeops.qualify.plugins.module_utils._tools import _scsi_inquiry
 from ansible_collections.tapeops.qualify.plugins.module_utils._tools import _sg_logs
+from ansible_collections.tapeops.qualify.plugins.module_utils._tools import _sg_read_attr
 from ansible_collections.tapeops.qualify.plugins.module_utils._tools import _st_sysfs
 
 SYS_ROOT = '/sys'
@@ -58,6 +60,11 @@ KNOWN_DISTRIBUTION_VERSTR = {
 }
 MTWEOFI_OP = 35  # include/uapi/linux/mtio.h
 LOG_PAGES = (0x0C, 0x14, 0x17, 0x2E, 0x34)
+# The drive's and its cartridge's health (docs/health.md), read in discovery beside LOG_PAGES: the write and read
+# error counters, DT device status (its cleaning bits), data compression (0x1B, and LTO's 0x32), tape usage (0x30).
+# LOG SENSE reads the counters and resets nothing (sg_logs resets only with -R), and moves no tape.
+HEALTH_PAGES = (0x02, 0x03, 0x11, 0x1B, 0x30, 0x32)
+DISCOVERY_PAGES = tuple(sorted(LOG_PAGES + HEALTH_PAGES))
 
 
 def _read(path):
@@ -386,6 +393,38 @@ def read_log_pages(sg, runner, pages=LOG_PAGES):
     return out
 
 
+def read_cartridge_memory(drive, runner):
+    """``(CartridgeMemory as a dict, None)`` of the cartridge loaded in ``drive``, or ``(None, why not)``.
+
+    READ ATTRIBUTE through ``sg_read_attr --readonly`` (``_sg_read_attr.command``): it reads the cartridge's
+    memory chip and moves no tape. Sent only when ``mt status`` said a cartridge is loaded, and never to a drive
+    that did not answer. A drive or a tool that cannot (no sg node, sg_read_attr not installed, no READ
+    ATTRIBUTE, not ready) leaves the memory unknown with the reason; nothing here fails discovery. The first
+    command after a cartridge moved gets a UNIT ATTENTION: it is sent once more then.
+    """
+    sg = drive.get('sg')
+    if not sg:
+        return None, 'no sg node for this drive (load the sg module)'
+    if getattr(runner, 'reason', lambda path: None)(sg):
+        return None, 'not asked: the drive does not answer'
+    if drive.get('media_loaded') is not True:
+        return None, ('no cartridge loaded' if drive.get('media_loaded') is False else
+                      'not known whether a cartridge is loaded (mt status did not say)')
+    cmd = _sg_read_attr.command(sg)
+    result = _run(runner, cmd)
+    if result.rc == SG_UNIT_ATTENTION or 'unit attention' in (result.stderr or '').lower():
+        result = _run(runner, cmd)
+    if result.rc != 0:
+        kind, line = _sg_read_attr.classify_failure(result.rc, result.stdout, result.stderr)
+        return None, ('the drive has no READ ATTRIBUTE: %s' % line if kind == 'unsupported' else
+                      'the drive is not ready: %s' % line if kind == 'not_ready' else line)
+    parsed = _sg_read_attr.parse(result.stdout)
+    if not parsed['read']:
+        return None, 'sg_read_attr printed no attribute (%s)' % (
+            '; '.join(parsed['notes'][:2]) or 'empty output')
+    return _records.CartridgeMemory.from_parse(parsed).to_dict(), None
+
+
 def _changer_elements(sg, runner):
     result = _run(runner, ['sg_raw', '-r', '4096', sg, 'b8', '04', '00', '00', '00', '40', '03', '00', '10', '00',
                            '00', '00'])
@@ -609,7 +648,7 @@ def _changer_link(drive, changers):
     return None, None
 
 
-def discover(runner=None, sys_root=None, log_pages=True, only=None, settings=None):
+def discover(runner=None, sys_root=None, log_pages=True, only=None, settings=None, cartridge_memory=True):
     """``{'drives': [...], 'changers': [...]}`` for this host (see tape_drive_info RETURN).
 
     ``settings``: the inventory's tapeops_drives; a drive's entry (matched by
@@ -617,6 +656,8 @@ def discover(runner=None, sys_root=None, log_pages=True, only=None, settings=Non
     ``sys_root`` None reads SYS_ROOT when called (not when imported), so the
     unit tests run tape_drive_info's main() on a recorded sysfs tree by setting
     this module's SYS_ROOT; internal, not an option of the module.
+    ``log_pages``: read LOG_PAGES and the health pages (HEALTH_PAGES); ``cartridge_memory``: read the loaded
+    cartridge's memory (``read_cartridge_memory``).
     """
     sys_root = SYS_ROOT if sys_root is None else sys_root
     if runner is None:
@@ -642,9 +683,11 @@ def discover(runner=None, sys_root=None, log_pages=True, only=None, settings=Non
         drive['st_options'] = _st_sysfs.read_options(name, sys_root)
         drive['stats'] = _st_sysfs.read_stats(name, sys_root)
         drive['changer'], drive['barcode'] = _changer_link(drive, changers)
-        drive['log_pages'] = read_log_pages(drive['sg'], runner) if log_pages else None
+        drive['log_pages'] = read_log_pages(drive['sg'], runner, DISCOVERY_PAGES) if log_pages else None
         if drive['log_pages']:
             drive['warnings'].extend(drive['log_pages']['warnings'])
+        drive['cartridge_memory'], drive['cartridge_memory_reason'] = (
+            read_cartridge_memory(drive, runner) if cartridge_memory else (None, 'not asked (cartridge_memory: false)'))
         # a drive that hung in discovery gets no write test: it would only hang the same way
         drive['hung'] = runner.reason(nst) or runner.reason(drive['sg'])
         drives.append(drive)

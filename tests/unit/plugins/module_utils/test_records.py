@@ -91,7 +91,8 @@ def test_the_schema_names_every_records_fields_and_nothing_else():
     for cls in (_records.DriveIdentity, _records.FilemarkCost, _records.WriteSweep, _records.SourceRead,
                 _records.Preflight, _records.Mechanics, _records.Media, _records.DriveEntry, _records.SdSetting,
                 _records.SdDevice, _records.StorageDaemonConfig, _records.NbSetting, _records.NetBackupBuffers,
-                _records.Verdict, _records.Finding, _records.Fix, _records.VerdictForecasts, _records.Forecast):
+                _records.Verdict, _records.Finding, _records.Fix, _records.VerdictForecasts, _records.Forecast,
+                _records.CartridgeMemory, _records.Health, _records.HealthFinding):
         assert sorted(defs[cls.__name__]['properties']) == sorted(_records.keys_of(cls)), cls
         assert defs[cls.__name__]['additionalProperties'] is False
     assert sorted(schema['properties']) == sorted(_records.keys_of(_records.HostReport))
@@ -100,6 +101,7 @@ def test_the_schema_names_every_records_fields_and_nothing_else():
     assert verdict['class']['enum'] == list(_records.CLASSES) == verdict['class_at_current_settings']['enum']
     assert schema['properties']['worst_class']['enum'] == list(_records.CLASSES) + [None]
     assert schema['properties']['schema_version'] == {'const': _records.SCHEMA_VERSION}
+    assert defs['Health']['properties']['status']['enum'] == list(_records.HEALTH_STATUSES)
 
 
 def test_a_write_result_as_async_status_returned_it_becomes_a_record_without_transport():
@@ -141,7 +143,9 @@ def test_the_first_lab_run_validates_and_keeps_the_records_of_what_it_was_handed
     assert verdict['drive'] == drive['id'] == '/dev/nst0'
     assert verdict['class'] == SPREAD[host] and doc['worst_class'] == SPREAD[host]
     # recorded before links, the drive model and hung drives were recorded: those fields are null
-    fields = [f.name for f in dataclasses.fields(_records.DriveIdentity)]
+    # the cartridge memory fields are absent where discovery did not read them
+    fields = [f.name for f in dataclasses.fields(_records.DriveIdentity)
+              if f.name not in ('cartridge_memory', 'cartridge_memory_reason')]
     assert drive['identity'] == dict(dict.fromkeys(fields), **args['drives'][0])
     assert set(fields) - set(args['drives'][0]) == {'link', 'drive_model', 'hung'}
     assert drive['write_sweep']['sweep'] == args['write_sweep'][0]['sweep']
