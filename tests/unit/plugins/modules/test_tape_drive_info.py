@@ -15,8 +15,9 @@ captures (module_harness.scripted_tools), each named where it is used:
   (checked below, so the stand-in is the same answer);
 - READ ELEMENT STATUS (sg_raw): captured on lab-ma1 itself (tgt cuts the drive's identifier after "10");
 - mtx status: the lab's was not recorded; a real 2-drive LTO-5 library's stands in (drive 0 holds 000057L5);
-- sg_logs: the lab's emulated drive (lab-ma3) for 0x00, 0x0c, 0x17 and 0x34, a real HP Ultrium 6 for 0x14, a real
-  IBM LTO-10 for 0x2e;
+- sg_logs: the lab's emulated drive (lab-ma3) for 0x00, 0x0c, 0x17 and 0x34 (lab-ma1's for 0x32), a real HP
+  Ultrium 6 for 0x02, 0x03, 0x14 and 0x1b, a real IBM LTO-10 for 0x2e;
+- sg_read_attr: the real HP Ultrium 6's FUJIFILM LTO-6 cartridge (the same drive's log pages above);
 - sg_read_block_limits -H: not recorded; the six bytes lab-ma1's block_limits decode from, in sg3_utils' hex layout.
 
 No /dev/sg0 exists on the test machine, so the BLKSECTGET ioctl finds nothing (hba_max_transfer_bytes null; the
@@ -27,11 +28,13 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 
 import pytest
 import yaml
 
 from ansible_collections.tapeops.qualify.plugins.module_utils._measure import _tape_discovery as D
+from ansible_collections.tapeops.qualify.plugins.module_utils._tools import _sg_logs
 from ansible_collections.tapeops.qualify.plugins.modules import tape_drive_info
 
 from module_harness import (FIXTURES, Derived, Sleeps, fixture_text, module_warnings, run_module, scripted_tools,
@@ -117,14 +120,20 @@ def lab_ma1_sysfs(root, drive=None, vendor=None, product=None):
                 sg='sg1')
 
 
+HP6 = 'sg_logs/sg_logs_p0x%s__HP-Ultrium6-SCSI-35GD-FUJI-LTO6-loaded__1.txt'
 LAB_SG_LOGS = [
     ('-p 0x00 /dev/sg0', LAB_LOGS % '00', 0),
+    ('-p 0x02 /dev/sg0', HP6 % '02', 0),
+    ('-p 0x03 /dev/sg0', HP6 % '03', 0),
     ('-p 0x0c /dev/sg0', LAB_LOGS % '0c', 0),
-    ('-p 0x14 /dev/sg0', 'sg_logs/sg_logs_p0x14__HP-Ultrium6-SCSI-35GD-FUJI-LTO6-loaded__1.txt', 0),
+    ('-p 0x14 /dev/sg0', HP6 % '14', 0),
     ('-p 0x17 /dev/sg0', LAB_LOGS % '17', 0),
+    ('-p 0x1b /dev/sg0', HP6 % '1b', 0),
     ('-p 0x2e /dev/sg0', 'sg_logs/sg_logs_p0x2e__IBM-ULT3580-TDA-T3S0-LTO10__1.txt', 0),
+    ('-H -p 0x32 /dev/sg0', 'sg_logs/sg_logs_p0x32_H__lab-emulated-IBM-ULT3580-TD5-observe-after__1.txt', 0),
     ('-H -p 0x34 /dev/sg0', 'sg_logs/sg_logs_p0x34_H__lab-emulated-IBM-ULT3580-TD8-shoeshine__1.txt', 0),
 ]
+MAM_HP6 = 'sg_read_attr/sg_read_attr__HP-Ultrium6-SCSI-35GD-FUJI-LTO6-EW7VWMVKF6__1.txt'
 
 
 def lab_ma1_tools(tmp_path, monkeypatch, **replace):
@@ -134,6 +143,7 @@ def lab_ma1_tools(tmp_path, monkeypatch, **replace):
         'mtx': [('-f /dev/sg1 status', MTX, 0)],
         'sg_raw': [('-r 4096 /dev/sg1 b8 *', ELEMENTS, 0)],
         'sg_logs': LAB_SG_LOGS,
+        'sg_read_attr': [('--readonly /dev/sg0', MAM_HP6, 0)],
     }
     tools.update(replace)
     return scripted_tools(tmp_path, monkeypatch, tools)
@@ -164,11 +174,18 @@ LAB_CALLS = [
     'sg_read_block_limits -H /dev/sg0',
     'mt -f /dev/nst0 status',
     'sg_logs -p 0x00 /dev/sg0',
+    # the health pages the drive lists (0x02, 0x03, 0x1b, 0x32) beside the others; it lists no 0x11 or 0x30
+    'sg_logs -p 0x02 /dev/sg0',
+    'sg_logs -p 0x03 /dev/sg0',
     'sg_logs -p 0x0c /dev/sg0',
     'sg_logs -p 0x14 /dev/sg0',
     'sg_logs -p 0x17 /dev/sg0',
+    'sg_logs -p 0x1b /dev/sg0',
     'sg_logs -p 0x2e /dev/sg0',
+    'sg_logs -H -p 0x32 /dev/sg0',
     'sg_logs -H -p 0x34 /dev/sg0',
+    # a cartridge is loaded: its memory, read-only
+    'sg_read_attr --readonly /dev/sg0',
 ]
 
 
@@ -190,7 +207,8 @@ def test_a_lab_host_is_discovered_as_the_recorded_run_found_it(tmp_path, monkeyp
     assert result['changed'] is False
     assert tool_calls(tmp_path) == LAB_CALLS     # read-only: the same commands in check mode
     (drive,) = result['drives']
-    assert set(drive) == return_keys('drives')
+    # the cartridge memory was read: no reason why not
+    assert set(drive) == return_keys('drives') - {'cartridge_memory_reason'}
     same = ('nst', 'st', 'sg', 'hctl', 'vendor', 'product', 'revision', 'serial', 'serial_hex', 'block_limits',
             'block_size', 'density_code', 'media_loaded', 'write_protected', 'busy', 'mt_status', 'mt_error',
             'st_options', 'stats', 'mtweofi_supported', 'mtweofi_basis', 'hung', 'link', 'generation', 'drive_model',
@@ -206,9 +224,16 @@ def test_a_lab_host_is_discovered_as_the_recorded_run_found_it(tmp_path, monkeyp
     assert drive['barcode'] == '000057L5'
     logs = drive['log_pages']
     assert logs['supported'] == [0x00, 0x02, 0x03, 0x0c, 0x14, 0x17, 0x1b, 0x2e, 0x32, 0x34]
-    assert sorted(logs['pages']) == ['0x0c', '0x14', '0x17', '0x2e', '0x34']
+    assert sorted(logs['pages']) == ['0x02', '0x03', '0x0c', '0x14', '0x17', '0x1b', '0x2e', '0x32', '0x34']
     assert logs['errors'] == {} and logs['unsupported_reason'] is None
     assert logs['pages']['0x17']['volume_serial_number'] == 'MA3001L8'
+    # the health pages as the judge reads them: the HP Ultrium 6's counters, the lab drive's 0x32 read as hex
+    assert _sg_logs.error_counters(logs['pages']['0x03'], 0x03)['rewrites_or_rereads'] == 0
+    assert _sg_logs.data_compression(logs['pages']['0x32'], 0x32)['tape_written_bytes'] is not None
+    memory = drive['cartridge_memory']
+    assert (memory['medium_serial'], memory['load_count'], memory['maximum_capacity_mib']) == (
+        'EW7VWMVKF6', 1, 2499053)
+    assert memory['medium_type_name'] == 'data' and memory['tape_alert_active'] == []
     (changer,) = result['changers']
     assert set(changer) == return_keys('changers') | {'hctl', 'revision'}
     assert (changer['hctl'], changer['sg']) == ('0:0:2:0', '/dev/sg1')
@@ -293,10 +318,14 @@ def test_output_cut_short_or_garbage_is_a_warning_not_a_failure(tmp_path, monkey
     assert (drive['media_loaded'], drive['write_protected']) == (None, None)
     assert drive['block_limits'] == {'min': None, 'max': None, 'granularity': None}
     assert drive['barcode'] == 'F01039L5'
-    assert sorted(drive['log_pages']['pages']) == ['0x0c', '0x14', '0x17', '0x2e', '0x34']
+    pages = ('0x02', '0x03', '0x0c', '0x14', '0x17', '0x1b', '0x2e', '0x32', '0x34')
+    assert tuple(sorted(drive['log_pages']['pages'])) == pages
     cut_page = 'LOG SENSE data of 1 bytes is shorter than its 4-byte header'
     assert drive['warnings'] == ['mt-st output without status bits (cut short?): those fields are unknown'] + [
-        'log page %s: %s' % (page, cut_page) for page in ('0x0c', '0x14', '0x17', '0x2e', '0x34')]
+        'log page %s: %s' % (page, cut_page) for page in pages]
+    # whether a cartridge is loaded is unknown: its memory is not asked for
+    assert 'sg_read_attr' not in ' '.join(tool_calls(tmp_path))
+    assert drive['cartridge_memory_reason'] == 'not known whether a cartridge is loaded (mt status did not say)'
     assert said[:len(drive['warnings'])] == ['/dev/nst0: %s' % w for w in drive['warnings']]
     assert tool_calls(tmp_path)[3:5] == ['mt -f /dev/nst0 status', 'mt-st -f /dev/nst0 status']
     (changer,) = result['changers']
@@ -452,5 +481,59 @@ def test_a_log_page_that_fails_is_an_error_of_that_page_only(tmp_path, monkeypat
     assert not failed
     logs = result['drives'][0]['log_pages']
     assert logs['errors'] == {'0x14': 'log_sense: Illegal request, Invalid field in cdb'}
-    assert sorted(logs['pages']) == ['0x0c', '0x17', '0x2e', '0x34']
+    assert sorted(logs['pages']) == ['0x02', '0x03', '0x0c', '0x17', '0x1b', '0x2e', '0x32', '0x34']
     assert logs['pages']['0x17']['volume_serial_number'] == 'MA3001L8'
+
+
+MAM_CUT = Derived(fixture_text(MAM_HP6)[:fixture_text(MAM_HP6).index('Load count') + 7],
+                  'the HP Ultrium 6 cartridge memory above cut in its fourth attribute, as a capture that lost its end')
+
+
+@pytest.mark.parametrize('answer,rc,memory,reason', [
+    # sg3_utils issue 101's LTO-4 on an Adaptec card: READ ATTRIBUTE fails in transport
+    ('sg_read_attr/sg_read_attr_fail__LTO4-Adaptec-DID_ABORT-sg3_utils-issue101__1.txt:stderr', 3, None,
+     'read attribute: transport: Host_status=0x05 [DID_ABORT]'),
+    # a drive without READ ATTRIBUTE (tgt answers every unknown command so), sg_read_attr's own words
+    (Derived('Read attribute command not supported\n', "sg_read_attr's message (src/sg_read_attr.c) for an invalid "
+             'opcode', stream='stderr'), 9, None,
+     'the drive has no READ ATTRIBUTE: Read attribute command not supported'),
+    (Derived('\xff\xfe garbage\n', 'bytes that are no attribute listing'), 0, None,
+     "sg_read_attr printed no attribute (line not read: '\xff\xfe garbage')"),
+    (MAM_CUT, 0, {'remaining_capacity_mib': 2499053, 'maximum_capacity_mib': 2499053, 'load_count': None}, None),
+], ids=['transport-failure', 'unsupported', 'garbage', 'cut-short'])
+def test_a_cartridge_memory_that_cannot_be_read_stays_unknown_and_discovery_goes_on(
+        tmp_path, monkeypatch, host, said, answer, rc, memory, reason):
+    lab_ma1_tools(tmp_path, monkeypatch, sg_read_attr=[('--readonly /dev/sg0', answer, rc)])
+    failed, result = run_module(tape_drive_info.main, {}, monkeypatch)
+    assert not failed, result
+    (drive,) = result['drives']
+    assert drive.get('cartridge_memory_reason') == reason
+    if memory is None:
+        assert 'cartridge_memory' not in drive
+    else:
+        assert dict((k, drive['cartridge_memory'][k]) for k in memory) == memory
+    # the rest of discovery as on the whole host
+    assert drive['barcode'] == '000057L5' and len(drive['log_pages']['pages']) == 9
+    assert said == TGT_CHANGER_SAID
+
+
+def test_sg_read_attr_not_installed_says_which_package(tmp_path, monkeypatch, host):
+    bindir = lab_ma1_tools(tmp_path, monkeypatch)
+    (bindir / 'sg_read_attr').unlink()
+    # the scripted tools' own cat, and no sg_read_attr anywhere on PATH
+    shell = tmp_path / 'shell-bin'
+    shell.mkdir()
+    (shell / 'cat').symlink_to(shutil.which('cat'))
+    monkeypatch.setenv('PATH', '%s%s%s' % (bindir, os.pathsep, shell))
+    failed, result = run_module(tape_drive_info.main, {}, monkeypatch)
+    assert not failed, result
+    reason = result['drives'][0]['cartridge_memory_reason']
+    assert reason.startswith('sg_read_attr is not installed on this host') and 'sg3-utils' in reason, reason
+
+
+def test_cartridge_memory_false_sends_no_read_attribute(tmp_path, monkeypatch, host):
+    lab_ma1_tools(tmp_path, monkeypatch)
+    failed, result = run_module(tape_drive_info.main, {'cartridge_memory': False}, monkeypatch)
+    assert not failed
+    assert tool_calls(tmp_path) == LAB_CALLS[:-1]
+    assert result['drives'][0]['cartridge_memory_reason'] == 'not asked (cartridge_memory: false)'
