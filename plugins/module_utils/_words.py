@@ -1557,6 +1557,37 @@ def health_finding(finding):
     return 'Health finding %s: %r.' % (code, e)
 
 
+def health_cell(health):
+    """A drive's health in a table cell: its status, and the first finding's fix where there is one."""
+    h = health.to_dict() if isinstance(health, _records.Health) else dict(health or {})
+    status = h.get('status') or _records.HEALTH_UNKNOWN
+    if status == _records.HEALTH_UNKNOWN:
+        return 'not read'
+    findings = [f for f in h.get('findings') or [] if isinstance(f, dict) and f.get('fix')]
+    if not findings:
+        return status
+    return '%s: %s' % (status, HEALTH_FIX_TITLES.get(findings[0]['fix'], findings[0]['fix']).lower())
+
+
+def health_totals(totals):
+    """The fleet's health in a line (``_reporting._report.health_totals``' counts): '3 drives need cleaning, 1
+    cartridge near end of life; 4 OK, 2 not read'."""
+    t = dict(totals or {})
+    parts = []
+    if t.get('clean'):
+        parts.append('%d drive%s need%s cleaning' % (t['clean'], _plural(t['clean']), '' if t['clean'] > 1 else 's'))
+    if t.get('end_of_life'):
+        parts.append('%d cartridge%s near end of life' % (t['end_of_life'], _plural(t['end_of_life'])))
+    if t.get('failing'):
+        parts.append('%d drive%s failing (call service)' % (t['failing'], _plural(t['failing'])))
+    if t.get('degraded'):
+        parts.append('%d drive%s degraded' % (t['degraded'], _plural(t['degraded'])))
+    rest = ['%d OK' % t['ok']] if t.get('ok') else []
+    if t.get('unknown'):
+        rest.append('%d not read' % t['unknown'])
+    return '; '.join(x for x in (', '.join(parts), ', '.join(rest)) if x) or 'no drive\'s health read'
+
+
 def health_fix(fix):
     """What to do for a health finding's ``fix`` id."""
     return HEALTH_FIXES.get(fix, 'No fix is known for %s.' % fix)

@@ -517,6 +517,11 @@ def of_drive(identity):
     """
     log_pages = identity.log_pages if isinstance(identity.log_pages, dict) else None
     memory, memory_why = identity.cartridge_memory, identity.cartridge_memory_reason
+    if memory is None and not _pages(log_pages):
+        # nothing read at all: unknown, with why, and no counter of nothing
+        return _records.Health(status=UNKNOWN, findings=[], counters={}, thresholds={}, unknown={
+            'cartridge_memory': memory_why or 'not_read',
+            'log_pages': (log_pages or {}).get('unsupported_reason') or 'not_read'})
     try:
         health = judge(log_pages, memory)
     except _records.RecordError:

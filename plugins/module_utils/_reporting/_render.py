@@ -19,15 +19,36 @@ import os
 import xml.etree.ElementTree as ET
 
 from ansible_collections.tapeops.qualify.plugins.module_utils import _records, _run, _words
+from ansible_collections.tapeops.qualify.plugins.module_utils._judge import _health
 from ansible_collections.tapeops.qualify.plugins.module_utils._reporting import (
     _charts, _compare, _fleet, _report, _report_index, _report_mechanics, _report_observed, _templates)
 
 
+def health_view(health):
+    """What the templates show of a drive's health (a document's dict), in ``_words``' words, or None.
+
+    ``{'status', 'cell', 'summary', 'findings': [{'status', 'text', 'fix', 'source', 'estimate'}], 'unknown':
+    [sentence]}``.
+    """
+    if not isinstance(health, dict):
+        return None
+    findings = [f for f in health.get('findings') or [] if isinstance(f, dict)]
+    return {
+        'status': health.get('status') or _records.HEALTH_UNKNOWN, 'cell': _words.health_cell(health),
+        'summary': _words.health_summary(health),
+        'findings': [{'status': f.get('status'), 'text': _words.health_finding(f), 'fix': _words.health_fix(f.get('fix')),
+                      'source': _health.SOURCES.get(f.get('source'), f.get('source')), 'estimate': f.get('estimate')}
+                     for f in findings],
+        'unknown': [_words.health_unknown(what, str(why)) for what, why in sorted((health.get('unknown') or {}).items())],
+    }
+
+
 def _page_rows(docs, charts=None):
-    """``_report.rows`` with what the templates show beside a verdict: its words and (HTML) its charts."""
+    """``_report.rows`` with what the templates show beside a verdict: its words and (HTML) its charts, and the
+    drive's health (``health_view``)."""
     out = []
     for index, row in enumerate(_report.rows(docs)):
-        row = dict(row, restore=None, interface=None, charts=None)
+        row = dict(row, restore=None, interface=None, charts=None, health_view=health_view(row['health']))
         if row['verdict']:
             row['restore'] = _words.restore_words(row['verdict']['numbers'])
             row['interface'] = _words.interface_words(row['verdict']['numbers'])
@@ -76,8 +97,10 @@ def fleet_markdown(docs, run=None):
     """
     all_rows = _page_rows(docs)
     measured = [r for r in all_rows if not r['observe']]
+    with_health = _report.health_read(measured)
     text = _templates.render(
-        'fleet.md.j2', docs=docs, run=run or {}, generated=_run.utc_now(), rows=measured,
+        'fleet.md.j2', docs=docs, run=run or {}, generated=_run.utc_now(), rows=measured, with_health=with_health,
+        health_totals=_words.health_totals(_report.health_totals(measured)) if with_health else None,
         qualifying=bool(measured) or len(measured) == len(all_rows),
         observed=_report_observed.markdown(docs, all_rows),
         counts=_counts(measured), verdicts=sum(1 for r in measured if r['verdict']),
@@ -176,12 +199,52 @@ def junit_xml(docs, failing_classes=_report.DEFAULT_FAILING_CLASSES, run=None, c
     suite.set('skipped', str(skipped))
     if skipped:
         suites.set('skipped', str(skipped))
+    if _report.health_read(_report.rows(docs)):
+        _junit_health(suites, _report.rows(docs))
     if comparison is not None:
         _junit_comparison(suites, comparison, fail_on_regression)
     if against is not None:
         _report_observed.against_junit(suites, against)
     ET.indent(suites)
     return '<?xml version="1.0" encoding="UTF-8"?>\n' + ET.tostring(suites, encoding='unicode') + '\n'
+
+
+def _junit_health(suites, all_rows):
+    """A test suite 'health': one case per drive with a health entry. FAILING is a failure; CLEAN and DEGRADED
+    pass with a ``severity`` property ``warning`` and the findings on system-err (JUnit has no warning); a drive
+    whose health was not read is skipped; OK passes."""
+    suite = ET.SubElement(suites, 'testsuite', name='tapeops.qualify.health', timestamp=_run.utc_now())
+    tests = failures = skipped = 0
+    for row in all_rows:
+        view = health_view(row['health'])
+        if view is None:
+            continue
+        tests += 1
+        case = ET.SubElement(suite, 'testcase', classname=row['host'], name='%s health' % row['drive'])
+        body = '\n'.join([view['summary']] + ['%s: %s %s' % (f['status'], f['text'], f['fix'])
+                                               for f in view['findings']] + view['unknown'])
+        status = view['status']
+        if status == _records.HEALTH_FAILING:
+            failures += 1
+            ET.SubElement(case, 'failure', type=status, message=view['summary']).text = body
+        elif status == _records.HEALTH_UNKNOWN:
+            skipped += 1
+            ET.SubElement(case, 'skipped', message=view['summary']).text = body
+        elif status in (_records.HEALTH_CLEAN, _records.HEALTH_DEGRADED):
+            ET.SubElement(case, 'system-err').text = 'WARNING %s' % body
+        else:
+            ET.SubElement(case, 'system-out').text = body
+        props = ET.SubElement(case, 'properties')
+        ET.SubElement(props, 'property', name='health', value=status)
+        ET.SubElement(props, 'property', name='severity', value=(
+            'error' if status == _records.HEALTH_FAILING else 'warning' if status in (
+                _records.HEALTH_CLEAN, _records.HEALTH_DEGRADED) else 'none'))
+    for key, value in (('tests', tests), ('failures', failures), ('errors', 0), ('skipped', skipped)):
+        suite.set(key, str(value))
+    suites.set('tests', str(int(suites.get('tests')) + tests))
+    suites.set('failures', str(int(suites.get('failures')) + failures))
+    if skipped:
+        suites.set('skipped', str(int(suites.get('skipped') or 0) + skipped))
 
 
 def _junit_comparison(suites, comparison, fail_on_regression):
@@ -257,8 +320,11 @@ def fleet_html(docs, run=None, charts=None, host=None, host_pages=None, sections
     all_rows = _page_rows(docs, charts)
     measured = [r for r in all_rows if not r['observe']]
     observed = _report_observed.html(all_rows)
+    with_health = _report.health_read(measured)
     return _templates.render(
-        'fleet.html.j2', run=run or {}, generated=_run.utc_now(), rows=measured,
+        'fleet.html.j2', run=run or {}, generated=_run.utc_now(), rows=measured, with_health=with_health,
+        health_totals=_words.health_totals(_report.health_totals(measured)) if with_health else None,
+        health_rows=[r for r in measured if r['health_view']],
         qualifying=bool(measured) or len(measured) == len(all_rows),
         observed=_templates.safe(observed) if observed else None,
         charts_error=charts_error, host=host, fleet_link=_run.REPORT_HTML,

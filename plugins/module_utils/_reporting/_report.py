@@ -50,7 +50,7 @@ def rows(docs):
                 error = '%s %s' % (error, _words.measured_before(doc))
             out.append({'host': doc['host'], 'drive': None, 'label': None, 'verdict': None,
                         'status': doc.get('status'), 'error': error, 'doc': doc, 'item': None,
-                        'observe': observe, 'observed': None})
+                        'observe': observe, 'observed': None, 'health': None})
             continue
         if observe:
             out.extend(_observed_rows(doc))
@@ -59,7 +59,8 @@ def rows(docs):
             out.append({'host': doc['host'], 'drive': item.get('id') or item.get('nst'),
                         'label': (verdict or {}).get('drive_label') or item.get('label'),
                         'verdict': verdict, 'status': _run.STATUS_BUSY if item.get('busy') else doc.get('status'),
-                        'error': item.get('error'), 'doc': doc, 'item': item, 'observe': False, 'observed': None})
+                        'error': item.get('error'), 'doc': doc, 'item': item, 'observe': False, 'observed': None,
+                        'health': item.get('health') if isinstance(item.get('health'), dict) else None})
     return out
 
 
@@ -68,7 +69,7 @@ def _observed_rows(doc):
     return [{'host': doc['host'], 'drive': item.get('id') or item.get('nst'), 'label': item.get('label'),
              'verdict': None, 'status': doc.get('status'),
              'error': item.get('error') or (entry or {}).get('error'), 'doc': doc, 'item': item,
-             'observe': True, 'observed': entry}
+             'observe': True, 'observed': entry, 'health': None}
             for item, entry in _records.drives_with_observed(doc)]
 
 
@@ -79,6 +80,55 @@ def row_class(row):
     if row['observe'] and row['drive']:
         return _words.observed_class(row['observed'])
     return None
+
+
+# ---------------------------------------------------------------------------
+# the drives' health (docs/health.md), as the documents say it
+
+
+def health_status(row):
+    """A row's drive's health status (OK, CLEAN, DEGRADED, FAILING, UNKNOWN), or None for a row without health."""
+    health = row.get('health')
+    return (health.get('status') or _records.HEALTH_UNKNOWN) if isinstance(health, dict) else None
+
+
+def health_read(all_rows):
+    """True when the health of at least one drive of the rows was read (a status other than UNKNOWN): the reports
+    show health then, and documents without it (or with nothing read) render as they did."""
+    return any(health_status(r) not in (None, _records.HEALTH_UNKNOWN) for r in all_rows)
+
+
+# a health finding that is about the cartridge's end of life: near its load or pass life, or its drive's own
+# Media life (7) and Nearing media life (19) TapeAlert flags
+_END_OF_LIFE_CODES = ('cartridge_loads', 'cartridge_passes')
+_END_OF_LIFE_FLAGS = (7, 19)
+_CLEANING_FIXES = ('clean_drive', 'replace_cleaning_cartridge')
+
+
+def end_of_life(finding):
+    """True for a health finding (a dict) that says the cartridge is near the end of its life."""
+    return finding.get('code') in _END_OF_LIFE_CODES or (
+        finding.get('code') in ('tape_alert', 'cartridge_tape_alert')
+        and (finding.get('evidence') or {}).get('flag') in _END_OF_LIFE_FLAGS)
+
+
+def health_totals(all_rows):
+    """The fleet's health as counts (``_words.health_totals`` words them): drives that need cleaning, cartridges
+    near their end of life, failing and otherwise degraded drives, OK drives and drives whose health was not read.
+    """
+    out = dict.fromkeys(('clean', 'end_of_life', 'failing', 'degraded', 'ok', 'unknown'), 0)
+    for row in all_rows:
+        status = health_status(row)
+        if status is None:
+            continue
+        findings = [f for f in row['health'].get('findings') or [] if isinstance(f, dict)]
+        out['clean'] += any(f.get('fix') in _CLEANING_FIXES for f in findings)
+        out['end_of_life'] += any(end_of_life(f) for f in findings)
+        out['failing'] += status == _records.HEALTH_FAILING
+        out['degraded'] += status == _records.HEALTH_DEGRADED and not all(end_of_life(f) for f in findings)
+        out['ok'] += status == _records.HEALTH_OK
+        out['unknown'] += status == _records.HEALTH_UNKNOWN
+    return out
 
 
 def failing(docs, failing_classes=DEFAULT_FAILING_CLASSES):

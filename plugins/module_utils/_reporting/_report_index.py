@@ -21,7 +21,7 @@ Without JavaScript the page is a plain table with every row.
 from __future__ import annotations
 
 from ansible_collections.tapeops.qualify.plugins.module_utils import _records, _words
-from ansible_collections.tapeops.qualify.plugins.module_utils._reporting import _templates
+from ansible_collections.tapeops.qualify.plugins.module_utils._reporting import _report, _templates
 
 # Up to this many hosts report.html is the one page with every drive and its charts (and
 # the host pages are written too); above it, report.html is this index.
@@ -76,6 +76,9 @@ def index_rows(rows, host_page, groups=None):
             'floor': _num(numbers.get('need_floor_mb_s')), 'full': _num(numbers.get('need_full_mb_s')),
             'fix': fixes[0]['title'] if fixes and isinstance(fixes[0], dict) else (row.get('error') or '-'),
             'groups': groups.get(row['host']) or [],
+            'health': row.get('health').get('status') or _records.HEALTH_UNKNOWN if isinstance(
+                row.get('health'), dict) else None,
+            'health_cell': _words.health_cell(row['health']) if isinstance(row.get('health'), dict) else '-',
         })
     return out
 
@@ -91,6 +94,7 @@ def _observed_row(row, host_page, groups):
         'floor': _num(seen.get('need_floor_mb_s')), 'full': _num(seen.get('need_full_mb_s')),
         'fix': _words.observed_summary(entry) if entry else (row.get('error') or '-'),
         'groups': groups.get(row['host']) or [],
+        'health': None, 'health_cell': '-',
     }
 
 
@@ -157,7 +161,11 @@ def index_html(docs, rows, run, host_page, generated, sections=()):
     for item in items:
         totals[item['class']] = totals.get(item['class'], 0) + 1
     groups, groups_left = group_rows(items)
+    healths = sorted(set(i['health'] for i in items if i['health']))
+    with_health = any(h != _records.HEALTH_UNKNOWN for h in healths)
     return _templates.render('index.html.j2', docs=docs, items=items, run=run or {}, generated=generated,
+                             with_health=with_health, healths=healths if with_health else [],
+                             health_totals=_words.health_totals(_report.health_totals(rows)) if with_health else None,
                              totals=totals, generations=generation_rows(items), r=_rate,
                              groups=groups, groups_left=groups_left, with_groups=any(i['groups'] for i in items),
                              sections=[_templates.safe(p) for p in sections])

@@ -4,12 +4,15 @@
   var body = table.tBodies[0];
   var text = document.getElementById('filter-text');
   var cls = document.getElementById('filter-class');
+  // present only when a drive's health was read
+  var health = document.getElementById('filter-health');
   var shown = document.getElementById('shown');
   function apply() {
-    var q = text.value.toLowerCase(), c = cls.value, n = 0;
+    var q = text.value.toLowerCase(), c = cls.value, h = health ? health.value : '', n = 0;
     for (var i = 0; i < body.rows.length; i++) {
       var row = body.rows[i];
       var ok = (!c || row.getAttribute('data-class') === c) &&
+               (!h || row.getAttribute('data-health') === h) &&
                (!q || row.textContent.toLowerCase().indexOf(q) >= 0);
       row.hidden = !ok;
       if (ok) { n++; }
@@ -35,13 +38,16 @@
   }
   text.addEventListener('input', apply);
   cls.addEventListener('change', apply);
-  // the filter from the address (#class=SHOE-SHINING&q=lto-9), on load and when a link on the page sets it
+  if (health) { health.addEventListener('change', apply); }
+  // the filter from the address (#class=SHOE-SHINING&health=CLEAN&q=lto-9), on load and when a link on the page
+  // sets it
   function fromHash() {
     var hash = decodeURIComponent(window.location.hash.replace(/^#/, ''));
     hash.split('&').forEach(function (pair) {
       var kv = pair.split('=');
       if (kv[0] === 'class') { cls.value = kv[1] || ''; }
       if (kv[0] === 'q') { text.value = kv[1] || ''; }
+      if (kv[0] === 'health' && health) { health.value = kv[1] || ''; }
     });
     apply();
   }
