@@ -21,7 +21,12 @@ description:
     takes with O(drives_kept) old drives (with its assumptions) and whether an old drive must be kept
     in a library.
   - Read-only. It never moves a cartridge and never writes; changers are only asked READ ELEMENT STATUS
-    (C(mtx status)), drives only C(mt status) and INQUIRY-class commands.
+    (C(mtx status)), drives only C(mt status), INQUIRY-class commands and, for a loaded cartridge, READ ATTRIBUTE
+    (C(sg_read_attr --readonly): its memory, which moves no tape).
+  - A loaded cartridge whose memory (MAM) was read and that is near the end of its life (its load count against
+    its generation's load life, or the Media life flags of its last load; docs/health.md) is listed apart in its
+    library's C(end_of_life), not among the stranded ones to migrate; the migration estimate takes the data its
+    memory says is on it (maximum less remaining capacity) instead of its native capacity times O(fill_fraction).
   - The backup software's own media list (Data Protector C(omnimm), Bacula/Bareos C(list media)) is not
     read yet; list such cartridges in O(media).
 author:
@@ -148,13 +153,19 @@ summary:
       description:
         - Per library C(id), C(counts), C(capacity_gb), C(by_generation), C(stranded), C(read_only),
           C(unknown), C(cleaning), C(keep_old_drive) and C(migration); C(cartridges) is a count here.
+        - C(end_of_life) (only in a library where a cartridge's memory was read) lists the cartridges near the end of
+          their life, each row with its C(class) and the C(findings) that say so, apart from C(stranded) and
+          C(read_only); a row of a cartridge whose memory was read has C(written_gb).
       type: list
       elements: dict
     totals:
       description: C(cartridges), C(counts) and C(capacity_gb) per class over all libraries.
       type: dict
     migration:
-      description: Hours to copy the stranded cartridges with O(drives_kept) old drives, with its assumptions; null when none is stranded.
+      description: >-
+        Hours to copy the stranded cartridges with O(drives_kept) old drives, with its assumptions; null when none is
+        stranded. C(from_memory) (only when there is one): how many cartridges were counted by the data their memory
+        says is on them.
       type: dict
     keep_old_drive_libraries:
       description: The libraries that must keep an old drive.

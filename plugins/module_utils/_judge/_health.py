@@ -524,7 +524,7 @@ def of_drive(identity):
             'log_pages': (log_pages or {}).get('unsupported_reason') or 'not_read'})
     try:
         health = judge(log_pages, memory)
-    except _records.RecordError:
+    except (_records.RecordError, TypeError):     # a memory of no form discovery returns: judged without it
         health, memory, memory_why = judge(log_pages, None), None, 'not_readable'
     unknown = dict(health.unknown or {})
     if log_pages is None or log_pages.get('unsupported_reason'):

@@ -18,6 +18,12 @@ Private to this collection: may change without notice. Pure: no I/O.
   density codes, a list the user gives) into counts and capacity per class per
   library, the stranded cartridges with their slots, the migration a swap
   forces (hours, with its assumptions) and whether an old drive must be kept.
+* A cartridge loaded in a drive whose memory (MAM) discovery read: near the
+  end of its life (``_health``: its load count against its generation's load
+  life, or the Media life / Nearing media life flags of its last load) it is
+  listed apart (``end_of_life``) from the ones to migrate, and the migration
+  estimate takes the data its memory says is on it (maximum less remaining
+  capacity) instead of its native capacity times the fill fraction.
 
 Unknown is None, never a guess: a label this module cannot read has generation
 None and says so in ``note``.
@@ -29,6 +35,7 @@ import re
 
 from ansible_collections.tapeops.qualify.plugins.module_utils._errors import TapeopsError
 from ansible_collections.tapeops.qualify.plugins.module_utils._judge import _drive_model
+from ansible_collections.tapeops.qualify.plugins.module_utils._judge import _health
 from ansible_collections.tapeops.qualify.plugins.module_utils._judge import _resolve
 
 WRITE = 'write'
@@ -309,21 +316,25 @@ def migration_estimate(cartridges, drives_kept=DEFAULT_DRIVES_KEPT, fill_fractio
     per = []
     unknown = []
     rules = []
+    data_gb = 0.0
+    measured = 0
     for cart in cartridges:
         rate, why = read_rate(cart.get('media'), old_drives)
-        if rate is None or cart.get('capacity_gb') is None:
+        written = written_gb(cart.get('memory'))
+        if rate is None or (cart.get('capacity_gb') is None and written is None):
             unknown.append(cart.get('barcode'))
             continue
         spec = _drive_model.lookup(cart['generation'] if cart.get('media') != 'M8' else 8)
         overhead = spec.load_s + spec.rewind_s + spec.unload_s
-        seconds = cart['capacity_gb'] * fill_fraction * 1000.0 / rate + overhead
-        per.append(seconds)
+        gb = written if written is not None else cart['capacity_gb'] * fill_fraction
+        measured += written is not None
+        data_gb += gb
+        per.append(gb * 1000.0 / rate + overhead)
         if why not in rules:
             rules.append(why)
     total_s = sum(per)
     wall_s = max(total_s / drives_kept, *per) if per else 0.0
-    data_gb = sum(c['capacity_gb'] for c in cartridges if c.get('capacity_gb') is not None) * fill_fraction
-    return {
+    out = {
         'cartridges': len(per),
         'data_gb': round(data_gb, 1),
         'drives_kept': drives_kept,
@@ -344,6 +355,41 @@ def migration_estimate(cartridges, drives_kept=DEFAULT_DRIVES_KEPT, fill_fractio
             'rates are the drive model\'s published figures, not measured on this host',
         ],
     }
+    if measured:
+        # only where a cartridge's memory was read: an estimate without one reads as it did
+        out['from_memory'] = measured
+        out['assumptions'].insert(0, '%d cartridge%s: the data %s memory says is on %s (MAM maximum less remaining '
+                                     'capacity), not the fill fraction' % (
+                                         measured, '' if measured == 1 else 's', 'its' if measured == 1 else 'their',
+                                         'it' if measured == 1 else 'them'))
+    return out
+
+
+MIB = 1024 * 1024
+
+
+def written_gb(memory):
+    """GB (10^9 bytes) of data on a cartridge by its memory (MAM): maximum less remaining capacity, in MiB there;
+    None without both, or when they do not make sense (remaining above maximum)."""
+    memory = memory if isinstance(memory, dict) else {}
+    most, left = memory.get('maximum_capacity_mib'), memory.get('remaining_capacity_mib')
+    if not all(isinstance(v, int) and not isinstance(v, bool) and v >= 0 for v in (most, left)) or left > most:
+        return None
+    return round((most - left) * MIB / 1e9, 3)
+
+
+def end_of_life(memory):
+    """The findings (``_health``'s, as dicts) that say a cartridge is near the end of its life, from its memory
+    alone: its load count against its generation's load life, the Media life (7) or Nearing media life (19) flags
+    of its last load. [] when none, or no memory."""
+    if not isinstance(memory, dict):
+        return []
+    try:
+        health = _health.judge(None, memory)
+    except (ValueError, TypeError):     # a memory of no form discovery returns
+        return []
+    return [f.to_dict() for f in health.findings if f.code == 'cartridge_loads' or (
+        f.code == 'cartridge_tape_alert' and (f.evidence or {}).get('flag') in (7, 19))]
 
 
 def _positive_int(value, name):
@@ -371,12 +417,19 @@ def _fraction(value):
 
 
 def _loaded_density(drives, changer_sg, element):
-    """The density code of the discovered drive sitting in ``changer_sg``'s drive ``element``."""
+    """The density code, nst and cartridge memory of the discovered drive in ``changer_sg``'s drive ``element``."""
     for drive in drives or []:
         changer = drive.get('changer') or {}
         if changer.get('sg') == changer_sg and changer.get('element') == element:
-            return drive.get('density_code'), drive.get('nst')
-    return None, None
+            return drive.get('density_code'), drive.get('nst'), drive.get('cartridge_memory')
+    return None, None, None
+
+
+def _with_memory(cart, memory):
+    """``cart`` with the loaded cartridge's memory (discovery's), where it was read."""
+    if isinstance(memory, dict):
+        cart['memory'] = memory
+    return cart
 
 
 def _classified(barcode, density=None):
@@ -413,8 +466,8 @@ def inventory_libraries(changers=(), drives=(), given=()):
         for drive in status.get('drives') or []:
             if not drive.get('full'):
                 continue
-            density, nst = _loaded_density(drives, changer.get('sg'), drive.get('element'))
-            cart = _classified(drive.get('barcode'), density)
+            density, nst, memory = _loaded_density(drives, changer.get('sg'), drive.get('element'))
+            cart = _with_memory(_classified(drive.get('barcode'), density), memory)
             cart['location'] = {'kind': 'drive', 'element': drive.get('element'), 'nst': nst,
                                 'source_slot': drive.get('source_element')}
             lib['cartridges'].append(cart)
@@ -431,7 +484,7 @@ def inventory_libraries(changers=(), drives=(), given=()):
     for drive in drives or []:
         if drive.get('nst') in seen or drive.get('changer') or not drive.get('media_loaded'):
             continue
-        cart = _classified(drive.get('barcode'), drive.get('density_code'))
+        cart = _with_memory(_classified(drive.get('barcode'), drive.get('density_code')), drive.get('cartridge_memory'))
         cart['location'] = {'kind': 'drive', 'element': None, 'nst': drive.get('nst')}
         libraries.append({'id': drive.get('nst'), 'vendor': drive.get('vendor'), 'product': drive.get('product'),
                           'source': 'standalone drive (mt status)', 'error': None, 'complete': True,
@@ -537,7 +590,7 @@ def _library(lib, spec):
     counts = dict((c, 0) for c in CLASSES + ('unknown', 'cleaning', 'diagnostic'))
     capacity = dict((c, 0) for c in CLASSES)
     by_generation = {}
-    stranded, read_only, unknown, cleaning = [], [], [], []
+    stranded, read_only, unknown, cleaning, worn = [], [], [], [], []
     for cart in lib['cartridges']:
         if cart['kind'] == 'cleaning':
             counts['cleaning'] += 1
@@ -564,18 +617,29 @@ def _library(lib, spec):
                'basis': cart['basis'], 'where': _location_text(cart.get('location')),
                'element': (cart.get('location') or {}).get('element'),
                'capacity_gb': cart['capacity_gb']}
-        if cls == STRANDED:
+        if 'memory' in cart:
+            row['written_gb'] = written_gb(cart['memory'])
+        worn_by = end_of_life(cart.get('memory'))
+        if worn_by:
+            # listed apart from the ones to migrate: copy its data off and retire it (the estimate still counts it)
+            worn.append(dict(row, **{'class': cls, 'findings': worn_by}))
+        elif cls == STRANDED:
             stranded.append(row)
         elif cls == READ:
             read_only.append(row)
-    return {
+    out = {
         'id': lib['id'], 'vendor': lib.get('vendor'), 'product': lib.get('product'), 'source': lib.get('source'),
         'error': lib.get('error'), 'complete': lib.get('complete'),
         'cartridges': len(lib['cartridges']), 'counts': counts, 'capacity_gb': capacity,
         'by_generation': by_generation, 'stranded': stranded, 'read_only': read_only, 'unknown': unknown,
-        'cleaning': cleaning, 'keep_old_drive': _keep_old_drive(stranded, read_only, spec),
+        'cleaning': cleaning, 'keep_old_drive': _keep_old_drive(
+            stranded + [w for w in worn if w['class'] == STRANDED], read_only, spec),
         'migration': None,
     }
+    if any('memory' in c for c in lib['cartridges']):
+        # only where a cartridge's memory was read: a library without one reads as it did
+        out['end_of_life'] = worn
+    return out
 
 
 def _keep_old_drive(stranded, read_only, spec):
@@ -611,6 +675,14 @@ def _library_findings(lib, lib_out):
         if row['flag']:
             findings.append({'severity': 'info', 'text': 'library %s, %s (%s): %s' % (
                 lib['id'], row['barcode'], row['where'], row['flag'])})
+    for row in lib_out.get('end_of_life') or []:
+        loads = [f['evidence'] for f in row['findings'] if f['code'] == 'cartridge_loads']
+        findings.append({'severity': 'warning', 'text': 'library %s, %s (%s): near the end of its life (%s): copy '
+                                                        'its data to another cartridge and retire it' % (
+                                                            lib['id'], row['barcode'] or 'no barcode', row['where'],
+                                                            '%s loads of %s' % (loads[0]['value'], loads[0]['limit'])
+                                                            if loads else 'its memory\'s TapeAlert flags %s' % ', '.join(
+                                                                str(f['evidence']['flag']) for f in row['findings']))})
     unknown = lib_out['unknown']
     if unknown:
         findings.append({'severity': 'info', 'text': 'library %s: %d cartridge%s of unknown generation (%s): '
