@@ -358,11 +358,14 @@ def migration_estimate(cartridges, drives_kept=DEFAULT_DRIVES_KEPT, fill_fractio
     if measured:
         # only where a cartridge's memory was read: an estimate without one reads as it did
         out['from_memory'] = measured
-        out['assumptions'].insert(0, '%d cartridge%s: the data %s memory says is on %s (MAM maximum less remaining '
-                                     'capacity), not the fill fraction' % (
-                                         measured, '' if measured == 1 else 's', 'its' if measured == 1 else 'their',
-                                         'it' if measured == 1 else 'them'))
+        out['assumptions'].insert(0, _from_memory_words(measured))
     return out
+
+
+def _from_memory_words(count):
+    one = count == 1
+    return '%d cartridge%s: the data %s memory says is on %s (MAM maximum less remaining capacity), not the fill ' \
+           'fraction' % (count, '' if one else 's', 'its' if one else 'their', 'it' if one else 'them')
 
 
 MIB = 1024 * 1024
