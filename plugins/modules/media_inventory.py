@@ -22,7 +22,7 @@ description:
     in a library.
   - Read-only. It never moves a cartridge and never writes; changers are only asked READ ELEMENT STATUS
     (C(mtx status)), drives only C(mt status), INQUIRY-class commands and, for a loaded cartridge, READ ATTRIBUTE
-    (C(sg_read_attr --readonly): its memory, which moves no tape).
+    (C(sg_read_attr --readonly), the cartridge's memory, which moves no tape).
   - A loaded cartridge whose memory (MAM) was read and that is near the end of its life (its load count against
     its generation's load life, or the Media life flags of its last load; docs/health.md) is listed apart in its
     library's C(end_of_life), not among the stranded ones to migrate; the migration estimate takes the data its

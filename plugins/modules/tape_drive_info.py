@@ -18,7 +18,7 @@ description:
   - Read-only. Drives are opened only for C(mt status) (read-only); sg nodes only for the
     C(BLKSECTGET) ioctl and SCSI commands that read (INQUIRY, READ BLOCK LIMITS, LOG SENSE,
     READ ELEMENT STATUS, READ ATTRIBUTE).
-  - Reads what the drive says about its own and its loaded cartridge's health (docs/health.md): the TapeAlert flags,
+  - Reads what the drive says about its own and its loaded cartridge's health (docs/health.md), the TapeAlert flags,
     the error counter, device statistics, volume statistics, DT device status and data compression log pages, and,
     when a cartridge is loaded, its memory (MAM) with C(sg_read_attr --readonly). None of these reads moves the tape
     or resets a counter.

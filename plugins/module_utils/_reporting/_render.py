@@ -221,8 +221,8 @@ def _junit_health(suites, all_rows):
             continue
         tests += 1
         case = ET.SubElement(suite, 'testcase', classname=row['host'], name='%s health' % row['drive'])
-        body = '\n'.join([view['summary']] + ['%s: %s %s' % (f['status'], f['text'], f['fix'])
-                                               for f in view['findings']] + view['unknown'])
+        lines = ['%s: %s %s' % (f['status'], f['text'], f['fix']) for f in view['findings']]
+        body = '\n'.join([view['summary']] + lines + view['unknown'])
         status = view['status']
         if status == _records.HEALTH_FAILING:
             failures += 1

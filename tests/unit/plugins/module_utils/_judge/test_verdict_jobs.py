@@ -76,8 +76,8 @@ def test_the_lab_ma1_bacula_jobs_cost_one_back_hitch_at_their_boundary_as_the_dr
     profile = lab_ma1_profile()
     one_job = run(profile, source(8.5, seconds=27), {'software': 'bacula', 'immediate_filemarks': True},
                   tape_ratio=1.21)
-    jobs = run(profile, source(8.5, seconds=27), {'software': 'bacula', 'immediate_filemarks': True,
-                                               'job_size_mb': 231, 'job_gap_s': 2}, tape_ratio=1.21)
+    config = {'software': 'bacula', 'immediate_filemarks': True, 'job_size_mb': 231, 'job_gap_s': 2}
+    jobs = run(profile, source(8.5, seconds=27), config, tape_ratio=1.21)
     assert one_job['forecast']['now']['backhitches'] == 0
     now = jobs['forecast']['now']
     # one back-hitch at each boundary, none between them
