@@ -32,13 +32,8 @@ extends_documentation_fragment:
   - tapeops.qualify._attributes
   - tapeops.qualify._attributes.action_plugin
   - tapeops.qualify._attributes.info_module
+  - tapeops.qualify._qualify_run
 options:
-  run_dir:
-    description:
-      - The run directory of a qualify run (it holds C(hosts/<host>.json)), for example
-        C(reports/20261123T195725Z). A directory that does not exist is an error.
-    type: path
-    required: true
   host:
     description: The host whose drives to write tapetypes for; default the inventory host the task runs for.
     type: str
