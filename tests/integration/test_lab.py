@@ -256,6 +256,15 @@ def _molecule(*args, timeout=600):
                           capture_output=True, text=True, timeout=timeout, stdin=subprocess.DEVNULL, check=False)
 
 
+def _molecule_test(scenario, timeout, run_dir):
+    """``molecule test -s scenario`` passes, and its lab in ``run_dir`` is destroyed: nothing left running."""
+    proc = _molecule('test', '-s', scenario, timeout=timeout)
+    assert proc.returncode == 0, proc.stdout[-6000:] + proc.stderr[-6000:]
+    status = subprocess.run([TAPELAB, 'status'], env=dict(os.environ, TAPEOPS_LAB_DIR=run_dir),
+                            capture_output=True, text=True, check=False)
+    assert status.returncode == 3, status.stdout
+
+
 @pytest.mark.parametrize('scenario', ['mhvtl', 'default'])
 def test_molecule_syntax(scenario):
     proc = _molecule('syntax', '-s', scenario)
@@ -266,12 +275,7 @@ def test_molecule_syntax(scenario):
 @pytest.mark.skipif(os.environ.get('TAPEOPS_MOLECULE_TEST', '1') == '0', reason='TAPEOPS_MOLECULE_TEST=0')
 def test_molecule_test_default():
     """molecule test -s default: lab up in its own run dir, converge, testinfra verify, lab down."""
-    proc = _molecule('test', '-s', 'default', timeout=3000)
-    assert proc.returncode == 0, proc.stdout[-6000:] + proc.stderr[-6000:]
-    run_dir = os.environ.get('TAPEOPS_MOLECULE_LAB_DIR') or '/var/tmp/tapeops-lab-molecule'
-    status = subprocess.run([TAPELAB, 'status'], env=dict(os.environ, TAPEOPS_LAB_DIR=run_dir),
-                            capture_output=True, text=True, check=False)
-    assert status.returncode == 3, status.stdout  # destroyed: nothing left running
+    _molecule_test('default', 3000, os.environ.get('TAPEOPS_MOLECULE_LAB_DIR') or '/var/tmp/tapeops-lab-molecule')
 
 
 @pytest.mark.lab
@@ -279,9 +283,4 @@ def test_molecule_test_default():
 def test_molecule_test_mhvtl():
     """molecule test -s mhvtl: an mhvtl lab guest in its own run dir (mhvtl built once per machine), qualify,
     the refusals, testinfra against mhvtl's own configuration, lab down."""
-    proc = _molecule('test', '-s', 'mhvtl', timeout=1800)
-    assert proc.returncode == 0, proc.stdout[-6000:] + proc.stderr[-6000:]
-    run_dir = os.environ.get('TAPEOPS_MOLECULE_MHVTL_LAB_DIR') or '/var/tmp/tapeops-lab-mhvtl'
-    status = subprocess.run([TAPELAB, 'status'], env=dict(os.environ, TAPEOPS_LAB_DIR=run_dir),
-                            capture_output=True, text=True, check=False)
-    assert status.returncode == 3, status.stdout  # destroyed: nothing left running
+    _molecule_test('mhvtl', 1800, os.environ.get('TAPEOPS_MOLECULE_MHVTL_LAB_DIR') or '/var/tmp/tapeops-lab-mhvtl')
