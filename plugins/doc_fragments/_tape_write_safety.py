@@ -50,6 +50,7 @@ notes:
   - >-
     A refusal fails the task with C(msg) (what was found and what to do) and C(reason), one machine-readable key
     (for example C(regular_file), C(block_device), C(memory_device), C(sg_node), C(rewinding_node), C(busy),
-    C(device_changed), C(no_media), C(write_protected), C(write_protect_unknown), C(worm), C(media_has_data),
+    C(device_changed), C(no_media), C(write_protected), C(write_protect_unknown), C(worm), C(cleaning),
+    C(media_has_data),
     C(barcode_mismatch), C(barcode_unconfirmed)).
 '''

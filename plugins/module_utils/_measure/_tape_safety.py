@@ -18,7 +18,8 @@ writing through it and nothing else. In order:
    device are refused with a sentence saying what to use instead. Then
    discovery of that one drive (sg node, READ BLOCK LIMITS, the changer's
    barcode of the loaded cartridge).
-2. ``probe``: open O_RDONLY; ``fstat`` of the descriptor must show the very
+2. ``probe``: a cleaning cartridge (its label: CLN..., or the media ID CU)
+   is refused before the drive is opened; open O_RDONLY; ``fstat`` of the descriptor must show the very
    device step 1 cleared (a node swapped in between is closed unused and
    refused); one read at BOT (``probe_media``); WORM from the volume
    statistics log page (0x17) where the drive has it.
@@ -222,6 +223,19 @@ def is_worm_barcode(barcode):
     return bool(barcode) and len(barcode) >= 2 and barcode.strip().upper()[-2:] in WORM_SUFFIXES
 
 
+def is_cleaning_barcode(barcode):
+    """LTO cleaning cartridges: labels beginning CLN (CLNxxxL1, CLNU01CU), or with the cleaning media ID CU."""
+    tag = barcode_tag(barcode)
+    return bool(tag) and (tag.startswith('CLN') or tag.endswith('CU'))
+
+
+def _refuse_cleaning(barcode):
+    if is_cleaning_barcode(barcode):
+        raise TapeSafetyError('The cartridge %s is a cleaning cartridge (its label says so): it takes no data, and a '
+                              'drive holding one may not answer until it has cleaned and ejected it. Nothing was '
+                              'opened. Load a scratch data cartridge.' % barcode, 'cleaning')
+
+
 def barcode_tag(barcode):
     """A barcode as compared: stripped, upper case; None for no barcode."""
     tag = str(barcode).strip().upper() if barcode is not None else ''
@@ -256,6 +270,7 @@ def media_verdict(probe, overwrite=False, allowed_barcodes=None, barcode=None, b
         raise TapeSafetyError('The cartridge%s is write-protected (WR_PROT): nothing will be written. Use a '
                               'writable scratch cartridge, or slide its write-protect tab off if it is meant to be '
                               'scratch.' % (' %s' % barcode if barcode else ''), 'write_protected')
+    _refuse_cleaning(barcode)
     if probe.get('worm') or is_worm_barcode(tag):
         raise TapeSafetyError('The cartridge%s is WORM (write once): a benchmark would consume it for good. Load '
                               'a rewritable scratch cartridge.' % (' %s' % barcode if barcode else ''), 'worm')
@@ -476,6 +491,9 @@ class WriteGate:
         ``worm``: what the caller read from log page 0x17 (None: unknown);
         left out, the gate reads that page itself where the drive has an sg node.
         """
+        # a cleaning cartridge is refused by its label before the drive is opened: a drive cleaning with it may
+        # block an open until the cleaning ends (mhvtl's did, up to the write test's time limit)
+        _refuse_cleaning(self.barcode)
         fd = self.open(os.O_RDONLY)
         try:
             probe = probe_media(fd, self.op_timeout, read_bytes=self.read_bytes(), **self.probe_io)
