@@ -27,10 +27,10 @@ _spec = importlib.util.spec_from_file_location('tapelab_mhvtl', os.path.join(ROO
 tm = importlib.util.module_from_spec(_spec)
 _spec.loader.exec_module(tm)
 # The write test's refusal for each kind of cartridge: WORM by its label (mhvtl's log page 0x17 says WORM: 0
-# even for a WORM cartridge); a data cartridge that is not listed is not overwritten; with a cleaning cartridge
-# in it the mhvtl drive stays not ready, the st driver's open blocks, and the gate gives up at its deadline
-# (op_timeout) having opened nothing for writing (seen with mhvtl fc22cc6: no 'no_media' answer comes).
-REFUSED_AS = {'worm': 'worm', 'cleaning': 'timeout', 'data': 'media_has_data'}
+# even for a WORM cartridge); a data cartridge that is not listed is not overwritten; a cleaning cartridge by
+# its label (the changer's barcode), before the drive is opened: with one in it the mhvtl drive stays not ready
+# and the st driver's open blocks (seen with mhvtl fc22cc6: the gate gave up at its deadline, op_timeout).
+REFUSED_AS = {'worm': 'worm', 'cleaning': 'cleaning', 'data': 'media_has_data'}
 NO_PHYSICS = 'came from a device without tape physics'
 
 
