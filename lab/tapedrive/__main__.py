@@ -19,7 +19,14 @@ configfs (a quick test of a config). The config (written by lab/tapelab)::
      "changer": {"name": "changer0", "identity": {...}, "slots": 4, "import_export": 1,
                  "mechanics": {"move_s", "load_s", "unload_s"}, "mechanics_scale": 0.02,
                  "layout": {"slots": [barcode, ...], "drives": [barcode|null, ...]}} | null,
+     "health_file": "/run/tapelab/health.json",
      "trace": false}
+
+``health_file`` (optional): the drives' health modes (ssc.py ``parse_health``:
+``{"drive": "dirty"|"hard_error"|"none", "cartridges": {"MA1001L5": "worn"}}``),
+read at start and again within a second of each change (lab/tapelab health
+writes it); a missing file means no mode, a file that cannot be read is
+logged and changes nothing.
 """
 
 from __future__ import annotations
@@ -46,8 +53,15 @@ def build(config, clock=time.monotonic):
     drives = []
     for i, spec in enumerate(config.get('drives') or []):
         name = spec.get('name') or 'tape%d' % i
-        drives.append(ssc.Drive(spec['identity'], spec.get('profile') or {}, clock=clock,
-                                stats_path=os.path.join(state_dir, '%s-stats.json' % name), name=name))
+        drive = ssc.Drive(spec['identity'], spec.get('profile') or {}, clock=clock,
+                          stats_path=os.path.join(state_dir, '%s-stats.json' % name), name=name)
+        drive.log = log
+        drive.health_file = config.get('health_file')
+        changed = drive.read_health_file()
+        if changed is not None:
+            log('%s: health %s' % (name, changed if isinstance(changed, Exception)
+                                   else json.dumps(changed, sort_keys=True)))
+        drives.append(drive)
     if not drives:
         raise SystemExit('tapedrive: the config lists no drive')
     ch = config.get('changer')

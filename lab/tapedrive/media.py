@@ -9,8 +9,8 @@ library.py): ``Cartridge`` with ``barcode``, ``holds_data``, ``write_protected``
 
 The file is the tape. A 4096-byte header (a magic line and a JSON object:
 barcode, generation, density code, capacity, write-protect and WORM flags,
-load count) is followed by an append-only run of records, one per logical
-object on tape, in tape order:
+load count, and what the cartridge memory keeps, see below) is followed by an
+append-only run of records, one per logical object on tape, in tape order:
 
     16-byte record header  '>4sBBHII': b'TREC', kind, flags, 0, host length, stored length
     payload                 stored length bytes (flags & 2: raw deflate segment, physics.BlockCompressor;
@@ -26,11 +26,25 @@ headers when a cartridge is opened; a record cut short by a crash is dropped.
 
 Capacity is in tape-side bytes (what the drive stored after compression),
 with an early-warning zone before the end (``EARLY_WARNING_FRACTION``).
+
+The cartridge memory (LTO-CM, read with READ ATTRIBUTE: ssc.py
+``mam_attributes``) lives in the header too: the medium serial number and
+manufacture date (``serial``, ``manufactured``, set at ``create``) and under
+``mam`` the tape-side bytes written and read over the cartridge's earlier
+loads and in its current (or last) one, the last four drives that loaded it,
+the TapeAlert flags set during the current and the previous load, and how
+many loads changed its data. Every one of these keys is optional: a cartridge
+written before they existed opens with its serial and date made from its
+barcode and its file's date, and zeros for the counters (which count from
+then on); a lab without them ignores them. Nothing of the header's format
+changed, so the magic line stays version 1.
 """
 
 from __future__ import annotations
 
 import bisect
+import datetime
+import hashlib
 import json
 import os
 import struct
@@ -49,6 +63,41 @@ FLAG_DEFLATE = 2
 # (estimate: 1 %; no vendor gives the distance as a fraction).
 EARLY_WARNING_FRACTION = 0.01
 
+# What an LTO cartridge's memory says of the medium, per generation (ssc.py's READ ATTRIBUTE reports it).
+# Tape length in metres: LTO-1/2 609, LTO-3 680, LTO-4 820, LTO-5/6 846, LTO-7/8 960, LTO-9 1035, as the
+# LTO format tables give them (Wikipedia, "Linear Tape-Open", tape specifications, citing Oracle's and
+# Fujifilm's data sheets); a real HP Ultrium 6 drive reports 846 for a FUJIFILM LTO-6 cartridge
+# (tests/unit/fixtures/sg_read_attr). LTO-10: 1035, an estimate (the LTO-9 figure; none found).
+MEDIUM_LENGTH_M = {1: 609, 2: 609, 3: 680, 4: 820, 5: 846, 6: 846, 7: 960, 8: 960, 9: 1035, 10: 1035}
+# Half-inch tape: 12.65 mm, which READ ATTRIBUTE gives in tenths of a millimetre as 127 (the HP capture).
+MEDIUM_WIDTH_0_1MM = 127
+# The cartridge memory's size in bytes: 4096 for LTO-1 to 3, 8192 for LTO-4 (computerlanguage.com, "LTO",
+# EEPROM column); 16384 from LTO-5 on, as the real LTO-6 cartridge reports (the same table says 8 KB there:
+# the capture wins, and LTO-5 and 7 to 10 follow LTO-6, an estimate).
+MAM_CAPACITY = {1: 4096, 2: 4096, 3: 4096, 4: 8192}
+MAM_CAPACITY_DEFAULT = 16384
+# The last four drives that loaded the cartridge (attributes 020Ah-020Dh).
+LOAD_HISTORY = 4
+
+
+# The cartridge memory's counters in the header (``mam``), as a cartridge without them starts:
+# tape-side bytes written / read over the loads before the current one and in the current (or last) one;
+# the drives that loaded it ([vendor, serial], newest first); the TapeAlert flags set during the current
+# (or last) load and during the one before (64-bit, flag 1 the most significant bit); the loads that changed
+# its data (READ ATTRIBUTE's volume change reference) and whether the current one did.
+_MAM_DEFAULTS = {'life_written': 0, 'life_read': 0, 'load_written': 0, 'load_read': 0, 'loaded_by': [],
+                 'flags_load': 0, 'flags_previous': 0, 'volume_changes': 0, 'changed_this_load': False}
+
+
+def medium_serial_of(barcode):
+    """A medium serial number for the lab's cartridge ``barcode``: 10 characters, upper-case, stable.
+
+    Real LTO cartridges carry the manufacturer's serial in their memory (FUJIFILM: ``EW7VWMVKF6``); the lab
+    makes one from the barcode, so that two cartridges never share one.
+    """
+    digest = hashlib.sha256(('tapeops-lab:%s' % barcode).encode()).hexdigest().upper()
+    return 'TQ' + digest[:8]
+
 
 class MediaError(Exception):
     """A cartridge file that cannot be used (missing, not a cartridge, damaged header)."""
@@ -61,6 +110,13 @@ class Cartridge:
         self.path = path
         self._fd = fd
         self._meta = meta
+        if not meta.get('manufactured'):
+            # a cartridge made before the cartridge memory was kept: the date of its file stands in
+            meta['manufactured'] = datetime.datetime.fromtimestamp(
+                os.fstat(fd).st_mtime, datetime.timezone.utc).strftime('%Y%m%d')
+        meta.setdefault('serial', medium_serial_of(meta.get('barcode') or ''))
+        mam = meta.get('mam') if isinstance(meta.get('mam'), dict) else {}
+        meta['mam'] = dict(_MAM_DEFAULTS, **mam)
         # index: parallel lists, one entry per logical object
         self._offsets = [o for o, _k, _h, _s in index]
         self._kinds = [k for _o, k, _h, _s in index]
@@ -73,14 +129,19 @@ class Cartridge:
     # -------------------------------------------------------------- files
     @classmethod
     def create(cls, path, barcode, generation=5, density_code=0x58, capacity_bytes=1500 * 10 ** 9,
-               write_protected=False, worm=False, medium_type=0, exist_ok=False):
-        """Make a blank cartridge file at ``path`` and return it opened."""
+               write_protected=False, worm=False, medium_type=0, exist_ok=False, manufactured=None):
+        """Make a blank cartridge file at ``path`` and return it opened.
+
+        ``manufactured``: the medium manufacture date as YYYYMMDD (default: today, UTC).
+        """
         if os.path.exists(path) and not exist_ok:
             raise MediaError('%s exists: refusing to replace a cartridge (remove it first)' % path)
         meta = {
             'barcode': barcode, 'generation': int(generation), 'density_code': int(density_code),
             'capacity_bytes': int(capacity_bytes), 'write_protected': bool(write_protected), 'worm': bool(worm),
             'medium_type': int(medium_type), 'loads': 0,
+            'serial': medium_serial_of(barcode),
+            'manufactured': manufactured or datetime.datetime.now(datetime.timezone.utc).strftime('%Y%m%d'),
         }
         tmp = path + '.tmp'
         with open(tmp, 'wb') as f:
@@ -185,9 +246,62 @@ class Cartridge:
     def loads(self):
         return self._meta.get('loads', 0)
 
-    def count_load(self):
+    def count_load(self, vendor=None, serial=None):
+        """A load: the load count goes up; the last load's usage and flags become history.
+
+        ``vendor`` / ``serial``: the drive's INQUIRY vendor and serial, kept as the last four drives that
+        loaded the cartridge (newest first).
+        """
         self._meta['loads'] = self.loads + 1
+        mam = self._meta['mam']
+        mam['life_written'] += mam['load_written']
+        mam['life_read'] += mam['load_read']
+        mam['load_written'] = mam['load_read'] = 0
+        mam['flags_previous'] = mam['flags_load']
+        mam['flags_load'] = 0
+        mam['changed_this_load'] = False
+        if vendor is not None:
+            mam['loaded_by'] = ([[str(vendor), str(serial or '')]] + list(mam['loaded_by']))[:LOAD_HISTORY]
         self._save_meta()
+
+    # -------------------------------------------------------------- cartridge memory
+    @property
+    def medium_serial(self):
+        return self._meta['serial']
+
+    @property
+    def manufactured(self):
+        """The medium manufacture date, YYYYMMDD."""
+        return self._meta['manufactured']
+
+    @property
+    def medium_length_m(self):
+        return MEDIUM_LENGTH_M.get(self.generation, MEDIUM_LENGTH_M[10])
+
+    @property
+    def mam_capacity(self):
+        return MAM_CAPACITY.get(self.generation, MAM_CAPACITY_DEFAULT)
+
+    @property
+    def memory(self):
+        """What the cartridge memory keeps (a copy): see ``_MAM_DEFAULTS``."""
+        mam = dict(self._meta['mam'])
+        mam['loaded_by'] = [list(entry) for entry in mam['loaded_by']]
+        return mam
+
+    def record_load(self, written, read, flags):
+        """The current load's usage so far: tape-side bytes ``written`` and ``read`` since the load, and the
+        TapeAlert ``flags`` (a 64-bit number, flag 1 its most significant bit) seen in it (added to those kept).
+        Written to the header only when something changed.
+        """
+        mam = self._meta['mam']
+        new = {'load_written': int(written), 'load_read': int(read), 'flags_load': mam['flags_load'] | int(flags)}
+        if written and not mam['changed_this_load']:
+            new['changed_this_load'] = True
+            new['volume_changes'] = mam['volume_changes'] + 1
+        if any(mam[key] != value for key, value in new.items()):
+            mam.update(new)
+            self._save_meta()
 
     # -------------------------------------------------------------- contents
     @property

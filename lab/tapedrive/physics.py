@@ -55,6 +55,14 @@ Rules:
    take their own times (rewind_s, locate_s, ...); after them the next start
    is a first start (rule 5).
 
+A drive's data rate can be lowered by a factor (``Transport.rate_factor``, 1
+by default): the tape still moves at its step, but only that fraction of the
+step is the host's data (the rest: rewrites of what a dirty head did not write
+well, lab/tapedrive/ssc.py ``DIRTY_RATE_FACTOR``). The buffer then drains at
+step x factor, and rules 3 and 4 compare the host's arrival rate with the
+steps' data rates; the speed steps themselves (the tape's speeds, as the log
+pages report them) do not change.
+
 Lab time scale (``--scale S``, e.g. 0.25): every rate (steps, native) and the
 buffer size are multiplied by S; back-hitch time stays as it is, so the time
 behaviour (seconds of buffer, seconds per back-hitch) is that of the real
@@ -288,11 +296,24 @@ class Transport:
         self.events = collections.deque(maxlen=4096)            # (t, what, detail) for the trace
         self.speed_time = collections.Counter()                 # seconds moving per step (MB/s key)
         self.new_session = False
+        self.rate_factor = 1.0                                  # data rate / tape speed (see the docstring)
         self.reset_session(now)
 
     # ------------------------------------------------------------ helpers
     def reset_session(self, now):
         self.session = {'start': None, 'last': None, 'host_bytes': 0, 'tape_bytes': 0}
+
+    def _rate(self, index):
+        """The data rate (bytes/s) at step ``index``: the step times the rate factor."""
+        return self.steps[index] * self.rate_factor
+
+    def set_rate_factor(self, factor, now):
+        """From ``now`` on only ``factor`` (0 < factor <= 1) of the tape speed carries the host's data."""
+        factor = float(factor)
+        if not 0 < factor <= 1:
+            raise ValueError('rate factor must be in (0, 1], got %r' % (factor,))
+        self.advance(now)
+        self.rate_factor = factor
 
     def _event(self, what, detail=None):
         self.events.append((round(self.t, 6), what, detail))
@@ -343,8 +364,8 @@ class Transport:
 
     def _highest_step(self, rate):
         """Index (0 = top) of the highest step not above ``rate``; the floor when below every step."""
-        for i, v in enumerate(self.steps):
-            if v <= rate * (1 + 1e-9) + _EPS:
+        for i in range(len(self.steps)):
+            if self._rate(i) <= rate * (1 + 1e-9) + _EPS:
                 return i
         return len(self.steps) - 1
 
@@ -379,11 +400,11 @@ class Transport:
         self.reposition_end = self.t + self.profile.backhitch_s
         self._event('backhitch', why)
 
-    def _drain(self, seconds, rate, everything=False):
-        amount = self.level if everything else min(self.level, rate * seconds)
+    def _drain(self, seconds, index, everything=False):
+        amount = self.level if everything else min(self.level, self._rate(index) * seconds)
         self.level -= amount
         self.counters['tape_bytes_written'] += amount
-        self.speed_time[round(rate / MB, 3)] += seconds
+        self.speed_time[round(self.steps[index] / MB, 3)] += seconds
         while amount > _EPS and self.objects:
             head = self.objects[0]
             if head <= amount + _EPS:
@@ -406,16 +427,16 @@ class Transport:
             if guard > 10_000_000:
                 raise RuntimeError('physics did not converge')
             if self.state == MOVING:
-                v = self.steps[self.step]
+                v = self._rate(self.step)
                 t_dry = self.t + self.level / v
                 t_tick = self._next_tick(self.t)
                 if t_dry <= min(now, t_tick):
-                    self._drain(t_dry - self.t, v, everything=True)
+                    self._drain(t_dry - self.t, self.step, everything=True)
                     self.t = max(self.t, t_dry)
                     self._ran_dry()
                     continue
                 t_next = min(now, t_tick)
-                self._drain(t_next - self.t, v)
+                self._drain(t_next - self.t, self.step)
                 self.t = t_next
                 if t_next >= t_tick - _EPS:
                     self._control()
@@ -435,7 +456,7 @@ class Transport:
     def _control(self):
         fill = self.fill()
         arrival = self.arrival_rate(self.t, ADAPT_S)
-        speed = self.steps[self.step]
+        speed = self._rate(self.step)
         keeping_up = self.blocked or arrival >= speed * (1 - 1e-9)
         self.blocked = False
         if fill > HIGH_WATER and self.step > 0 and keeping_up:
@@ -462,7 +483,7 @@ class Transport:
     def next_event(self):
         """Time of the next change without host input (None: nothing will change)."""
         if self.state == MOVING:
-            v = self.steps[self.step]
+            v = self._rate(self.step)
             return min(self.t + self.level / v, self._next_tick(self.t))
         if self.state == REPOSITIONING:
             return self.reposition_end
@@ -502,7 +523,7 @@ class Transport:
         nxt = self.next_event()
         if self.state == MOVING:
             need = self.level + tape_bytes - self.capacity
-            t_room = self.t + max(need, 0.0) / self.steps[self.step]
+            t_room = self.t + max(need, 0.0) / self._rate(self.step)
             nxt = min(nxt, t_room) if nxt is not None else t_room
         return nxt if nxt is not None else now + ADAPT_S
 

@@ -28,6 +28,9 @@ sg3_utils and the collection's modules send:
 - REPORT DENSITY SUPPORT (the generation's own density and the two it reads)
 - LOG SENSE / LOG SELECT (reset): pages 0x00, 0x02, 0x03, 0x0C, 0x14, 0x17,
   0x1B, 0x2E, 0x32 and 0x34 (see ``log_page``)
+- READ ATTRIBUTE (SPC-4): the cartridge memory (service actions 0x00
+  attribute values, 0x01 attribute list, 0x02 logical volume list, 0x03
+  partition list, 0x05 supported attributes; see ``mam_attributes``)
 - PREVENT ALLOW MEDIUM REMOVAL, RESERVE/RELEASE(6), SEND DIAGNOSTIC
 - anything else: CHECK CONDITION, ILLEGAL REQUEST, INVALID COMMAND OPERATION CODE
 
@@ -61,6 +64,19 @@ them for HP's):
 Every emulated model carries 0x34 in HP's layout (a real IBM drive's 0x34 is
 "Read forward errors", a different page): the lab wants one page the
 collection reads on every guest.
+
+Health (``set_health``; docs/lab.md, "Drive health"): the drive can be told
+to misbehave, with the signals a real drive gives. ``dirty``: TapeAlert 20
+(cleaning required) and page 0x0C's cleaning parameter set, rewrites and
+corrected errors on pages 0x02 / 0x03 rising with the tape-side bytes moved
+(``DIRTY_REWRITES_PER_GB``), and the data rate at every step lowered by
+``DIRTY_RATE_FACTOR``. ``hard_error``: TapeAlert 30 (hardware A); commands
+keep working. A cartridge ``worn``: its load count (READ ATTRIBUTE, page
+0x17's thread count) near the end of its load life (``WORN_FRACTION`` of
+``LOAD_LIFE``), and the media flags a drive raises from that count (19
+nearing media life, 7 media life). Each flag the drive raised during a load
+goes into the cartridge's memory, which READ ATTRIBUTE gives as the previous
+load's TapeAlert flags on the next load.
 """
 
 from __future__ import annotations
@@ -72,7 +88,7 @@ import time
 
 from . import physics
 from . import scsi
-from .media import MediaError
+from .media import MEDIUM_WIDTH_0_1MM, MediaError
 from .scsi import (GOOD, ILLEGAL_REQUEST, NOT_READY, NO_SENSE, BLANK_CHECK, DATA_PROTECT, VOLUME_OVERFLOW,
                    UNIT_ATTENTION, MEDIUM_ERROR)
 
@@ -127,6 +143,89 @@ _OWN_DENSITY = {1: 0x40, 2: 0x42, 3: 0x44, 4: 0x46, 5: 0x58, 6: 0x5A, 7: 0x5C, 8
 # TapeAlert flag count (SSC-4 annex: flags 0x01..0x40)
 TAPEALERT_FLAGS = 0x40
 
+# ---------------------------------------------------------------- health (docs/lab.md, "Drive health")
+# The modes a drive and a cartridge can be given; 'none' clears a mode.
+DRIVE_MODES = ('dirty', 'hard_error')
+CARTRIDGE_MODES = ('worn',)
+NONE = 'none'
+# TapeAlert flags the modes raise (TapeAlert specification v3.0 numbers and names, as docs/health.md cites
+# them): 20 Cleaning required (the drive asks to be cleaned), 30 Hardware A (a drive hardware fault the
+# specification rates critical), 19 Nearing media life and 7 Media life (the cartridge's life, from its
+# load count).
+FLAG_CLEANING_REQUIRED = 20
+FLAG_HARDWARE_A = 30
+FLAG_NEARING_MEDIA_LIFE = 19
+FLAG_MEDIA_LIFE = 7
+# A dirty head writes less of what it means to on the first pass: the drive rewrites (LTO reads every data
+# set back as it writes it and writes again what did not verify) and moves more tape for the same data.
+# Both numbers are estimates of the lab: no vendor publishes what a dirty head costs. The rewrites stay under
+# the collection's own 10 per GB (plugins/module_utils/_judge/_health.py, an estimate too), so a drive that
+# only needs cleaning is judged CLEAN, not DEGRADED; the rate factor is large enough to show in a lab run.
+DIRTY_REWRITES_PER_GB = 5            # rewrites (page 0x02) / rereads (0x03) per GB moved to / from tape
+DIRTY_RATE_FACTOR = 0.8              # the data rate at each speed step, as a fraction of the clean drive's
+# Load life of a data cartridge by LTO generation, as docs/health.md cites it: IBM TS2900 Tape Autoloader
+# manual, Table 18 "Nominal cartridge life: Load/unload cycles" (Ultrium 1 5000, 2 10,000, 3 to 8 20,000);
+# Ultrium 9 and 10 20,000, an estimate (IBM's table ends at 8). tests/unit/lab holds it to _health.LOAD_LIFE.
+LOAD_LIFE = {1: 5000, 2: 10000, 3: 20000, 4: 20000, 5: 20000, 6: 20000, 7: 20000, 8: 20000, 9: 20000,
+             10: 20000}
+# When the drive raises 19 Nearing media life: at this fraction of the load life (an estimate: no vendor
+# says when; 7 Media life at the life itself). A worn cartridge reports WORN_FRACTION of its life more loads
+# than it has had (19,500 of 20,000 for LTO-3 to 10): near the end, not over it.
+NEARING_LIFE_FRACTION = 0.9
+WORN_FRACTION = 0.975
+
+
+class HealthError(ValueError):
+    """A health setting that cannot be applied; the message says what is allowed."""
+
+
+def parse_health(health):
+    """``{'drive': mode or None, 'cartridges': {barcode: mode}}`` from a health setting (a dict or None).
+
+    Accepts ``{"drive": "dirty"|"hard_error"|"none"|null, "cartridges": {"MA1001L5": "worn"|"none"}}``;
+    'none' (or null) clears. Raises HealthError naming what is wrong.
+    """
+    if health is None:
+        return {'drive': None, 'cartridges': {}}
+    if not isinstance(health, dict):
+        raise HealthError('health must be a mapping {"drive": MODE, "cartridges": {BARCODE: MODE}}, got %r'
+                          % (health,))
+    unknown = sorted(set(health) - {'drive', 'cartridges'})
+    if unknown:
+        raise HealthError('health: unknown key(s) %s; the keys are drive and cartridges' % ', '.join(unknown))
+    drive = health.get('drive')
+    if drive in (None, NONE):
+        drive = None
+    elif drive not in DRIVE_MODES:
+        raise HealthError('health: drive mode %r is not one of %s' % (drive, ', '.join(DRIVE_MODES + (NONE,))))
+    carts = health.get('cartridges') or {}
+    if not isinstance(carts, dict):
+        raise HealthError('health: cartridges must map barcodes to modes, got %r' % (carts,))
+    out = {}
+    for barcode, mode in carts.items():
+        if mode in (None, NONE):
+            continue
+        if mode not in CARTRIDGE_MODES:
+            raise HealthError('health: cartridge %s: mode %r is not one of %s' % (
+                barcode, mode, ', '.join(CARTRIDGE_MODES + (NONE,))))
+        out[str(barcode)] = mode
+    return {'drive': drive, 'cartridges': dict(sorted(out.items()))}
+
+
+def flag_bits(flags):
+    """TapeAlert flag numbers -> the 64-bit number the cartridge memory keeps (flag 1 the most significant)."""
+    bits = 0
+    for number in flags:
+        bits |= 1 << (64 - number)
+    return bits
+
+
+# ---------------------------------------------------------------- READ ATTRIBUTE (SPC-4 7.3, SSC-4 annex)
+# Attribute formats (the low two bits of byte 2) and the read-only bit.
+ATTR_BINARY, ATTR_ASCII, ATTR_TEXT = 0, 1, 2
+ATTR_READ_ONLY = 0x80
+MIB = 1024 * 1024
+
 
 class Drive:
     """One emulated LTO drive (see the module docstring)."""
@@ -154,6 +253,11 @@ class Drive:
         self.series = []                # per-second host bytes accepted since load: [second, bytes]
         self._series_t0 = None
         self._stats_key = None
+        self.health = parse_health(None)
+        self.health_file = None         # a JSON file polled by periodic() (lab/tapelab health)
+        self.log = None                 # log(text): where periodic() says a health change or error
+        self._health_stamp = None
+        self.load_usage = collections.Counter()   # tape-side bytes written / read since load (MAM)
 
     # ------------------------------------------------------------ library side
     @property
@@ -189,9 +293,15 @@ class Drive:
         self.load_time = now
         self.series = []
         self._series_t0 = None
+        self.load_usage = collections.Counter()
         if count:
-            cart.count_load()
+            cart.count_load(self.vendor, self.serial)
             self.lifetime['loads'] += 1
+        else:
+            # found in the drive at start-up: the load the cartridge memory records goes on
+            memory = cart.memory
+            self.load_usage.update({'written': memory['load_written'], 'read': memory['load_read']})
+        self._apply_rate(now)
 
     def unload_cartridge(self):
         """The changer takes the cartridge out; returns it (None when the drive is empty)."""
@@ -199,6 +309,7 @@ class Drive:
         if cart is None:
             return None
         self.write_stats()
+        self.save_memory()
         cart.sync()
         self.loaded = None
         self.threaded = False
@@ -206,6 +317,85 @@ class Drive:
         self.removal_prevented = False
         self.ua = None
         return cart
+
+    # ------------------------------------------------------------ health
+    def set_health(self, health):
+        """Apply a health setting (``parse_health``'s input); returns it as parsed. Raises HealthError."""
+        parsed = parse_health(health)
+        self.health = parsed
+        self._apply_rate(self.clock())
+        return parsed
+
+    @property
+    def dirty(self):
+        return self.health['drive'] == 'dirty'
+
+    def cartridge_mode(self, cart):
+        return self.health['cartridges'].get(cart.barcode) if cart is not None else None
+
+    def _apply_rate(self, now):
+        self.transport.set_rate_factor(DIRTY_RATE_FACTOR if self.dirty else 1.0, now)
+
+    def load_life(self, cart):
+        return LOAD_LIFE.get(cart.generation, LOAD_LIFE[10])
+
+    def cartridge_loads(self, cart):
+        """The load count the cartridge reports: its own, plus WORN_FRACTION of its life when it is worn."""
+        loads = cart.loads
+        if self.cartridge_mode(cart) == 'worn':
+            loads += int(round(WORN_FRACTION * self.load_life(cart)))
+        return loads
+
+    def _life_flags(self, cart, loads):
+        life = self.load_life(cart)
+        if loads >= life:
+            return [FLAG_MEDIA_LIFE]
+        if loads >= NEARING_LIFE_FRACTION * life:
+            return [FLAG_NEARING_MEDIA_LIFE]
+        return []
+
+    def tape_alert_flags(self):
+        """The TapeAlert flags set now (numbers, ascending)."""
+        flags = set()
+        if self.dirty:
+            flags.add(FLAG_CLEANING_REQUIRED)
+        if self.health['drive'] == 'hard_error':
+            flags.add(FLAG_HARDWARE_A)
+        if self.loaded is not None:
+            flags.update(self._life_flags(self.loaded, self.cartridge_loads(self.loaded)))
+        return sorted(flags)
+
+    def save_memory(self):
+        """Write the current load's usage and flags into the loaded cartridge's memory."""
+        if self.loaded is not None:
+            self.loaded.record_load(self.load_usage['written'], self.load_usage['read'],
+                                    flag_bits(self.tape_alert_flags()))
+
+    def read_health_file(self):
+        """Apply ``health_file`` when it changed since it was last read (a missing file: no modes).
+
+        Returns None when nothing changed, else the setting applied, or the error as a HealthError (the
+        setting in force stays).
+        """
+        if not self.health_file:
+            return None
+        try:
+            st = os.stat(self.health_file)
+            stamp = (st.st_mtime_ns, st.st_size, st.st_ino)
+        except FileNotFoundError:
+            stamp = None
+        except OSError as exc:
+            return HealthError('cannot read %s: %s' % (self.health_file, exc.strerror))
+        if stamp == self._health_stamp:
+            return None
+        self._health_stamp = stamp
+        if stamp is None:
+            return self.set_health(None)
+        try:
+            with open(self.health_file) as f:
+                return self.set_health(json.load(f))
+        except (OSError, ValueError) as exc:
+            return exc if isinstance(exc, HealthError) else HealthError('%s: %s' % (self.health_file, exc))
 
     # ------------------------------------------------------------ helpers
     def now(self):
@@ -293,16 +483,27 @@ class Drive:
             'host_series_bytes_per_s': [b for _s, b in self.series],
             'loaded_at': self.load_time,
             'now': now,
+            'health': self.health,
+            'tape_alert_flags': self.tape_alert_flags(),
         })
         return snap
 
     def periodic(self, now):
-        """Called about once a second by the handler: keep the statistics file current."""
+        """Called about once a second by the handler: the health file, the statistics file, the cartridge memory.
+
+        Returns what ``read_health_file`` returned (the handler logs a change or an error).
+        """
+        changed = self.read_health_file()
+        if changed is not None and self.log is not None:
+            self.log('%s: health %s' % (self.name, 'not changed: %s' % changed if isinstance(changed, Exception)
+                                        else json.dumps(changed, sort_keys=True)))
         key = (self.transport.counters['host_bytes_written'], self.transport.counters['tape_bytes_written'],
                self.transport.counters['backhitches'], self.pos)
         if key != getattr(self, '_stats_key', None):
             self._stats_key = key
             self.write_stats()
+        self.save_memory()
+        return changed
 
     def write_stats(self):
         if not self.stats_path:
@@ -605,6 +806,7 @@ class Drive:
                 self.pos = cart.write_block(self.pos, block, compressed)
                 self.lifetime['host_bytes_written'] += len(block)
                 self.lifetime['tape_bytes_written'] += tape_bytes
+                self.load_usage['written'] += tape_bytes
                 self._record_series(now, len(block))
                 state['i'] += 1
             if cart.early_warning:
@@ -644,6 +846,7 @@ class Drive:
         def step(t):
             if not tr.flush_done(t):
                 return tr.wake_for_flush(t)
+            self.save_memory()
             self.loaded.sync()
             self.write_stats()
             return scsi.good()
@@ -684,6 +887,7 @@ class Drive:
                 return scsi.check_condition(NO_SENSE, scsi.ASC_FILEMARK, filemark=True, info=count)
             block = cart.read_block(self.pos)
             tr.count_read(len(block), cart.stored_length(self.pos))
+            self.load_usage['read'] += cart.stored_length(self.pos)
             self.pos += 1
             if len(block) == count:
                 return scsi.good(block)
@@ -709,6 +913,7 @@ class Drive:
                                             read_len=len(got))
             block = cart.read_block(self.pos)
             tr.count_read(len(block), cart.stored_length(self.pos))
+            self.load_usage['read'] += cart.stored_length(self.pos)
             self.pos += 1
             if len(block) != size:
                 out.append(block[:size].ljust(size, b'\0') if len(block) > size else block)
@@ -726,6 +931,7 @@ class Drive:
             seconds = self._distance_time(self.profile.rewind_s, 0, self.pos)
             self.pos = 0
             self.transport.repositioned(self.clock())
+            self.save_memory()
             self.loaded.sync()
             self.write_stats()
             return self._mech(seconds, scsi.good(), immed)
@@ -758,6 +964,7 @@ class Drive:
             self.pos = 0
             self.threaded = False
             self.transport.repositioned(self.clock())
+            self.save_memory()
             self.loaded.sync()
             self.write_stats()
             return self._mech(seconds, scsi.good(), immed)
@@ -922,7 +1129,12 @@ class Drive:
             return [bytes(self.SUPPORTED_LOG_PAGES)]
         if page in (0x02, 0x03):
             processed = snap['host_bytes_written'] if page == 0x02 else snap['host_bytes_read']
-            return [lp(0, 0), lp(1, 0), lp(2, 0), lp(3, 0), lp(4, 0), lp(5, processed, length=8), lp(6, 0)]
+            # a dirty drive rewrites (rereads) and corrects as it moves tape: DIRTY_REWRITES_PER_GB of the
+            # tape-side bytes since the load (or the last reset), each a correction with possible delay
+            moved = snap['tape_bytes_written'] if page == 0x02 else snap['tape_bytes_read']
+            redone = int(moved * DIRTY_REWRITES_PER_GB / 1e9) if self.dirty else 0
+            return [lp(0, 0), lp(1, redone), lp(2, redone), lp(3, redone), lp(4, redone),
+                    lp(5, processed, length=8), lp(6, 0)]
         if page == 0x0C:
             used_mb = (cart.tape_bytes // (1024 * 1024)) if cart else 0
             cap_mb = (cart.capacity_bytes // (1024 * 1024)) if cart else 0
@@ -935,7 +1147,7 @@ class Drive:
                 lp(3, snap['host_bytes_read'], length=8),
                 lp(4, used_mb), lp(5, ew_mb), lp(6, cap_mb - ew_mb), lp(7, min(pos_mb, used_mb)),
                 lp(8, int(self.profile.buffer_mb * MB) // (1024 * 1024)),
-                lp(0x100, 0, length=8),
+                lp(0x100, 1 if self.dirty else 0, length=8),     # cleaning required
             ]
         if page == 0x14:
             hours = int((now - (self.load_time or now)) // 3600)
@@ -952,7 +1164,8 @@ class Drive:
             mb_r = int(snap['host_bytes_read'] / MB)
             ratio = self._ratio(snap['host_bytes_written'], snap['tape_bytes_accepted'])
             return [
-                lp(0, 1, length=1), lp(1, cart.loads), lp(2, int(cart.tape_bytes / (2 * 1024 * 1024))),
+                lp(0, 1, length=1), lp(1, self.cartridge_loads(cart)),
+                lp(2, int(cart.tape_bytes / (2 * 1024 * 1024))),
                 lp(3, 0), lp(4, 0), lp(5, 0), lp(6, 0), lp(7, 0), lp(8, 0), lp(9, 0),
                 lp(0xE, mb_w), lp(0xF, mb_r), lp(0x12, ratio, length=2),
                 lp(0x16, cart.capacity_bytes // MB), lp(0x17, cart.tape_bytes // MB),
@@ -976,7 +1189,9 @@ class Drive:
                 out.append(lp(0x100, 1 if self.compression else 0, length=1))
             return out
         if page == 0x2E:
-            return [lp(code, 0, length=1, flags=0x03) for code in range(1, TAPEALERT_FLAGS + 1)]
+            active = set(self.tape_alert_flags())
+            return [lp(code, 1 if code in active else 0, length=1, flags=0x03)
+                    for code in range(1, TAPEALERT_FLAGS + 1)]
         if page == 0x34:
             return self._performance_page(snap)
         return []
@@ -1015,6 +1230,95 @@ class Drive:
         ]
 
 
+    # ------------------------------------------------------------ READ ATTRIBUTE
+    # Service actions (SPC-4 table 153; sg_read_attr's names): 0x00 attribute values, 0x01 attribute list,
+    # 0x02 logical volume list, 0x03 partition list, 0x05 supported attributes. 0x04 is SMC-2's (element
+    # addresses of a changer): a drive refuses it.
+    READ_ATTRIBUTE_ACTIONS = (0x00, 0x01, 0x02, 0x03, 0x05)
+
+    def mam_attributes(self, cart):
+        """The cartridge memory as READ ATTRIBUTE gives it: ``[(id, byte 2 (read-only, format), value), ...]``.
+
+        The attributes a real LTO cartridge gives (the HP Ultrium 6 capture in tests/unit/fixtures/sg_read_attr:
+        the same ids, lengths and formats) with the lab cartridge's own values, plus the barcode (0806h, a host
+        attribute: on a real cartridge only when an application or library wrote it there; the lab's
+        cartridges carry theirs). Capacities and byte counts in MiB (SPC-4: increments of 1 048 576 bytes) of
+        tape-side bytes, after compression (HP Ultrium TRM Q1530-90901: "after any data compression has been
+        applied"). Not given: 0340h/0341h usage histories (LTO drives do not), the host attributes an
+        application writes (0800h-0805h, 0807h-...: "Date and time last written" among them), vendor ones.
+        """
+        memory = cart.memory
+        usage = {'written': self.load_usage['written'], 'read': self.load_usage['read']} \
+            if cart is self.loaded else {'written': memory['load_written'], 'read': memory['load_read']}
+        loads = self.cartridge_loads(cart)
+        previous = memory['flags_previous']
+        if self.cartridge_mode(cart) == 'worn':
+            # the loads the mode stands for were in a drive too: the one before this raised the life flags
+            previous |= flag_bits(self._life_flags(cart, loads - 1))
+        history = [scsi.pad(vendor, 8) + scsi.pad(serial, 32) for vendor, serial in memory['loaded_by']]
+        history += [bytes(40)] * (4 - len(history))
+        ro_bin, ro_ascii = ATTR_READ_ONLY | ATTR_BINARY, ATTR_READ_ONLY | ATTR_ASCII
+        attrs = [
+            (0x0000, ro_bin, scsi.u64(cart.remaining_bytes // MIB)),
+            (0x0001, ro_bin, scsi.u64(cart.capacity_bytes // MIB)),
+            (0x0002, ro_bin, scsi.u64(previous)),
+            (0x0003, ro_bin, scsi.u64(loads)),
+            (0x0004, ro_bin, None),                                     # MAM space remaining: below
+            (0x0005, ro_ascii, scsi.pad('LTO-CVE', 8)),
+            (0x0006, ro_bin, bytes((cart.density_code,))),
+            (0x0007, ro_bin, scsi.u16(0)),                              # initialization count
+            (0x0008, ro_ascii, bytes(32)),                              # volume identifier: none
+            (0x0009, ro_bin, scsi.u32(memory['volume_changes'])),
+        ] + [(0x020A + i, ro_ascii, entry) for i, entry in enumerate(history[:4])] + [
+            (0x0220, ro_bin, scsi.u64((memory['life_written'] + usage['written']) // MIB)),
+            (0x0221, ro_bin, scsi.u64((memory['life_read'] + usage['read']) // MIB)),
+            (0x0222, ro_bin, scsi.u64(usage['written'] // MIB)),
+            (0x0223, ro_bin, scsi.u64(usage['read'] // MIB)),
+            (0x0224, ro_bin, b'\xff' * 8),                              # no encrypted block
+            (0x0225, ro_bin, b'\xff' * 8),
+            (0x0400, ro_ascii, scsi.pad('TAPEOPS', 8)),
+            (0x0401, ro_ascii, scsi.pad(cart.medium_serial, 32)),
+            (0x0402, ro_bin, scsi.u32(cart.medium_length_m)),
+            (0x0403, ro_bin, scsi.u32(MEDIUM_WIDTH_0_1MM)),
+            (0x0404, ro_ascii, scsi.pad('LTO-CVE', 8)),
+            (0x0405, ro_bin, bytes((cart.density_code,))),
+            (0x0406, ro_ascii, scsi.pad(cart.manufactured, 8)),
+            (0x0407, ro_bin, scsi.u64(cart.mam_capacity)),
+            (0x0408, ro_bin, bytes((0x80 if cart.worm else cart.medium_type,))),   # 80h write-once
+            (0x0409, ro_bin, scsi.u16(0)),
+            (0x0806, ATTR_ASCII, scsi.pad(cart.barcode, 32)),
+        ]
+        # MAM space remaining: the memory's size less what these attributes take (5 header bytes each); a
+        # real drive also keeps its own pages there (the LTO-6 capture: 3062 of 16384 left), the lab does not
+        used = sum(5 + (8 if value is None else len(value)) for _id, _fmt, value in attrs)
+        return [(ident, fmt, scsi.u64(max(0, cart.mam_capacity - used)) if value is None else value)
+                for ident, fmt, value in attrs]
+
+    def cmd_read_attribute(self, cdb, data):
+        action = cdb[1] & 0x1F
+        volume = cdb[5]
+        partition = cdb[7]
+        first = scsi.be(cdb, 8, 2)
+        alloc = scsi.be(cdb, 10, 4)
+        if action not in self.READ_ATTRIBUTE_ACTIONS:
+            return scsi.invalid_field_in_cdb(1, 4)
+        if volume != 0:                 # one logical volume, one partition (the lab does not partition)
+            return scsi.invalid_field_in_cdb(5)
+        if partition != 0:
+            return scsi.invalid_field_in_cdb(7)
+        if action == 0x02 or action == 0x03:
+            # AVAILABLE DATA (2 bytes: what follows), first number 0, one volume / partition
+            return scsi.good(scsi.u16(2) + bytes((0, 1)), alloc)
+        self.save_memory()              # the memory as of now (a real drive keeps it current in the load)
+        attrs = self.mam_attributes(self.loaded)
+        if action == 0x00:
+            body = b''.join(scsi.u16(ident) + bytes((fmt,)) + scsi.u16(len(value)) + value
+                            for ident, fmt, value in attrs if ident >= first)
+        else:                           # 0x01 the attributes the cartridge has, 0x05 those the drive supports
+            body = b''.join(scsi.u16(ident) for ident, _fmt, _value in attrs if ident >= first)
+        return scsi.good(scsi.u32(len(body)) + body, alloc)
+
+
 _HANDLERS = {
     0x00: Drive.cmd_test_unit_ready,
     0x01: Drive.cmd_rewind,
@@ -1040,4 +1344,5 @@ _HANDLERS = {
     0x4D: Drive.cmd_log_sense,
     0x55: Drive.cmd_mode_select10,
     0x5A: Drive.cmd_mode_sense10,
+    0x8C: Drive.cmd_read_attribute,
 }

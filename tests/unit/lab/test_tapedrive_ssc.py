@@ -144,7 +144,7 @@ def test_unit_attention_after_load_then_ready(drive, clock):
 
 
 def test_unknown_opcode_is_illegal_request(drive, clock):
-    for op in (0xC5, 0x28, 0x2A, 0x3C, 0x8C):
+    for op in (0xC5, 0x28, 0x2A, 0x3C, 0x8D):
         assert sense(run(drive, clock, bytes((op,)) + bytes(9))) == (scsi.ILLEGAL_REQUEST, (0x20, 0x00))
 
 
