@@ -22,8 +22,13 @@ Each guest owns an ext4 source tree (a ubd block device) mounted at
 sets one, and runs sshd reachable on ``127.0.0.1:222N`` through
 ``vde_switch`` + ``vde_plug`` (libslirp).
 
-Usage: lab/tapelab up [-n N] [-k K] [--drive emulated|tgt|mhvtl] [--bacula] | down [--purge] |
-status [--json] | inventory [-o PATH] | bacula-setup [GUEST...] | bacula-stop [GUEST...] | ssh HOST [CMD...]
+Usage: lab/tapelab up [-n N] [-k K] [--drive emulated|tgt|mhvtl] [--bacula] [--health SPEC]... |
+down [--purge] | status [--json] | inventory [-o PATH] | bacula-setup [GUEST...] | bacula-stop [GUEST...] |
+health [SPEC...] | ssh HOST [CMD...]
+
+A SPEC sets an emulated drive's health mode (docs/lab.md, "Drive health"):
+``lab-ma2=dirty``, ``lab-ma3=hard_error``, ``lab-ma1:MA1001L5=worn`` (a
+cartridge), ``=none`` to clear.
 
 State lives in one run directory (``TAPEOPS_LAB_DIR``, default
 ``/var/tmp/tapeops-lab``): pids, sockets, keys, cartridge images, logs and the
@@ -95,6 +100,10 @@ CHANGER = {'vendor': 'STK', 'product': 'L700', 'rev': '0107'}
 DRIVE_MODES = ('emulated', 'tgt', 'mhvtl')
 # In a guest's dir once its Bacula is set up: the inventory variables it adds, the set-up time.
 BACULA_MARKER = 'bacula.json'
+# In a guest's dir: the emulated drive's health modes (lab/tapedrive/ssc.py parse_health), which the drive
+# reads at start and within a second of each change.
+HEALTH_FILE = 'health.json'
+HEALTH_CONFIRM_S = 5.0
 DEFAULT_GUESTS = 3
 
 # The default lab's spread (docs/lab.md): per guest, the time scale of its
@@ -155,6 +164,13 @@ def bacula_module():
     return tapelab_bacula
 
 
+def tapedrive_module(name):
+    """lab/tapedrive/<name>.py (the emulated devices, stdlib only), imported on first use."""
+    if HERE not in sys.path:
+        sys.path.insert(0, HERE)
+    return importlib.import_module('tapedrive.' + name)
+
+
 # ---------------------------------------------------------------------------
 # Pure helpers (unit-tested in tests/unit/lab/test_tapelab.py)
 # ---------------------------------------------------------------------------
@@ -177,6 +193,50 @@ def barcodes(index, count):
 def data_barcode(index):
     """Barcode of guest ``index``'s data cartridge (holds a tar archive; never allowed for writes)."""
     return 'MA%d099%s' % (index, IDENTITIES[_kind(index) - 1]['suffix'])
+
+
+def health_settings(items, specs, current=None):
+    """Health SPECs (``GUEST=MODE``, ``GUEST:BARCODE=MODE``; several in one item, comma or blank separated)
+    over ``current`` (``{guest: health}``): ``{guest: health}`` for every guest of ``specs``, each as
+    lab/tapedrive/ssc.py ``parse_health`` gives it. Raises LabError saying what to write.
+    """
+    ssc = tapedrive_module('ssc')
+    by_name = dict((spec['name'], spec) for spec in specs)
+    out = {}
+    for name in by_name:
+        now = ssc.parse_health((current or {}).get(name))
+        out[name] = {'drive': now['drive'], 'cartridges': dict(now['cartridges'])}
+    usage = ('write GUEST=MODE for a drive (%s) or GUEST:BARCODE=MODE for a cartridge (%s)'
+             % (', '.join(ssc.DRIVE_MODES + (ssc.NONE,)), ', '.join(ssc.CARTRIDGE_MODES + (ssc.NONE,))))
+    for item in ' '.join(items or ()).replace(',', ' ').split():
+        target, sep, mode = item.partition('=')
+        guest, colon, barcode = target.partition(':')
+        if not sep or not mode or not guest or (colon and not barcode):
+            raise LabError('health %r: %s' % (item, usage))
+        if guest not in by_name:
+            raise LabError('health %r: no guest %s; the lab has %s' % (item, guest, ', '.join(sorted(by_name))))
+        if colon:
+            if barcode not in by_name[guest]['barcodes']:
+                raise LabError('health %r: %s has no cartridge %s; its cartridges are %s' % (
+                    item, guest, barcode, ', '.join(by_name[guest]['barcodes'])))
+            if mode not in ssc.CARTRIDGE_MODES + (ssc.NONE,):
+                raise LabError('health %r: %s is not a cartridge mode; %s' % (item, mode, usage))
+            out[guest]['cartridges'][barcode] = mode
+        elif mode in ssc.DRIVE_MODES + (ssc.NONE,):
+            out[guest]['drive'] = mode
+        elif mode in ssc.CARTRIDGE_MODES:
+            raise LabError('health %r: %s is a cartridge mode: name the cartridge, %s:%s=%s' % (
+                item, mode, guest, by_name[guest]['barcodes'][0], mode))
+        else:
+            raise LabError('health %r: %s is not a mode; %s' % (item, mode, usage))
+    return dict((name, ssc.parse_health(health)) for name, health in out.items())
+
+
+def health_words(health):
+    """One line for a guest's health: 'drive dirty; cartridge MA1001L5 worn' or 'no health mode'."""
+    parts = ['drive %s' % health['drive']] if health.get('drive') else []
+    parts += ['cartridge %s %s' % item for item in sorted((health.get('cartridges') or {}).items())]
+    return '; '.join(parts) or 'no health mode'
 
 
 def guest_spec(index, carts, run_dir, port_base=BASE_PORT, drive_mode='emulated'):
@@ -352,6 +412,7 @@ def tapedrive_config(spec, profile, run_dir_in_guest='/run/tapelab'):
             'mechanics_scale': 1.0 / float(profile.get('mech_divisor') or MECH_DIVISOR),
             'layout': {'slots': list(spec['barcodes']), 'drives': [None]},
         },
+        'health_file': run_dir_in_guest + '/' + HEALTH_FILE,
         'trace': False,
     }
 
@@ -564,13 +625,14 @@ def mhvtl_host_vars(spec, ready, hv):
     return hv
 
 
-def host_vars(spec, ready, run_dir, profile=None, bacula=None):
+def host_vars(spec, ready, run_dir, profile=None, bacula=None, health=None):
     """Inventory variables of one guest (documented in docs/lab.md).
 
     ``profile``: the emulated drive's physics profile (drive_profile()); with
     it the guest's ``tapeops_drives`` tells the collection the drive it really
     has (the model scaled as the lab runs it). ``bacula``: the variables of the
-    guest's Bacula (tapelab_bacula.host_vars()) when it has one.
+    guest's Bacula (tapelab_bacula.host_vars()) when it has one. ``health``:
+    the emulated drive's health modes (its health.json, parsed).
     """
     drive = spec['drive']
     hv = {
@@ -626,17 +688,22 @@ def host_vars(spec, ready, run_dir, profile=None, bacula=None):
             'speed_floor_mb_s': profile['speed_floor_mb_s'],
             'model': model_overrides(profile),
         }]
+        health = health or {}
+        hv['tapeops_lab_health'] = {'drive': health.get('drive') or 'none',
+                                    'cartridges': dict(sorted((health.get('cartridges') or {}).items()))}
     if bacula:
         hv.update(bacula)
     return hv
 
 
-def render_inventory(specs, readies, run_dir, profiles=None, bacula=None):
-    """The generated inventory (YAML) for the given guests (``bacula``: per guest, its Bacula variables)."""
+def render_inventory(specs, readies, run_dir, profiles=None, bacula=None, health=None):
+    """The generated inventory (YAML) for the given guests (``bacula``, ``health``: per guest, its Bacula
+    variables and its drive's health modes)."""
     hosts = {}
     for spec in specs:
         hosts[spec['name']] = host_vars(spec, readies.get(spec['name'], {}), run_dir,
-                                        (profiles or {}).get(spec['name']), (bacula or {}).get(spec['name']))
+                                        (profiles or {}).get(spec['name']), (bacula or {}).get(spec['name']),
+                                        (health or {}).get(spec['name']))
     tree = {'all': {'children': {'media_agents': {'hosts': hosts}}}}
     mhvtl = [s['name'] for s in specs if s.get('drive_mode') == 'mhvtl']
     if mhvtl:
@@ -908,8 +975,9 @@ class Lab:
         self.modroot(d)
         with open(os.path.join(d, 'sshd_config'), 'w') as f:
             f.write(sshd_config('/run/tapelab'))
-        # bacula.json: the guest's Bacula of an earlier boot (its tmpfs is gone with it)
-        for name in ('ready', 'stop', 'failed', BACULA_MARKER):
+        # bacula.json: the guest's Bacula of an earlier boot (its tmpfs is gone with it); health.json: the modes
+        # of an earlier lab (up writes this one's)
+        for name in ('ready', 'stop', 'failed', BACULA_MARKER, HEALTH_FILE):
             try:
                 os.unlink(os.path.join(d, name))
             except FileNotFoundError:
@@ -1174,6 +1242,8 @@ class Lab:
                 'backend': spec.get('drive_mode', 'tgt'),
                 'bacula': os.path.exists(os.path.join(spec['dir'], BACULA_MARKER)),
             }
+            if spec.get('drive_mode') == 'emulated':
+                result[spec['name']]['health'] = self.read_health(spec)
         ups = [g['ssh'] for g in result.values()]
         if ups and all(ups):
             return 0, result
@@ -1181,7 +1251,8 @@ class Lab:
             return 1, result
         return 3, result
 
-    def up(self, guests, carts, cart_mb, mem_mb, timeout, drive=None, bacula=False):
+    def up(self, guests, carts, cart_mb, mem_mb, timeout, drive=None, bacula=False, health=None):
+        """Bring the lab up (``health``: health SPECs for the emulated drives, see ``health_settings``)."""
         fd = self.lock()
         try:
             code, current = self.status()
@@ -1194,6 +1265,8 @@ class Lab:
                                    state.get('drive', 'tgt'))
                 say('already up (no change):')
                 self.print_status(current)
+                if health:
+                    self._set_health(state, health)
                 if bacula:
                     self.ensure_packages(BACULA_APT_PACKAGES)
                     self._bacula_setup(state, missing_only=True)
@@ -1203,9 +1276,6 @@ class Lab:
                 say('lab partly running: stopping it first')
                 self._down()
             start = time.monotonic()
-            self.ensure_packages(BACULA_APT_PACKAGES if bacula else ())
-            if not os.path.exists(UML):
-                raise LabError('%s missing: apt-get install user-mode-linux' % UML)
             drive = drive or os.environ.get('TAPEOPS_LAB_DRIVE') or 'emulated'
             if drive not in DRIVE_MODES:
                 raise LabError('drive mode must be one of %s (TAPEOPS_LAB_DRIVE), got %r' % (
@@ -1217,8 +1287,15 @@ class Lab:
                 'mem_mb': mem_mb or 1024, 'source': ROOT,
                 'port_base': int(os.environ.get('TAPEOPS_LAB_PORT_BASE') or BASE_PORT),
             }
-            self.save_state(state)
             specs = self.specs(state)
+            if health and drive != 'emulated':
+                raise LabError('health modes (--health, TAPEOPS_LAB_HEALTH) need the emulated drive: run '
+                               'lab/tapelab up --drive emulated')
+            settings = health_settings(health, specs) if drive == 'emulated' else {}
+            self.ensure_packages(BACULA_APT_PACKAGES if bacula else ())
+            if not os.path.exists(UML):
+                raise LabError('%s missing: apt-get install user-mode-linux' % UML)
+            self.save_state(state)
             busy = [str(s['port']) for s in specs if not port_free(s['port'])]
             if busy:
                 raise LabError('127.0.0.1 port(s) %s already in use (another lab or service?): stop it, or give this '
@@ -1231,6 +1308,8 @@ class Lab:
                 say('warning: cannot import %s: the drives run on the stated defaults (an LTO-5)' % DRIVE_MODEL)
             for spec in specs:
                 self.prepare_guest(spec, state, key, model, mhvtl_build)
+                if spec['name'] in settings:
+                    self.write_health(spec, settings[spec['name']])
             self.write_known_hosts(specs)
             prepared = time.monotonic()
             say('prepared run dir %s in %.1f s' % (self.run_dir, prepared - start))
@@ -1253,6 +1332,9 @@ class Lab:
                 elif drive == 'mhvtl':
                     extra = ' (mhvtl%s)' % ''.join(', and %s %s' % (d['vendor'], d['product'])
                                                    for d in spec['drives'][1:])
+                mode = settings.get(spec['name']) or {}
+                if mode.get('drive') or mode.get('cartridges'):
+                    extra += '; health: %s' % health_words(mode)
                 say('%s up in %.1f s (guest uptime %s s at ready), ssh -p %d root@127.0.0.1, drive %s %s%s' % (
                     spec['name'], secs, uptime, spec['port'], spec['drive']['vendor'], spec['drive']['product'],
                     extra))
@@ -1378,7 +1460,8 @@ class Lab:
         readies = {s['name']: self.read_ready(s) for s in specs}
         profiles = {s['name']: self.booted_profile(s) for s in specs if s.get('drive_mode') == 'emulated'}
         bacula = {s['name']: self.bacula_vars(s) for s in specs}
-        text = render_inventory(specs, readies, self.run_dir, profiles, bacula)
+        health = {s['name']: self.read_health(s) for s in specs if s.get('drive_mode') == 'emulated'}
+        text = render_inventory(specs, readies, self.run_dir, profiles, bacula, health)
         targets = [self.inventory_path()]
         # The checkout's inventories/lab/hosts.yml belongs to the default lab;
         # a lab in another run dir (tests, measurements) leaves it alone.
@@ -1397,7 +1480,8 @@ class Lab:
         hv_dir = os.path.join(self.run_dir, 'host_vars')
         os.makedirs(hv_dir, exist_ok=True)
         for spec in specs:
-            hv = host_vars(spec, readies[spec['name']], self.run_dir, profiles.get(spec['name']), bacula[spec['name']])
+            hv = host_vars(spec, readies[spec['name']], self.run_dir, profiles.get(spec['name']), bacula[spec['name']],
+                           health.get(spec['name']))
             tmp = os.path.join(hv_dir, spec['name'] + '.yml.tmp')
             with open(tmp, 'w') as f:
                 f.write('# Generated by lab/tapelab: variables of %s (docs/lab.md).\n---\n' % spec['name'])
@@ -1532,6 +1616,86 @@ class Lab:
         finally:
             os.close(fd)
 
+    # -- the emulated drives' health modes (docs/lab.md, "Drive health") ---------
+
+    @staticmethod
+    def read_health(spec):
+        """A guest's health modes (its health.json, parsed); none when it has no file or one that does not read."""
+        ssc = tapedrive_module('ssc')
+        try:
+            with open(os.path.join(spec['dir'], HEALTH_FILE)) as f:
+                return ssc.parse_health(json.load(f))
+        except FileNotFoundError:
+            return ssc.parse_health(None)
+        except (OSError, ValueError) as exc:
+            say('warning: %s: %s does not read (%s): taken as no health mode' % (spec['name'], HEALTH_FILE, exc))
+            return ssc.parse_health(None)
+
+    @staticmethod
+    def write_health(spec, health):
+        path = os.path.join(spec['dir'], HEALTH_FILE)
+        tmp = path + '.tmp'
+        with open(tmp, 'w') as f:
+            json.dump(health, f, sort_keys=True)
+            f.write('\n')
+        os.replace(tmp, path)
+
+    def _confirmed(self, spec, health, timeout=HEALTH_CONFIRM_S):
+        """True once the guest's drive says (in its statistics file) it runs with ``health``."""
+        deadline = time.monotonic() + timeout
+        while True:
+            try:
+                with open(os.path.join(spec['dir'], 'tape0-stats.json')) as f:
+                    if json.load(f).get('health') == health:
+                        return True
+            except (OSError, ValueError):
+                pass
+            if time.monotonic() >= deadline:
+                return False
+            time.sleep(0.2)
+
+    def _set_health(self, state, items):
+        specs = [s for s in self.booted_specs(state) if s.get('drive_mode') == 'emulated']
+        if not specs:
+            raise LabError('health modes need the emulated drive; the lab in %s runs %s drives (run lab/tapelab '
+                           'down, then up --drive emulated)' % (self.run_dir, state.get('drive', 'tgt')))
+        current = dict((s['name'], self.read_health(s)) for s in specs)
+        settings = health_settings(items, specs, current)
+        for spec in specs:
+            if settings[spec['name']] == current[spec['name']]:
+                continue
+            self.write_health(spec, settings[spec['name']])
+            if self._confirmed(spec, settings[spec['name']]):
+                say('%s: %s' % (spec['name'], health_words(settings[spec['name']])))
+            else:
+                say('warning: %s: %s written, but the drive did not say it runs with it within %g s (see %s)' % (
+                    spec['name'], health_words(settings[spec['name']]), HEALTH_CONFIRM_S,
+                    os.path.join(spec['dir'], 'tapedrive.log')))
+        return settings
+
+    def health(self, items=None):
+        """``lab/tapelab health [SPEC...]``: set modes on a running lab's drives, or print them."""
+        fd = self.lock()
+        try:
+            state = self.load_state()
+            if not state:
+                raise LabError('no lab in %s: run lab/tapelab up first' % self.run_dir)
+            if items:
+                if self.status()[0] != 0:
+                    raise LabError('the lab in %s is not up: run lab/tapelab up --health %s' % (
+                        self.run_dir, ' '.join(shlex.quote(i) for i in items)))
+                self._set_health(state, items)
+                self.write_inventories(state)
+                return 0
+            for spec in self.booted_specs(state):
+                if spec.get('drive_mode') == 'emulated':
+                    print('%-8s %s' % (spec['name'], health_words(self.read_health(spec))))
+                else:
+                    print('%-8s no health modes (%s drive)' % (spec['name'], spec.get('drive_mode')))
+            return 0
+        finally:
+            os.close(fd)
+
     @staticmethod
     def print_status(result):
         for name, g in sorted(result.items()):
@@ -1560,6 +1724,9 @@ def main(argv=None):
     p_up.add_argument('--bacula', action='store_true',
                       help='also set up Bacula in each guest (Director, File and Storage daemons, SQLite catalog, '
                            'labelled scratch cartridges; docs/lab.md)')
+    p_up.add_argument('--health', action='append', metavar='SPEC',
+                      help='an emulated drive\'s health mode: GUEST=dirty|hard_error|none or GUEST:BARCODE=worn|none '
+                           '(repeatable; default $TAPEOPS_LAB_HEALTH; docs/lab.md, "Drive health")')
     p_down = sub.add_parser('down', help='stop the processes the lab recorded (safe to repeat)')
     p_down.add_argument('--purge', action='store_true', help='also delete the run directory (cartridges, keys)')
     p_st = sub.add_parser('status', help='print the guests; exit 0 all up, 1 partly, 3 down')
@@ -1570,6 +1737,9 @@ def main(argv=None):
     p_bs.add_argument('guests', nargs='*')
     p_bx = sub.add_parser('bacula-stop', help='stop the Bacula of guests (all, or those named), boot cartridge back')
     p_bx.add_argument('guests', nargs='*')
+    p_he = sub.add_parser('health', help='set health modes of the running emulated drives (GUEST=MODE, '
+                                         'GUEST:BARCODE=MODE), or print them')
+    p_he.add_argument('specs', nargs='*', metavar='SPEC')
     p_ssh = sub.add_parser('ssh', help='ssh into a guest: tapelab ssh lab-ma1 [command]')
     p_ssh.add_argument('host')
     p_ssh.add_argument('command', nargs=argparse.REMAINDER)
@@ -1577,8 +1747,13 @@ def main(argv=None):
     lab = Lab(args.run_dir)
     try:
         if args.cmd == 'up':
+            health = args.health
+            if health is None and os.environ.get('TAPEOPS_LAB_HEALTH'):
+                health = [os.environ['TAPEOPS_LAB_HEALTH']]
             return lab.up(args.guests, args.cartridges, args.cartridge_mb, args.mem_mb, args.timeout, args.drive,
-                          args.bacula)
+                          args.bacula, health)
+        if args.cmd == 'health':
+            return lab.health(args.specs)
         if args.cmd == 'bacula-setup':
             return lab.bacula_setup(args.guests)
         if args.cmd == 'bacula-stop':

@@ -498,7 +498,7 @@ class Drive:
             self.log('%s: health %s' % (self.name, 'not changed: %s' % changed if isinstance(changed, Exception)
                                         else json.dumps(changed, sort_keys=True)))
         key = (self.transport.counters['host_bytes_written'], self.transport.counters['tape_bytes_written'],
-               self.transport.counters['backhitches'], self.pos)
+               self.transport.counters['backhitches'], self.pos, json.dumps(self.health, sort_keys=True))
         if key != getattr(self, '_stats_key', None):
             self._stats_key = key
             self.write_stats()
@@ -1229,7 +1229,6 @@ class Drive:
             lp(0x8005, int(round(self.profile.buffer_mb * MB / unit)), length=4),
         ]
 
-
     # ------------------------------------------------------------ READ ATTRIBUTE
     # Service actions (SPC-4 table 153; sg_read_attr's names): 0x00 attribute values, 0x01 attribute list,
     # 0x02 logical volume list, 0x03 partition list, 0x05 supported attributes. 0x04 is SMC-2's (element
@@ -1240,12 +1239,13 @@ class Drive:
         """The cartridge memory as READ ATTRIBUTE gives it: ``[(id, byte 2 (read-only, format), value), ...]``.
 
         The attributes a real LTO cartridge gives (the HP Ultrium 6 capture in tests/unit/fixtures/sg_read_attr:
-        the same ids, lengths and formats) with the lab cartridge's own values, plus the barcode (0806h, a host
-        attribute: on a real cartridge only when an application or library wrote it there; the lab's
-        cartridges carry theirs). Capacities and byte counts in MiB (SPC-4: increments of 1 048 576 bytes) of
-        tape-side bytes, after compression (HP Ultrium TRM Q1530-90901: "after any data compression has been
-        applied"). Not given: 0340h/0341h usage histories (LTO drives do not), the host attributes an
-        application writes (0800h-0805h, 0807h-...: "Date and time last written" among them), vendor ones.
+        the same ids, with the lengths and formats of sg_read_attr's table) with the lab cartridge's own
+        values, plus the barcode (0806h, a host attribute: on a real cartridge only when an application or
+        library wrote it there; the lab's cartridges carry theirs). Capacities and byte counts in MiB (SPC-4:
+        increments of 1 048 576 bytes) of tape-side bytes, after compression (HP Ultrium TRM Q1530-90901:
+        "after any data compression has been applied"). Not given, as the real LTO-6 cartridge gives none of
+        them: the usage histories (0340h, 0341h) and the host attributes an application writes (0800h-0805h,
+        0807h on: "Date and time last written" among them); nor vendor attributes.
         """
         memory = cart.memory
         usage = {'written': self.load_usage['written'], 'read': self.load_usage['read']} \

@@ -5,6 +5,7 @@
 import importlib.util
 import os
 import subprocess
+import threading
 
 import pytest
 import yaml
@@ -275,3 +276,110 @@ def test_guest_env_carries_drive_mode_and_throttle(tmp_path):
     assert booted['drive_mode'] == 'emulated' and booted['source_rbps'] == 3000000
     with pytest.raises(tapelab.LabError, match='drive mode'):
         tapelab.guest_spec(1, 3, '/r', drive_mode='vtl')
+
+
+# ----------------------------------------------------------------------------- health modes (docs/lab.md)
+
+def _specs(run_dir='/r'):
+    return [tapelab.guest_spec(i, 3, run_dir) for i in (1, 2, 3)]
+
+
+def test_health_specs_set_and_clear_drive_and_cartridge_modes():
+    got = tapelab.health_settings(['lab-ma2=dirty', 'lab-ma1:MA1001L5=worn,lab-ma3=hard_error'], _specs())
+    assert got == {'lab-ma1': {'drive': None, 'cartridges': {'MA1001L5': 'worn'}},
+                   'lab-ma2': {'drive': 'dirty', 'cartridges': {}},
+                   'lab-ma3': {'drive': 'hard_error', 'cartridges': {}}}
+    # over what is set: named guests change, 'none' clears, the others keep theirs
+    again = tapelab.health_settings(['lab-ma2=none lab-ma1:MA1001L5=none', 'lab-ma1:MA1099L5=worn'], _specs(), got)
+    assert again == {'lab-ma1': {'drive': None, 'cartridges': {'MA1099L5': 'worn'}},
+                     'lab-ma2': {'drive': None, 'cartridges': {}},
+                     'lab-ma3': {'drive': 'hard_error', 'cartridges': {}}}
+    assert tapelab.health_settings(None, _specs())['lab-ma1'] == {'drive': None, 'cartridges': {}}
+    assert tapelab.health_words(got['lab-ma1']) == 'cartridge MA1001L5 worn'
+    assert tapelab.health_words(again['lab-ma2']) == 'no health mode'
+
+
+@pytest.mark.parametrize('item,message', [
+    ('lab-ma2', 'write GUEST=MODE for a drive \\(dirty, hard_error, none\\) or GUEST:BARCODE=MODE'),
+    ('lab-ma2:=worn', 'write GUEST=MODE'),
+    ('lab-ma9=dirty', 'no guest lab-ma9; the lab has lab-ma1, lab-ma2, lab-ma3'),
+    ('lab-ma2=worn', 'worn is a cartridge mode: name the cartridge, lab-ma2:MA2001L6=worn'),
+    ('lab-ma2:MA1001L5=worn', 'lab-ma2 has no cartridge MA1001L5; its cartridges are MA2001L6, '),
+    ('lab-ma2:MA2001L6=dirty', 'dirty is not a cartridge mode'),
+    ('lab-ma2=sticky', 'sticky is not a mode'),
+])
+def test_health_specs_that_do_not_read_say_what_to_write(item, message):
+    with pytest.raises(tapelab.LabError, match=message):
+        tapelab.health_settings([item], _specs())
+
+
+def test_the_drive_process_reads_the_health_file_tapelab_writes(tmp_path):
+    spec = tapelab.guest_spec(2, 1, str(tmp_path))
+    os.makedirs(os.path.join(spec['dir'], 'cartridges'))
+    media = tapelab.tapedrive_module('media')
+    for barcode in spec['barcodes']:
+        media.Cartridge.create(os.path.join(spec['dir'], 'cartridges', barcode + '.cart'), barcode, generation=6,
+                               density_code=0x5A, capacity_bytes=10 ** 8).close()
+    prof = tapelab.drive_profile(spec['drive'], spec['scale'], 50.0, MODEL_LTO5)
+    # the config as the guest sees it, with the guest dir where the guest mounts it
+    config = tapelab.tapedrive_config(spec, prof, run_dir_in_guest=spec['dir'])
+    assert config['health_file'] == os.path.join(spec['dir'], 'health.json')
+    assert tapelab.tapedrive_config(spec, prof)['health_file'] == '/run/tapelab/health.json'
+    setting = tapelab.health_settings(['lab-ma2=dirty', 'lab-ma2:MA2001L6=worn'], [spec])['lab-ma2']
+    tapelab.Lab.write_health(spec, setting)
+    assert tapelab.Lab.read_health(spec) == setting
+    main = tapelab.tapedrive_module('__main__')
+    drives, lib, _changer = main.build(config)
+    assert drives[0].health == setting and drives[0].dirty
+    assert drives[0].transport.rate_factor == tapelab.tapedrive_module('ssc').DIRTY_RATE_FACTOR
+    lib.save()
+    with open(os.path.join(spec['dir'], 'health.json'), 'w') as f:
+        f.write('not json')
+    assert tapelab.Lab.read_health(spec) == {'drive': None, 'cartridges': {}}   # said, and taken as none
+
+
+def test_inventory_says_the_health_modes_of_emulated_guests():
+    spec = tapelab.guest_spec(2, 3, '/r')
+    prof = tapelab.drive_profile(spec['drive'], spec['scale'], 50.0, MODEL_LTO5)
+    ready = {'nst': '/dev/nst0', 'drive_sg': '/dev/sg0', 'changer_sg': '/dev/sg1'}
+    health = {'lab-ma2': {'drive': 'dirty', 'cartridges': {'MA2002L6': 'worn'}}}
+    text = tapelab.render_inventory([spec], {spec['name']: ready}, '/r', {spec['name']: prof}, None, health)
+    hv = yaml.safe_load(text)['all']['children']['media_agents']['hosts']['lab-ma2']
+    assert hv['tapeops_lab_health'] == {'drive': 'dirty', 'cartridges': {'MA2002L6': 'worn'}}
+    assert tapelab.host_vars(spec, ready, '/r', prof)['tapeops_lab_health'] == {'drive': 'none', 'cartridges': {}}
+    assert 'tapeops_lab_health' not in tapelab.host_vars(dict(spec, drive_mode='tgt'), ready, '/r', prof)
+
+
+def test_health_on_a_lab_that_is_not_there_says_to_bring_it_up(tmp_path):
+    with pytest.raises(tapelab.LabError, match='no lab in .*: run lab/tapelab up first'):
+        tapelab.Lab(str(tmp_path)).health(['lab-ma2=dirty'])
+
+
+def test_health_on_a_running_lab_waits_for_the_drive_to_say_it(tmp_path, capsys):
+    """lab/tapelab health's part on this machine against a drive process's part, files in between (no guest)."""
+    lab = tapelab.Lab(str(tmp_path))
+    state = {'drive': 'emulated', 'guests': 1, 'carts': 1, 'port_base': tapelab.BASE_PORT}
+    spec = lab.specs(state)[0]
+    os.makedirs(spec['dir'])
+    ssc = tapelab.tapedrive_module('ssc')
+    drive = ssc.Drive({'vendor': 'IBM', 'product': 'ULT3580-TD5', 'rev': 'G350', 'serial': '1068001001'}, {},
+                      stats_path=os.path.join(spec['dir'], 'tape0-stats.json'))
+    drive.health_file = os.path.join(spec['dir'], tapelab.HEALTH_FILE)
+    stop = threading.Event()
+
+    def serve():                                 # what the guest's tapedrive process does about once a second
+        while not stop.is_set():
+            drive.periodic(0.0)
+            stop.wait(0.05)
+    thread = threading.Thread(target=serve)
+    thread.start()
+    try:
+        settings = lab._set_health(state, ['lab-ma1=dirty', 'lab-ma1:MA1001L5=worn'])
+    finally:
+        stop.set()
+        thread.join()
+    assert settings['lab-ma1'] == {'drive': 'dirty', 'cartridges': {'MA1001L5': 'worn'}} == drive.health
+    assert 'lab-ma1: drive dirty; cartridge MA1001L5 worn' in capsys.readouterr().err
+    assert lab.read_health(spec) == drive.health
+    with pytest.raises(tapelab.LabError, match='need the emulated drive; the lab in .* runs tgt drives'):
+        lab._set_health(dict(state, drive='tgt'), ['lab-ma1=dirty'])
