@@ -151,7 +151,7 @@ def observed(tool):
     attr = tool(*_sg_read_attr.command('/dev/sg0')[:-1] + ['DEV'])
     assert attr.returncode == 0, attr.stderr
     mam = _sg_read_attr.parse(attr.stdout)
-    assert mam['warnings'] == [], (mam['warnings'], attr.stdout)
+    assert mam['notes'] == [], (mam['notes'], attr.stdout)
     return _sg_logs.parse_all(logs.stdout), mam, attr.stdout
 
 
