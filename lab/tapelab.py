@@ -1661,8 +1661,12 @@ class Lab:
                            'down, then up --drive emulated)' % (self.run_dir, state.get('drive', 'tgt')))
         current = dict((s['name'], self.read_health(s)) for s in specs)
         settings = health_settings(items, specs, current)
+        # a guest named whose modes were already those: said too, so that every SPEC gets an answer
+        named = set(item.partition('=')[0].partition(':')[0] for item in ' '.join(items).replace(',', ' ').split())
         for spec in specs:
             if settings[spec['name']] == current[spec['name']]:
+                if spec['name'] in named:
+                    say('%s: %s, as before' % (spec['name'], health_words(settings[spec['name']])))
                 continue
             self.write_health(spec, settings[spec['name']])
             if self._confirmed(spec, settings[spec['name']]):

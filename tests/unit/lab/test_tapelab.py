@@ -381,5 +381,8 @@ def test_health_on_a_running_lab_waits_for_the_drive_to_say_it(tmp_path, capsys)
     assert settings['lab-ma1'] == {'drive': 'dirty', 'cartridges': {'MA1001L5': 'worn'}} == drive.health
     assert 'lab-ma1: drive dirty; cartridge MA1001L5 worn' in capsys.readouterr().err
     assert lab.read_health(spec) == drive.health
+    # a SPEC that changes nothing is answered too (nothing written, nothing to wait for)
+    assert lab._set_health(state, ['lab-ma1=dirty']) == settings
+    assert capsys.readouterr().err.strip() == 'tapelab: lab-ma1: drive dirty; cartridge MA1001L5 worn, as before'
     with pytest.raises(tapelab.LabError, match='need the emulated drive; the lab in .* runs tgt drives'):
         lab._set_health(dict(state, drive='tgt'), ['lab-ma1=dirty'])
