@@ -10,7 +10,8 @@ they print and its judge (``_judge/_health``) gives the status a real drive
 with those signals would get: no mode OK, ``dirty`` CLEAN, a ``worn``
 cartridge DEGRADED, ``hard_error`` FAILING. Time is a fake clock; data moved
 only to make counters rise goes through the drive's physics (its transport),
-not onto the cartridge file.
+not onto the cartridge file. The same modes read in a guest (the real tools
+on lab-ma2, captured as fixtures: their READMEs) are judged too.
 """
 
 from __future__ import annotations
@@ -25,7 +26,8 @@ import pytest
 
 from ansible_collections.tapeops.qualify.plugins.module_utils import _records
 from ansible_collections.tapeops.qualify.plugins.module_utils._judge import _health
-from ansible_collections.tapeops.qualify.plugins.module_utils._tools import _sg_logs, _sg_read_attr
+from ansible_collections.tapeops.qualify.plugins.module_utils._tools import _sg_logs, _sg_read_attr, _st_sysfs
+from ansible_collections.tapeops.qualify.tests.unit.plugins.module_utils._tape_fixtures import read as fixture_text
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))))
 sys.path.insert(0, os.path.join(ROOT, 'lab'))
@@ -387,3 +389,68 @@ def test_bad_health_settings_say_what_is_allowed(setting, message):
 
 def test_load_life_is_the_judges():
     assert ssc.LOAD_LIFE == _health.LOAD_LIFE
+
+
+# ----------------------------------------------------------------------------- the modes in a guest, judged
+
+GUEST_LOGS = 'sg_logs/sg_logs_p0x%s__lab-emulated-HP-Ultrium6-SCSI-%s-guest__1.txt'
+GUEST_MAM = 'sg_read_attr/sg_read_attr__lab-emulated-HP-Ultrium6-SCSI-%s-MA2001L6__1.txt'
+GUEST_ST = 'sysfs/sysfs_st_stats_grep__lab-emulated-HP-Ultrium6-SCSI-dirty-guest__1.txt'
+
+
+def guest_pages(mode, *codes):
+    return {'pages': dict(('0x' + code, fixture_text(GUEST_LOGS % (code, mode))) for code in codes)}
+
+
+def guest_mam(name):
+    mam = _sg_read_attr.parse(fixture_text(GUEST_MAM % name))
+    assert mam['notes'] == [], mam['notes']
+    return mam
+
+
+def test_a_dirty_drive_in_a_guest_is_judged_clean():
+    """lab-ma2 dirty in a guest (tests/unit/fixtures/*/README.md): 1.2 GB written, 512 MiB read back, the real
+    sg_logs, sg_read_attr and st's own counters read there."""
+    pages = guest_pages('dirty', '2e', '02', '03', '0c')
+    health = _health.judge(pages, guest_mam('dirty-guest'))
+    assert health.status == _records.HEALTH_CLEAN
+    assert [(f.code, f.status) for f in health.findings] == [
+        ('tape_alert', _records.HEALTH_CLEAN), ('cleaning_requested', _records.HEALTH_CLEAN)]
+    assert _sg_logs.tape_alert_flags(_sg_logs.decode_page(0x2E, pages['pages']['0x2e']))['active'] == [20]
+    assert _sg_logs.parse_sequential_access(pages['pages']['0x0c'])['cleaning_required'] is True
+    st = _st_sysfs.parse_stats_text(fixture_text(GUEST_ST))
+    for code, st_bytes in ((0x02, None), (0x03, st['read_byte_cnt'])):
+        errors = _sg_logs.error_counters(_sg_logs.decode_page(code, pages['pages']['0x%02x' % code]), code)
+        # the rewrites (0x02) and rereads (0x03) of the bytes the drive says it moved, at the lab's rate per GB
+        assert errors['rewrites_or_rereads'] == int(errors['processed'] / 1e9 * ssc.DIRTY_REWRITES_PER_GB) > 0
+        assert errors['corrected_with_delay'] == errors['rewrites_or_rereads'] and errors['uncorrected'] == 0
+        if st_bytes is not None:
+            assert errors['processed'] == st_bytes == 512 * MIB      # what st read is what the drive says
+    # page 0x0C counts whole GB: 1 GB written, 0 read; the judge's rate is per those GB, still under its limit
+    assert health.counters['write_errors']['gb'] == 1.0 and health.counters['write_errors']['rewrites_per_gb'] == 6
+    assert health.unknown['read_error_rate'] == 'too_little_data'
+    # the cartridge memory: the first load, the bytes it moved in MiB; at the next load, flag 20 of this one
+    mam = guest_mam('dirty-guest')
+    assert (mam['load_count'], mam['tape_alert_active']) == (1, [])
+    assert (mam['mib_written_last_load'], mam['mib_read_last_load']) == (1152, 512)
+    again = guest_mam('dirty-guest-reloaded')
+    assert (again['load_count'], again['tape_alert_active']) == (2, [20])
+    assert (again['total_mib_written'], again['mib_written_last_load']) == (1152, 0)
+
+
+def test_a_worn_cartridge_in_a_guest_is_judged_degraded():
+    health = _health.judge(guest_pages('worn', '2e', '17'), guest_mam('worn-guest'))
+    assert health.status == _records.HEALTH_DEGRADED
+    loads = int(ssc.WORN_FRACTION * ssc.LOAD_LIFE[6]) + 2                  # the mode's, and its own two loads
+    assert [e['value'] for e in _evidence(health, 'cartridge_loads')] == [loads]
+    assert _sg_logs.volume_statistics(_sg_logs.decode_page(0x17, fixture_text(GUEST_LOGS % ('17', 'worn'))))[
+        'thread_count'] == loads
+    assert [e['flag'] for e in _evidence(health, 'tape_alert')] == [19]
+    # its memory: 19 from the mode, 20 from its previous load in the dirty drive
+    assert guest_mam('worn-guest')['tape_alert_active'] == [19, 20]
+
+
+def test_a_hard_error_drive_in_a_guest_is_judged_failing():
+    health = _health.judge(guest_pages('hard_error', '2e'))
+    assert health.status == _records.HEALTH_FAILING
+    assert [e['flag'] for e in _evidence(health, 'tape_alert')] == [30]
