@@ -26,6 +26,9 @@ import sys
 
 import pytest
 
+# untimed (pytest.ini): no rate, class or time a loaded machine could change
+pytestmark = pytest.mark.untimed
+
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 PLAYBOOK = os.path.join(ROOT, 'playbooks', 'apply_fixes.yml')
 TARGETS = os.path.join(ROOT, 'tests', 'integration', 'targets')

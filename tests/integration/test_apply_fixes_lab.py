@@ -37,7 +37,8 @@ RESET = ('for n in nst0 nst0l; do mt -f /dev/$n stsetoptions buffer-writes async
          'rm -f /etc/stinit.def.*~ /etc/udev/rules.d/61-tapeops-stinit.rules; rm -rf ' + WORK)
 BACKUP = {'block_size_bytes': 1048576, 'segment_size_mb': 64, 'immediate_filemarks': False}
 
-pytestmark = pytest.mark.lab
+# untimed (pytest.ini): no rate, class or time a loaded machine could change
+pytestmark = [pytest.mark.lab, pytest.mark.untimed]
 
 
 @pytest.fixture

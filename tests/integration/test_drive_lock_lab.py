@@ -27,7 +27,8 @@ import pytest
 
 import host_schema
 
-pytestmark = pytest.mark.lab
+# untimed (pytest.ini): no rate, class or time a loaded machine could change
+pytestmark = [pytest.mark.lab, pytest.mark.untimed]
 
 HOST = 'lab-ma1'
 LOCK_DIR = '/run/tapeops-qualify'

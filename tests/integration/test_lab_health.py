@@ -25,7 +25,8 @@ import pytest
 
 from ansible_collections.tapeops.qualify.plugins.module_utils._tools import _sg_logs
 
-pytestmark = pytest.mark.lab
+# untimed (pytest.ini): no rate, class or time a loaded machine could change
+pytestmark = [pytest.mark.lab, pytest.mark.untimed]
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 TAPELAB = os.path.join(ROOT, 'lab', 'tapelab')

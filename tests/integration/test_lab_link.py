@@ -16,7 +16,8 @@ from test_tape_side import run_module
 
 HOST = 'lab-ma1'
 
-pytestmark = pytest.mark.lab
+# untimed (pytest.ini): no rate, class or time a loaded machine could change
+pytestmark = [pytest.mark.lab, pytest.mark.untimed]
 
 
 def test_lab_drive_link_is_not_a_sas_or_fc_link(lab):

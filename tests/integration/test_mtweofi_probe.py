@@ -19,7 +19,8 @@ from test_tape_side import run_module
 
 HOST = 'lab-ma1'
 
-pytestmark = pytest.mark.lab
+# untimed (pytest.ini): no rate, class or time a loaded machine could change
+pytestmark = [pytest.mark.lab, pytest.mark.untimed]
 
 
 def st_counter(lab, host, name):

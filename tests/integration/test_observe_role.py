@@ -24,6 +24,9 @@ import pytest
 from ansible_collections.tapeops.qualify.plugins.module_utils import _run
 from ansible_collections.tapeops.qualify.plugins.module_utils._judge import _host
 
+# untimed (pytest.ini): no rate, class or time a loaded machine could change
+pytestmark = pytest.mark.untimed
+
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 FIXTURES = os.path.join(ROOT, 'tests', 'unit', 'fixtures')
 WINDOWS = {'lab-ma1': 'observed_job__lab-ma1', 'lab-ma3': 'observed_bacula_job__lab-ma3'}

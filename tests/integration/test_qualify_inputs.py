@@ -21,6 +21,9 @@ import sys
 
 import pytest
 
+# untimed (pytest.ini): no rate, class or time a loaded machine could change
+pytestmark = pytest.mark.untimed
+
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 RECORDED = os.path.join(ROOT, 'tests', 'unit', 'fixtures', 'lab_runs', '20261124-quick-v2')
 HOSTS = ('lab-ma1', 'lab-ma2', 'lab-ma3')

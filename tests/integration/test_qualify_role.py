@@ -27,6 +27,9 @@ import xml.etree.ElementTree as ET
 
 import pytest
 
+# untimed (pytest.ini): no rate, class or time a loaded machine could change
+pytestmark = pytest.mark.untimed
+
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 RECORDED = os.path.join(ROOT, 'tests', 'unit', 'fixtures', 'lab_runs', '20261123-quick')
 # the verdicts' JUnit suite (the health suite beside it names the same hosts)

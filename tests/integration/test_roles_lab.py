@@ -23,7 +23,8 @@ RESET = ('for n in nst0 nst0l; do mt -f /dev/$n stsetoptions buffer-writes async
          'mt -f /dev/$n defcompression -1 || exit 1; done; '
          'rm -f /etc/stinit.def.*~ /etc/stinit-tapeops.def* /etc/udev/rules.d/61-tapeops-stinit.rules')
 
-pytestmark = pytest.mark.lab
+# untimed (pytest.ini): no rate, class or time a loaded machine could change
+pytestmark = [pytest.mark.lab, pytest.mark.untimed]
 
 
 def _changed(result):

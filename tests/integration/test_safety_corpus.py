@@ -20,7 +20,8 @@ import tempfile
 
 import pytest
 
-pytestmark = pytest.mark.lab
+# untimed (pytest.ini): no rate, class or time a loaded machine could change
+pytestmark = [pytest.mark.lab, pytest.mark.untimed]
 
 HOST = 'lab-ma1'
 SCRATCH_DIR = '/tmp/safety-corpus'

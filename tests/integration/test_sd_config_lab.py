@@ -27,7 +27,8 @@ import pytest
 
 import host_schema
 
-pytestmark = pytest.mark.lab
+# untimed (pytest.ini): no rate, class or time a loaded machine could change
+pytestmark = [pytest.mark.lab, pytest.mark.untimed]
 
 HOST = 'lab-ma2'
 GUEST_DIR = '/tmp/tapeops-sd-config-test'

@@ -24,7 +24,8 @@ import host_schema
 HOST = 'lab-ma1'
 ROOT_NAME = '.tapeops-test-entries'
 
-pytestmark = pytest.mark.lab
+# untimed (pytest.ini): no rate, class or time a loaded machine could change
+pytestmark = [pytest.mark.lab, pytest.mark.untimed]
 
 
 def test_a_tree_with_a_symlink_a_fifo_and_an_unopenable_file_gets_its_verdict(lab, tmp_path):

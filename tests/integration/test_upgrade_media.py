@@ -35,7 +35,8 @@ import host_schema
 
 from ansible_collections.tapeops.qualify.plugins.module_utils._judge import _drive_model
 
-pytestmark = pytest.mark.lab
+# untimed (pytest.ini): no rate, class or time a loaded machine could change
+pytestmark = [pytest.mark.lab, pytest.mark.untimed]
 
 GENERATION = {'L5': 5, 'L6': 6, 'L8': 8}
 
@@ -121,12 +122,16 @@ def test_older_cartridges_are_stranded_with_their_slots_and_lto8_is_writable(upg
             keep = lib['keep_old_drive']
             assert keep['required'] is True and GENERATION[suffix] in keep['readers']
             mig = lib['migration']
-            # the estimate, by hand: each cartridge full at its generation's native rate plus its
-            # drive's load + rewind + unload (drive model), one old drive kept
+            # the estimate, by hand: each cartridge's data at its generation's native rate plus its drive's
+            # load + rewind + unload (drive model), one old drive kept. The data: what the loaded cartridge's
+            # memory says is on it (MAM maximum less remaining), the others full.
             old = _drive_model.lookup(GENERATION[suffix])
-            hours = len(barcodes) * (old.native_capacity_gb * 1000.0 / old.native_mb_s + old.load_s + old.rewind_s
-                                     + old.unload_s) / 3600.0
+            gbs = [r['written_gb'] if r.get('written_gb') is not None else old.native_capacity_gb
+                   for r in lib['stranded']]
+            hours = sum(gb * 1000.0 / old.native_mb_s + old.load_s + old.rewind_s + old.unload_s
+                        for gb in gbs) / 3600.0
             assert mig['hours'] == pytest.approx(hours, abs=0.01)
+            assert mig.get('from_memory', 0) == sum(r.get('written_gb') is not None for r in lib['stranded'])
             assert mig['drives_kept'] == 1 and mig['fill_fraction'] == 1.0
             assert any('100 % full' in a for a in mig['assumptions'])
             assert any('not measured' in a for a in mig['assumptions'])
