@@ -339,6 +339,8 @@ def setting(software, fix, value):
         if software == 'netbackup':
             return 'NetBackup tape storage unit (on the primary server): Maximum Fragment Size = %d MB or more' % value
         return 'data between file marks: %d MB' % value
+    if fix == 'job_size':
+        return _job_size_setting(software, value)
     if fix == 'st_direct_io':
         # the st driver's, whatever the backup software
         return ('st module option max_sg_segs=%d: /etc/modprobe.d/st.conf where st is a module, st.max_sg_segs=%d on '
@@ -476,7 +478,7 @@ def _passed_over(f):
 
 def _jobs(f):
     """The 'jobs' fact: the application's jobs on one volume, each closed by a synchronous file mark."""
-    size = '%.0f MB' % f['job_size_mb'] if f['job_size_mb'] < 10000 else '%.0f GB' % (f['job_size_mb'] / 1000.0)
+    size = _volume_mb(f['job_size_mb'])
     cost = ('%.1f s each, as the write test measured one' % f['mark_s'] if f.get('mark_s') is not None
             else 'each a reposition at the drive model\'s cost')
     gap = ', then %.0f s with no data before the next job starts' % f['job_gap_s'] if f.get('job_gap_s') else ''
@@ -852,6 +854,13 @@ FINDINGS = {
     'settings_limit_feed': lambda f: 'The settings hold the drive back: %s now (%s), %s after the setting fixes '
                                      '(%s).' % (f['class_now'], fmt_rate(f['now_mb_s']), f['class_fixed'],
                                                 fmt_rate(f['fixed_mb_s'])),
+    'job_boundaries_limit': lambda f: 'The application\'s job boundaries hold the drive back: with jobs of %s, each '
+                                      'closed by a synchronous file mark%s, the forecast is %s (%s); the same data '
+                                      'as one stream would be %s (%s).' % (
+                                          _volume_mb(f['job_size_mb']),
+                                          ' and %.0f s apart' % f['job_gap_s'] if f.get('job_gap_s') else '',
+                                          f['class_now'], fmt_rate(f['now_mb_s']), f['class_alone'],
+                                          fmt_rate(f['alone_mb_s'])),
     'occasional_backhitches': lambda f: 'The forecast has the drive back-hitch %.0f times an hour (fewer than the '
                                         '%.0f that count as shoe-shining).' % (f['per_hour'],
                                                                                f['shoeshine_per_hour']),
@@ -964,6 +973,36 @@ def _segment_size(fix, d, now):
     return title, setting(d['software'], 'segment_size', fix['value']), why
 
 
+def _job_size_setting(software, value):
+    """Where the job size is changed, in the words of the backup software: its schedule, never a role."""
+    if software == 'data_protector':
+        return ('Data Protector backup specifications: fewer, larger sessions on each medium, %s or more each (the '
+                'objects of small specifications in one)' % _volume_mb(value))
+    if software in ('bacula', 'bareos'):
+        return '%s Job and Schedule resources: fewer, larger jobs on each volume, %s or more each' % (
+            SOFTWARE_NAMES.get(software), _volume_mb(value))
+    if software == 'netbackup':
+        return 'NetBackup policies: fewer, larger backup images on each tape, %s or more each' % _volume_mb(value)
+    return 'fewer, larger backup jobs on each volume: %s or more each' % _volume_mb(value)
+
+
+def _volume_mb(mb):
+    """A job's size: '2000 MB', '515 GB' (from 10 GB on)."""
+    return '%.0f MB' % mb if mb < 10000 else '%.0f GB' % (mb / 1000.0)
+
+
+def _job_size(fix, d, now):
+    gap = ' and, after the %.0f s between jobs, a restart' % d['job_gap_s'] if d.get('job_gap_s') else ''
+    cost = ('%.1f s measured per mark' % d['mark_s'] if d.get('mark_basis') == 'measured'
+            else '%.1f s by the drive model' % d['mark_s'])
+    why = 'Each job of %s ends with a synchronous file mark whatever the file-mark setting (%s)%s: %s; at %s or ' \
+          'more per job those boundaries cost under %.0f %% of the time (the forecast: %s).' % (
+              _volume_mb(d['job_size_mb']), cost, gap, backhitch_words(now), _volume_mb(d['recommended_mb']),
+              100 * d['loss_target'], compare_words(now, fix['forecast']))
+    return ('Write fewer, larger jobs to each volume (%s or more each)' % _volume_mb(d['recommended_mb']),
+            setting(d['software'], 'job_size', fix['value']), why)
+
+
 def _streams(fix, d, now):
     target = fix['value']
     why = '%d stream%s give %s (%s); the forecast: %s%s.' % (
@@ -1006,7 +1045,7 @@ def _memory(fix, d, now):
 
 FIXES = {
     'block_size': _block_size, 'st_direct_io': _st_direct_io, 'immediate_filemarks': _immediate_filemarks,
-    'segment_size': _segment_size,
+    'segment_size': _segment_size, 'job_size': _job_size,
     'streams': _streams, 'staging': _staging, 'drive_path': _drive_path, 'memory': _memory,
 }
 

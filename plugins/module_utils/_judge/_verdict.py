@@ -62,12 +62,12 @@ _RANK = _forecast.RANK
 
 # The order fixes are listed in: settings that cost nothing first, then more
 # streams (and the memory they need), then infrastructure.
-FIX_ORDER = ('block_size', 'st_direct_io', 'immediate_filemarks', 'segment_size', 'streams', 'memory', 'drive_path',
-             'staging')
+FIX_ORDER = ('block_size', 'st_direct_io', 'immediate_filemarks', 'segment_size', 'job_size', 'streams', 'memory',
+             'drive_path', 'staging')
 # Without a streams fix, the memory rule is the last thing to do: it only matters once more
 # streams run.
-FIX_ORDER_NO_STREAMS = ('block_size', 'st_direct_io', 'immediate_filemarks', 'segment_size', 'drive_path', 'staging',
-                        'memory')
+FIX_ORDER_NO_STREAMS = ('block_size', 'st_direct_io', 'immediate_filemarks', 'segment_size', 'job_size', 'drive_path',
+                        'staging', 'memory')
 
 # A drive's health fixes (``_judge._health``'s fix ids, each as ``health_<fix>``): where the sweep ran slower
 # than the drive's model and the drive has health findings, health is the likely cause, and its fixes (clean the
@@ -602,17 +602,20 @@ class _Case:
             return [v * self.share * factor for v in self.src['series']]
         return None
 
-    def run(self, path=None, segment=None, mode='immediate', mark_s=None, factor=1.0, trace=False):
+    def run(self, path=None, segment=None, mode='immediate', mark_s=None, factor=1.0, trace=False, jobs=True):
+        """One forecast of this drive. ``jobs``: True for the application's jobs (``self.jobs``), None for none (the
+        same data as one stream), or (MB per job, seconds between jobs) in their place."""
+        jobs = self.jobs if jobs is True else jobs
         series = self.series(factor)
         reposition = None
-        if mark_s is None and self.jobs:
+        if mark_s is None and jobs:
             # immediate segment marks cost nothing; the job's closing mark is synchronous and costs what one did
             mark_s = self.job_mark_s
         if mark_s is not None:
             # the benchmark wrote flat out, so its sync mark flushed a full buffer first; the rest is
             # the reposition the forecast adds after the flush
             reposition = max(0.0, mark_s - self.flush_s)
-        job_mb, job_gap_s = self.jobs or (None, 0.0)
+        job_mb, job_gap_s = jobs or (None, 0.0)
         return _forecast.forecast(
             self.spec, feed_mb_s=None if series else self.src['mean_mb_s'] * self.share * factor,
             feed_series_mb_s=series, tape_ratio=self.ratio, path_mb_s=path, segment_size_mb=segment,
@@ -670,6 +673,7 @@ class _FixStepsMixin:
                 self.add_fix('segment_size', int(self.seg_recommended), bigger, segment_mb=self.segment_mb,
                              recommended_mb=self.seg_recommended, loss_target=self.opts['filemark_loss_target'],
                              segment_basis=self.segment_basis)
+        self.job_size_fix()
         self.misconfigured = self.hard_error or (
             not self.src['inconclusive'] and _RANK[self.cls_fixed] > _RANK[self.cls_now])
         if self.misconfigured and not self.hard_error:
@@ -678,6 +682,42 @@ class _FixStepsMixin:
         if 0 < now['backhitches_per_hour'] < _forecast.SHOESHINE_PER_HOUR and self.cls_now != SHOE_SHINING:
             self.finding('occasional_backhitches', 'warning', per_hour=now['backhitches_per_hour'],
                          shoeshine_per_hour=_forecast.SHOESHINE_PER_HOUR)
+
+    def job_size_fix(self):
+        """The application's job boundaries against the same data written as one stream: where they cost the drive
+        its class or its rate, a finding, and fewer, larger jobs as a fix, judged by the forecast with them.
+
+        A job ends with a synchronous file mark whatever the file-mark setting, and after a gap between jobs the
+        drive repositions once more to start; the job size whose boundaries cost at most ``filemark_loss_target``
+        of the time is the segment rule's (:func:`segment_for_loss`) for that cost.
+        """
+        if not self.case.jobs or self.src['inconclusive']:
+            return
+        job_mb, gap_s = self.case.jobs
+        args = (self.capped(self.path_now), self.segment_mb, self.mode_now, self.mark_now)
+        alone = self.case.run(*args, jobs=None)
+        if not _better(alone, self.now):
+            return
+        spec_mark = _records.finite(_get(self.spec, 'sync_mark_s', _get(self.spec, 'backhitch_s'))) or 0.0
+        restart = (_records.finite(_get(self.spec, 'backhitch_s')) or 0.0) if gap_s > 0 else 0.0
+        mark_s = self.case.job_mark_s if self.case.job_mark_s is not None else self.case.flush_s + spec_mark
+        # the jobs, not the feed, cost the class: a disk stage does not take their boundaries away (stream_fixes)
+        self.jobs_limit = _RANK[alone['class']] > _RANK[self.now['class']]
+        if self.jobs_limit:
+            self.finding('job_boundaries_limit', 'warning', job_size_mb=job_mb, job_gap_s=gap_s,
+                         job_marks=self.now.get('job_boundaries'), class_now=self.now['class'],
+                         class_alone=alone['class'], now_mb_s=self.now['effective_mb_s'],
+                         alone_mb_s=alone['effective_mb_s'])
+        recommended = segment_for_loss(self.need_full, mark_s + restart, self.opts['filemark_loss_target'])
+        if not recommended or recommended <= job_mb:
+            return
+        recommended = float(int(math.ceil(recommended / 100.0)) * 100)
+        bigger = self.case.run(*args, jobs=(recommended, gap_s))
+        if _better(bigger, self.now, 0.01):
+            self.add_fix('job_size', int(recommended), bigger, job_size_mb=job_mb, job_gap_s=gap_s,
+                         recommended_mb=recommended, loss_target=self.opts['filemark_loss_target'],
+                         mark_s=round(mark_s, 3), restart_s=round(restart, 3),
+                         mark_basis='measured' if self.case.job_mark_s is not None else 'model')
 
     def block_size_fix(self):
         """The sweep's best block size against the configured one, judged by the forecast with it."""
@@ -712,6 +752,10 @@ class _FixStepsMixin:
                 self.n_full = count
                 break
         target = self.n_full or self.n_floor
+        # where the application's job boundaries, not the feed, make the drive shoe-shine, no stage is a fix: a
+        # staged backup still ends each job with its synchronous mark (job_size_fix)
+        if self.jobs_limit and self.n_floor is None:
+            return
         if self.software in NO_MULTIPLEXING and self.cls_fixed != STREAMING and (
                 (target and target > src['streams']) or (self.cls_fixed == SHOE_SHINING and self.n_floor is None)):
             # one backup at a time into the drive: its stage (a holding disk) is the fix, not more streams
@@ -854,6 +898,8 @@ class _Judgement(_FixStepsMixin, _HealthMixin, _DecisionMixin):
     def __init__(self, spec, source, tape, drive, config, memory_total_mb, options, what_if, share, drives_sharing,
                  observed_ratio=None, health=None):
         self.health = health
+        # the application's job boundaries, not the feed, cost the class (job_size_fix)
+        self.jobs_limit = False
         self.opts = dict(DEFAULTS)
         self.opts.update(dict((k, v) for k, v in (options or {}).items() if v is not None))
         self.config = dict(config or {})

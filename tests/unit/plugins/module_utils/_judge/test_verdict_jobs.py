@@ -94,3 +94,70 @@ def test_the_inventory_checks_job_settings_and_the_settings_record_where_they_ca
     assert (config['job_size_mb'], config['job_gap_s']) == (50000, 10)
     assert sources['job_size_mb']['where'] == 'tapeops_backup.job_size_mb'
     assert sources['job_gap_s']['where'] == 'tapeops_drives.job_gap_s'
+
+
+def fixes_of(verdict):
+    return dict((f['id'], f) for f in verdict['fixes'])
+
+
+def test_small_jobs_that_make_a_streaming_feed_shoe_shine_get_a_finding_and_the_job_size_fix():
+    """The LTO-9 fed at 450 MB/s streams as one stream; in jobs of 2000 MB, each closed by a synchronous mark (the
+    drive model's flush plus its sync_mark_s: seed 001's 7.9 s a segment, docs/drive-model.md), it shoe-shines.
+    No stage is offered (a staged job ends with its mark all the same); fewer, larger jobs are, at the size whose
+    boundaries cost 1 % of the time, and the forecast with them streams."""
+    config = {'software': 'bacula', 'immediate_filemarks': True, 'segment_size_mb': 1000,
+              'job_size_mb': 2000, 'job_gap_s': 0}
+    plain = run(LTO9, source(450.0), {'software': 'bacula', 'immediate_filemarks': True, 'segment_size_mb': 1000})
+    jobs = run(LTO9, source(450.0), config)
+    assert plain['class'] == v.STREAMING and jobs['class'] == v.SHOE_SHINING
+    [finding] = [f for f in jobs['findings'] if f['id'] == 'job_boundaries_limit']
+    assert finding['severity'] == 'warning'
+    assert finding['text'].startswith("The application's job boundaries hold the drive back: with jobs of 2000 MB, "
+                                      'each closed by a synchronous file mark, the forecast is SHOE-SHINING (')
+    assert finding['text'].endswith('the same data as one stream would be STREAMING (%s).' % _words.fmt_rate(
+        plain['forecast']['now']['effective_mb_s']))
+    fixes = fixes_of(jobs)
+    assert 'staging' not in fixes and 'streams' not in fixes
+    fix = fixes['job_size']
+    # by the segment rule: 400 MB/s x (flush + sync_mark_s) x 99, to 100 MB
+    params = v._forecast.drive_parameters(LTO9)
+    cost = params['buffer_mb'] / params['native_mb_s'] + LTO9.sync_mark_s
+    assert fix['value'] == int(-(-400.0 * cost * 99 // 100) * 100)
+    assert fix['title'] == 'Write fewer, larger jobs to each volume (%.0f GB or more each)' % (fix['value'] / 1000.0)
+    assert fix['setting'].startswith('Bacula Job and Schedule resources: fewer, larger jobs on each volume')
+    assert 'Each job of 2000 MB ends with a synchronous file mark whatever the file-mark setting' in fix['why']
+    assert 'by the drive model' in fix['why'] and 'SHOE-SHINING -> STREAMING' in fix['why']
+    assert fix['feed_after_mb_s'] > 2 * jobs['forecast']['now']['effective_mb_s']
+
+
+def test_a_gap_between_jobs_adds_the_restart_to_the_cost_of_a_boundary():
+    """After a gap the drive repositions once more to start the next job: the job size takes that back-hitch too."""
+    close = run(LTO9, source(450.0), {'software': 'data_protector', 'immediate_filemarks': True,
+                                      'job_size_mb': 500, 'job_gap_s': 0})
+    apart = run(LTO9, source(450.0), {'software': 'data_protector', 'immediate_filemarks': True,
+                                      'job_size_mb': 500, 'job_gap_s': 10})
+    params = v._forecast.drive_parameters(LTO9)
+    mark = params['buffer_mb'] / params['native_mb_s'] + LTO9.sync_mark_s
+    assert fixes_of(close)['job_size']['value'] == int(-(-400.0 * mark * 99 // 100) * 100)
+    assert fixes_of(apart)['job_size']['value'] == int(-(-400.0 * (mark + LTO9.backhitch_s) * 99 // 100) * 100)
+    fix = fixes_of(apart)['job_size']
+    assert 'and, after the 10 s between jobs, a restart' in fix['why']
+    assert fix['setting'].startswith('Data Protector backup specifications: fewer, larger sessions on each medium')
+
+
+def test_jobs_larger_than_the_rule_asks_get_no_job_size_fix():
+    """Jobs of 2 TB on the streaming LTO-9: their boundaries cost under 1 % already (or the forecast sees too few of
+    them to matter); the verdict is the one-stream verdict."""
+    jobs = run(LTO9, source(450.0), {'software': 'bacula', 'immediate_filemarks': True, 'job_size_mb': 2000000})
+    assert 'job_size' not in fixes_of(jobs)
+    assert not [f for f in jobs['findings'] if f['id'] == 'job_boundaries_limit']
+
+
+def test_a_feed_below_the_floor_keeps_its_stage_whatever_the_jobs():
+    """The sources give 100 MB/s, below the LTO-9's 177 floor, with any number of streams the curve allows: the feed
+    makes it shoe-shine with or without the jobs, so the stage stays the fix for the feed."""
+    src = source(100.0)
+    jobs = run(LTO9, src, {'software': 'bacula', 'immediate_filemarks': True, 'job_size_mb': 2000}, max_streams=1)
+    assert jobs['class'] == v.SHOE_SHINING
+    assert not [f for f in jobs['findings'] if f['id'] == 'job_boundaries_limit']
+    assert 'staging' in fixes_of(jobs)
