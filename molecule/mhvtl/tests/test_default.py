@@ -7,7 +7,11 @@
 - the WORM and the cleaning cartridge (listed in allowed_barcodes) and an unlisted data cartridge refused by
   the write test, each drive's st write counter unchanged by them;
 - one verdict per drive, whose report says the drive rate came from a device without tape physics (mhvtl has
-  no timing, so no speed class is asserted).
+  no timing, so no speed class is asserted);
+- discovery decodes every log page mhvtl serves of those it reads, and judges each drive's health from them,
+  with what mhvtl does not serve left unknown;
+- the media inventory reads every cartridge of library_contents where mhvtl put it, each by its label: its
+  generation from the media ID, WORM and cleaning cartridges as such.
 """
 
 import glob
@@ -32,6 +36,17 @@ _spec.loader.exec_module(tm)
 # and the st driver's open blocks (seen with mhvtl fc22cc6: the gate gave up at its deadline, op_timeout).
 REFUSED_AS = {'worm': 'worm', 'cleaning': 'cleaning', 'data': 'media_has_data'}
 NO_PHYSICS = 'came from a device without tape physics'
+# The log pages discovery reads (plugins/module_utils/_measure/_tape_discovery.py DISCOVERY_PAGES: the write
+# benchmark's and the health pages), and those of them every LTO drive mhvtl fc22cc6 emulates here serves (its
+# sg_logs -p 0x00: tests/unit/fixtures/sg_logs/sg_logs_p0x00__mhvtl-*). Its IBM drives also serve DT device
+# status (0x11), its HP ones not; none serves device statistics (0x14), data compression 0x1B or HP's page 0x34.
+DISCOVERY_PAGES = ('0x02', '0x03', '0x0c', '0x11', '0x14', '0x17', '0x1b', '0x2e', '0x30', '0x32', '0x34')
+MHVTL_PAGES = ('0x02', '0x03', '0x0c', '0x17', '0x2e', '0x30', '0x32')
+# Health pages mhvtl serves whatever the drive holds
+DRIVE_PAGES = ('0x02', '0x03', '0x2e')
+# LTO label media IDs (the LTO label specification): data L1..L9, WORM LT..LZ for LTO-3..LTO-9
+GENERATION_OF = dict(('L%d' % g, g) for g in range(1, 10))
+GENERATION_OF.update(zip(('LT', 'LU', 'LV', 'LW', 'LX', 'LY', 'LZ'), range(3, 10)))
 
 
 def _json(name):
@@ -163,3 +178,54 @@ def test_qualify_wrote_to_a_drive_only_when_its_cartridge_is_allowed(doc):
             assert steps, '%s holds allowed %s but was not measured' % (drive['nst'], barcode)
         else:
             assert not steps, '%s holds %s, not allowed, and was written to' % (drive['nst'], barcode)
+
+
+def test_discovery_decodes_every_log_page_mhvtl_serves_and_judges_the_drives_health(doc):
+    for drive in doc['drives']:
+        nst, read = drive['nst'], drive['identity']['log_pages']
+        supported = set('0x%02x' % p for p in read['supported'])
+        assert set(MHVTL_PAGES) <= supported, (nst, sorted(supported))
+        # every page discovery reads that this drive serves is decoded, and no other is asked for
+        served = [c for c in DISCOVERY_PAGES if c in supported]
+        wanted = served if drive['identity'].get('media_loaded') else [c for c in DRIVE_PAGES if c in served]
+        for code in wanted:
+            assert read['pages'].get(code) and code not in read['errors'], (nst, code, read['errors'])
+        for code in DISCOVERY_PAGES:
+            if code not in supported:
+                assert code not in read['pages'] and code not in read['errors'], (nst, code)
+        health = drive['health']
+        assert health['status'] in ('OK', 'CLEAN', 'DEGRADED', 'FAILING'), (nst, health)
+        counters = health['counters']
+        assert counters['tape_alert']['page'] == '0x2e' and counters['tape_alert']['read'] > 0, (nst, counters)
+        for name, code in (('write_errors', '0x02'), ('read_errors', '0x03')):
+            assert counters[name]['page'] == code and isinstance(counters[name]['uncorrected'], int), (nst, name)
+        # device statistics (0x14) not served: unknown, never a zero
+        assert 'device' not in counters, (nst, counters.get('device'))
+
+
+def test_the_media_inventory_reads_every_cartridge_where_mhvtl_put_it_by_its_label(host, facts):
+    library = facts['libraries'][0]
+    contents = tm.parse_library_contents(
+        host.file('%s/library_contents.%d' % (tm.CONFIG_DIR, library['id'])).content_string)
+    inventory = _json('media-inventory.json')
+    [lib] = [entry for entry in inventory['libraries'] if entry['id'] == library['sg']]
+    assert lib['error'] is None and lib['complete'] is True, lib
+    # every barcode mhvtl's library holds, in a slot, the import/export element or a drive (moved from its slot)
+    listed = sorted(b for b in list(contents['slots'].values()) + list(contents['maps'].values()) if b)
+    assert sorted(c['barcode'] for c in lib['cartridges']) == listed
+    kinds = set()
+    for cart in lib['cartridges']:
+        barcode, label = cart['barcode'], tm.label_kind(cart['barcode'])
+        kinds.add(label)
+        assert cart['kind'] == label, (barcode, cart['kind'])
+        if label == 'cleaning':
+            assert cart['cleaning'], barcode
+            continue
+        assert cart['generation'] == GENERATION_OF[barcode[-2:]] and cart['basis'] == 'label', (barcode, cart)
+        assert cart['worm'] is (label == 'worm'), (barcode, cart['worm'])
+    if TARGET == 'lab':
+        assert kinds == {'data', 'worm', 'cleaning'}, kinds
+    # the classification against an LTO-9: its cleaning cartridges listed apart, none counted as data
+    [summary] = [entry for entry in inventory['summary']['libraries'] if entry['id'] == library['sg']]
+    cleaning = sorted(c['barcode'] for c in lib['cartridges'] if c['kind'] == 'cleaning')
+    assert sorted(c['barcode'] for c in summary['cleaning']) == cleaning
