@@ -42,7 +42,7 @@ PLAYBOOK = 'playbooks/apply_fixes.yml'
 DOCS = 'docs/roles.md'
 
 # The fixes no role applies: left by hand with the verdict's words.
-BY_HAND = {'streams', 'staging', 'drive_path', 'memory'}
+BY_HAND = {'streams', 'staging', 'drive_path', 'memory', 'job_size'}
 
 # A verdict's value for each fix id the table maps: block_size of the recorded lab run
 # (tests/unit/fixtures/lab_runs/20261123-quick, every host), a segment size and immediate marks as
