@@ -18,17 +18,10 @@ import xml.etree.ElementTree as ET
 
 import pytest
 
-import host_schema
+from test_qualify import VERDICT_CASES, _doc
 
 # untimed (pytest.ini): no rate, class or time a loaded machine could change
 pytestmark = [pytest.mark.lab, pytest.mark.untimed]
-
-# the verdicts' JUnit suite (test_qualify.py)
-VERDICT_CASES = "./testsuite[@name='tapeops.qualify.qualify']/testcase"
-
-
-def _doc(run_dir, host):
-    return host_schema.load(os.path.join(run_dir, 'hosts', host + '.json'))
 
 
 def _write_counters(lab):

@@ -44,9 +44,9 @@ DISCOVERY_PAGES = ('0x02', '0x03', '0x0c', '0x11', '0x14', '0x17', '0x1b', '0x2e
 MHVTL_PAGES = ('0x02', '0x03', '0x0c', '0x17', '0x2e', '0x30', '0x32')
 # Health pages mhvtl serves whatever the drive holds
 DRIVE_PAGES = ('0x02', '0x03', '0x2e')
-# LTO label media IDs (the LTO label specification): data L1..L9, WORM LT..LZ for LTO-3..LTO-9
+# LTO label media IDs (the LTO label specification): data L1..L9, WORM LT..LZ for LTO-3..LTO-9 (the lab's table)
 GENERATION_OF = dict(('L%d' % g, g) for g in range(1, 10))
-GENERATION_OF.update(zip(('LT', 'LU', 'LV', 'LW', 'LX', 'LY', 'LZ'), range(3, 10)))
+GENERATION_OF.update((media_id, g) for g, media_id in tm.WORM_MEDIA_ID.items())
 
 
 def _json(name):

@@ -207,6 +207,11 @@ def segment_for_loss(feed_mb_s, seconds_per_mark, loss):
     return feed * lost * (1.0 - loss) / loss
 
 
+def _hundreds_up(mb):
+    """A recommended size, up to the next 100 MB."""
+    return float(int(math.ceil(mb / 100.0)) * 100)
+
+
 def _pattern_ratio(pattern):
     """How compressible a sweep pattern is: 'random' 1.0, '2.5:1' 2.5, 'zeros' None (ignored)."""
     if pattern is None:
@@ -698,9 +703,8 @@ class _FixStepsMixin:
         alone = self.case.run(*args, jobs=None)
         if not _better(alone, self.now):
             return
-        spec_mark = _records.finite(_get(self.spec, 'sync_mark_s', _get(self.spec, 'backhitch_s'))) or 0.0
         restart = (_records.finite(_get(self.spec, 'backhitch_s')) or 0.0) if gap_s > 0 else 0.0
-        mark_s = self.case.job_mark_s if self.case.job_mark_s is not None else self.case.flush_s + spec_mark
+        mark_s, mark_basis = self.sync_mark_cost()
         # the jobs, not the feed, cost the class: a disk stage does not take their boundaries away (stream_fixes)
         self.jobs_limit = _RANK[alone['class']] > _RANK[self.now['class']]
         if self.jobs_limit:
@@ -711,13 +715,22 @@ class _FixStepsMixin:
         recommended = segment_for_loss(self.need_full, mark_s + restart, self.opts['filemark_loss_target'])
         if not recommended or recommended <= job_mb:
             return
-        recommended = float(int(math.ceil(recommended / 100.0)) * 100)
+        recommended = _hundreds_up(recommended)
         bigger = self.case.run(*args, jobs=(recommended, gap_s))
         if _better(bigger, self.now, 0.01):
             self.add_fix('job_size', int(recommended), bigger, job_size_mb=job_mb, job_gap_s=gap_s,
                          recommended_mb=recommended, loss_target=self.opts['filemark_loss_target'],
-                         mark_s=round(mark_s, 3), restart_s=round(restart, 3),
-                         mark_basis='measured' if self.case.job_mark_s is not None else 'model')
+                         mark_s=round(mark_s, 3), restart_s=round(restart, 3), mark_basis=mark_basis)
+
+    def sync_mark_cost(self):
+        """(seconds, basis) a synchronous file mark costs this drive: the write test's measure (``measured``), else
+        the model's flush of a full buffer plus its ``sync_mark_s`` (a drive described without it: a back-hitch, as
+        in the forecast; ``model``)."""
+        measured = self.costs.get('sync')
+        if measured is not None:
+            return measured, 'measured'
+        spec_mark = _records.finite(_get(self.spec, 'sync_mark_s', _get(self.spec, 'backhitch_s'))) or 0.0
+        return self.case.flush_s + spec_mark, 'model'
 
     def block_size_fix(self):
         """The sweep's best block size against the configured one, judged by the forecast with it."""
@@ -1097,14 +1110,9 @@ class _Judgement(_FixStepsMixin, _HealthMixin, _DecisionMixin):
         self.seg_fixed = self.segment_mb
         self.seg_recommended = None
         if self.mode_fixed == 'sync' and self.segment_mb and self.software is not None:
-            mark_cost = costs.get('sync')
-            if mark_cost is None:
-                # a drive described without sync_mark_s: a mark costs a back-hitch, as in the forecast
-                mark_cost = self.case.flush_s + (_records.finite(_get(self.spec, 'sync_mark_s', _get(self.spec, 'backhitch_s')))
-                                                 or 0.0)
-            recommended = segment_for_loss(self.need_full, mark_cost, self.opts['filemark_loss_target'])
+            recommended = segment_for_loss(self.need_full, self.sync_mark_cost()[0], self.opts['filemark_loss_target'])
             if recommended and self.segment_mb < recommended:
-                self.seg_recommended = self.seg_fixed = float(int(math.ceil(recommended / 100.0)) * 100)
+                self.seg_recommended = self.seg_fixed = _hundreds_up(recommended)
         self.fixed = self.run_fixed()
         self.cls_fixed = self.fixed['class'] if not self.src['inconclusive'] else INCONCLUSIVE
         if self.case.jobs:
