@@ -19,6 +19,7 @@ ARGUMENT_SPEC = {
     'drives': {'type': 'list', 'elements': 'dict', 'default': []},
     'source': {'type': 'dict'},
     'write_sweep': {'type': 'list', 'elements': 'dict', 'default': []},
+    'btape': {'type': 'list', 'elements': 'dict', 'default': []},
     'drive_settings': {'type': 'list', 'elements': 'dict', 'default': []},
     'backup': {'type': 'dict', 'default': {}},
     'memory_total_mb': {'type': 'int'},
@@ -105,7 +106,8 @@ class ActionModule(QualifyAction):
             options=dict(args['options']), target_generation=args['target_generation'], run=args['run'],
             preflight=measured['preflight'], host_facts=args['host_facts'], media=measured['media'],
             mechanics=measured['mechanics'], locks=measured['locks'], storage_daemon=measured['storage_daemon'],
-            netbackup=measured['netbackup'], tape_ratio_from=tape_ratio_from(args['tape_ratio_from'], host))
+            netbackup=measured['netbackup'], tape_ratio_from=tape_ratio_from(args['tape_ratio_from'], host),
+            btape=measured['btape'])
 
 
 def observe_run(args):
@@ -138,7 +140,7 @@ def records_of(args):
 
     ``drives`` is tape_drive_info's list, ``source`` the source read's
     (async_status) result, ``write_sweep`` the write sweeps' async_status
-    loop results, ``preflight``, ``media``, ``mechanics``, ``storage_daemon``
+    loop results, ``btape`` btape_speed's loop results, ``preflight``, ``media``, ``mechanics``, ``storage_daemon``
     (bacula_sd_info's) and ``netbackup`` (netbackup_buffers_info's) the
     registered results. Returns the records (``_host.assemble`` judges them
     as they are).
@@ -148,6 +150,7 @@ def records_of(args):
         'drives': [_records.DriveIdentity.from_dict(d) for d in args['drives'] or []],
         'source': _records.SourceRead.from_result(args['source']),
         'write_sweep': [s for s in sweeps if s is not None],
+        'btape': [b for b in (_records.BtapeSpeed.from_result(r) for r in args.get('btape') or []) if b is not None],
         'preflight': _records.Preflight.from_result(args['preflight']),
         'media': _records.Media.from_result(args['media']),
         'mechanics': _records.Mechanics.from_results(args['mechanics']),

@@ -235,6 +235,8 @@ PROFILE_KEYS = {
     'read_back': _one(bool_problem),
     'mechanics': _one(bool_problem),
     'mechanics_repeats': _one(_ints(1, 100, 'cycles', 'mechanics_repeats: 5')),
+    'btape': _one(bool_problem),
+    'btape_file_gb': _one(_ints(1, 100, 'GB', 'btape_file_gb: 1')),
     'poll_seconds': _one(_ints(1, 600, 'seconds', 'poll_seconds: 10')),
 }
 

@@ -442,6 +442,53 @@ class WriteSweep(Record):
 
 
 @dataclasses.dataclass
+class BtapeSpeed(Record):
+    """What tapeops.qualify.btape_speed measured on one drive: the storage daemon's own writer (Bacula/Bareos).
+
+    ``tests`` as ``_btape.parse_speed`` gives them (data, structure, block_size, total_rate_mb_s, errors ...).
+    A refusal, a failure or a skip has ``reason`` and ``msg`` (and the tests btape finished before it failed).
+    """
+
+    device: t.Optional[str] = None
+    command: t.Optional[str] = None
+    btape_version: t.Optional[str] = None
+    summary: t.Optional[dict] = None
+    tests: t.Optional[list] = None
+    errors: t.Optional[list] = None
+    barcode: t.Optional[str] = None
+    write_allowed_because: t.Optional[str] = None
+    rewound: t.Optional[bool] = None
+    reason: t.Optional[str] = None
+    msg: t.Optional[str] = None
+
+    @property
+    def ran(self):
+        """True when btape finished at least one test with a rate."""
+        return any(isinstance(test, dict) and finite(test.get('total_rate_mb_s')) is not None
+                   for test in self.tests or [])
+
+    @classmethod
+    def from_result(cls, result):
+        """The record of one btape_speed result (a loop item's); None for a non-dict or a skipped item."""
+        if isinstance(result, cls):
+            return result
+        if not isinstance(result, dict) or result.get('skipped'):
+            return None
+        item = result.get('item') if isinstance(result.get('item'), dict) else {}
+        # the module returns the gate's device (a mapping); a record, as a host document keeps it, its path
+        given = result.get('device')
+        gate = given if isinstance(given, dict) else {}
+        record = cls.from_dict(dict((k, v) for k, v in result.items() if k != 'device'))
+        record.device = str((given if isinstance(given, str) else None) or _module_arg(result, 'device')
+                            or item.get('nst') or gate.get('path') or '') or None
+        if result.get('failed') and not record.reason:
+            record.reason = 'failed'
+        if result.get('failed') or record.reason:
+            record.msg = str(result.get('msg') or record.reason)
+        return record
+
+
+@dataclasses.dataclass
 class SourceRead(Record):
     """What tapeops.qualify.source_read_benchmark measured: the sources read file by file, as a backup reads."""
 
@@ -1094,9 +1141,11 @@ class DriveEntry(Record):
     # the drive's and its cartridge's health (_judge._health, docs/health.md); None for a drive not found, the
     # what-if target and documents written before health was judged
     health: t.Optional[Health] = dataclasses.field(default=None, metadata=_nested(Health))
+    # btape's speed test on the drive (Bacula/Bareos hosts, the profile's btape), absent where it did not run
+    btape: t.Optional[BtapeSpeed] = dataclasses.field(default=None, metadata=_nested(BtapeSpeed))
 
     def to_dict(self):
-        return _without_none(super().to_dict(), ('busy', 'setting_sources', 'health'))
+        return _without_none(super().to_dict(), ('busy', 'setting_sources', 'health', 'btape'))
 
 
 @dataclasses.dataclass

@@ -698,8 +698,52 @@ def _ratio_observed_unused(f):
     return "The drive's own tape ratio (qualify_tape_ratio_from) is not used: %s." % words(f)
 
 
+def _btape_run(f):
+    """What btape measured: its test, block size and rate."""
+    return 'btape (the storage daemon\'s own writer) wrote %s data%s with %s blocks at %s%s' % (
+        f['data'], ' in its block structure' if f.get('structure') == 'block' else ' as raw blocks',
+        fmt_bytes(f['block_size']) if f.get('block_size') else 'its', fmt_rate(f['btape_mb_s']),
+        ' (btape: %s)' % '; '.join(str(e).rstrip('.') for e in f['errors']) if f.get('errors') else '')
+
+
+def _btape_apart(f):
+    pct = f['delta_pct']
+    return '%.0f %% %s' % (abs(pct), 'faster' if pct > 0 else 'slower')
+
+
+def _btape(f):
+    """The btape fact: btape's rate beside the sweep's at its block size, or why they cannot be compared."""
+    if f.get('why') == 'zero_data':
+        return '%s. The drive compresses zeros, so no sweep pattern matches them: run btape_speed with tests ' \
+               '[random_block] to set it against the sweep.' % _btape_run(f)
+    if f.get('why') == 'no_sweep':
+        return '%s; there is no write sweep of incompressible data to set it against.' % _btape_run(f)
+    return '%s; the write sweep\'s drive path there is %s (%s): btape is %s.' % (
+        _btape_run(f), fmt_rate(f['sweep_mb_s']), basis(f['sweep_basis']), _btape_apart(f))
+
+
+def _btape_disagrees(f):
+    """btape and the sweep differ by more than the threshold: what could explain it."""
+    text = 'btape and the write sweep disagree on the drive path by more than %.0f %%: btape %s at %s, the sweep %s ' \
+           '(btape is %s).' % (f['limit_pct'], fmt_rate(f['btape_mb_s']), fmt_bytes(f['block_size']),
+                               fmt_rate(f['sweep_mb_s']), _btape_apart(f))
+    if f.get('step_mb') and f['delta_pct'] < 0:
+        return text + (' The sweep\'s steps of %.0f MB are no more than twice the drive\'s %.0f MB buffer, so they '
+                       'measured the host filling the buffer as much as the drive: run the sweep with longer steps '
+                       '(the profile\'s step_mb) before trusting its rate.' % (f['step_mb'], f['buffer_mb']))
+    if f['delta_pct'] < 0:
+        return text + (' The storage daemon\'s writer is slower than a plain write on the same path: its CPU cost '
+                       '(block structure, checksums) or the end of the cartridge (btape\'s errors) can hold it '
+                       'back, and a backup through it is then held back the same way.')
+    return text + (' btape is faster than the sweep: the sweep was held back (another user of the drive or the host, '
+                   'a short step); re-run it before trusting its rate.')
+
+
 FACTS = {
     'sources': _sources,
+    'btape': _btape,
+    'btape_not_run': lambda f: 'btape\'s speed test did not run on this drive: %s.' % str(
+        f.get('msg') or f.get('reason') or 'no reason given').rstrip('.'),
     'ratio_observed_unused': _ratio_observed_unused,
     'passed_over': _passed_over,
     'file_sizes': lambda f: str(f['text']).rstrip('.') + '.',
@@ -841,6 +885,7 @@ def generation_unknown(device, reason):
 
 FINDINGS = {
     'small_file_bound': lambda f: str(f['text']),
+    'btape_disagrees': _btape_disagrees,
     'block_size_over_limit': lambda f: 'The configured block size %s is larger than %s (%s): writes fail with '
                                        '"Invalid argument".' % (fmt_bytes(f['block_size']), LIMITS[f['limit_source']],
                                                                 fmt_bytes(f['limit'])),
@@ -1769,15 +1814,20 @@ TAPETYPE_BLOCK_BASIS = {
 
 def tapetype_comment(t):
     """The tapetype's ``comment``: the run, the host and drive, what is measured and what modelled."""
-    return 'tapeops.qualify run %s, %s %s%s: length and filemark modelled, speed %s; hardware compression %s' % (
+    return 'tapeops.qualify run %s, %s %s%s: %s, speed %s; hardware compression %s' % (
         t['run'] or '?', t['host'], t['drive'], ' (%s)' % t['product'] if t['product'] else '',
+        'length from the cartridge memory, filemark modelled' if t['length_basis'] == 'mam' else
+        'length and filemark modelled',
         'measured' if t['speed_basis'] == 'measured' or t['speed_how'] == 'measured' else
         'modelled' if t['speed_basis'] == 'verdict' else 'not measured',
         'assumed' if t['hardware_compression'] else 'not assumed')
 
 
 def _tapetype_length(t):
-    text = 'length: the %s, %d GB native' % (t['cartridge'], t['capacity_gb'])
+    if t['length_basis'] == 'mam':
+        text = 'length: the %s, %.1f GB' % (t['cartridge'], t['capacity_gb'])
+    else:
+        text = 'length: the %s, %d GB native' % (t['cartridge'], t['capacity_gb'])
     if t['hardware_compression']:
         return text + (' x %.2f, the tape compression estimated for the sources (%s): hardware compression assumed, '
                        'for dumps Amanda does not compress itself (compress none)' % (

@@ -84,6 +84,16 @@ options:
     type: list
     elements: dict
     default: []
+  btape:
+    description:
+      - Results of M(tapeops.qualify.btape_speed) on Bacula/Bareos hosts, one per drive, as registered (a loop's
+        C(results)), matched to their drive by the module's C(device) argument or C(item.nst). Each is kept in
+        the drive's entry; its random-data rate is set against the write sweep's at the same block size, and a
+        difference beyond C(options.btape_disagree_pct) is a finding (docs/verdict.md). Skipped items are
+        ignored.
+    type: list
+    elements: dict
+    default: []
   drive_settings:
     description:
       - Per-drive settings from the inventory (C(tapeops_drives)), matched by C(nst). Keys used here
@@ -112,8 +122,8 @@ options:
         measured in the observe run of O(tape_ratio_from), else estimated from the source sample, else the drive's
         nominal ratio), C(max_streams) (default 16),
         C(memory_base_mb) / C(memory_per_stream_mb) (default 512 / 512), C(filemark_loss_target) (default
-        0.01), C(block_size_tolerance) (default 0.03), C(target_vendor) and C(target_speed_floor_mb_s) for
-        the what-if drive.
+        0.01), C(block_size_tolerance) (default 0.03), C(btape_disagree_pct) (default 15, see O(btape)),
+        C(target_vendor) and C(target_speed_floor_mb_s) for the what-if drive.
     type: dict
     default: {}
   target_generation:

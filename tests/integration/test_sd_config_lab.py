@@ -15,8 +15,13 @@ lab inventory gives the drive no block or segment size, so both must come from t
 names the file and line of each, and the verdict models a synchronous file mark every 2147 MB (2G is 2^31
 bytes: G is a power of 1024 in Bacula).
 
+btape (the profile's ``btape``): after the sweep, the guest's own btape (Bacula 9.6.7) writes 1 GB of random data
+in Bacula's block structure at the Device's 262144-byte blocks on the same allowed cartridge. The host document
+keeps its test and the verdict sets its rate against the sweep's at 256 KiB; whether they differ by more than 15 %
+(a finding) is checked against the document's own two rates, as the rates depend on the machine's load.
+
 Profile: quick, shortened as test_qualify's (40 s source reads, 32 MB sweep steps at 256 KiB and 1 MiB, one
-16 MB file-mark segment). Run lab tests under ``flock /tmp/tapeops-lab.lock`` (the lab is shared).
+16 MB file-mark segment, btape 1 GB). Run lab tests under ``flock /tmp/tapeops-lab.lock`` (the lab is shared).
 """
 
 from __future__ import annotations
@@ -27,6 +32,8 @@ import pytest
 
 import host_schema
 
+from ansible_collections.tapeops.qualify.plugins.module_utils import _words
+
 # untimed (pytest.ini): no rate, class or time a loaded machine could change
 pytestmark = [pytest.mark.lab, pytest.mark.untimed]
 
@@ -36,7 +43,8 @@ MAIN = GUEST_DIR + '/bacula-sd.conf'
 DEVICE_FILE = GUEST_DIR + '/devices/lto6.conf'
 LINK = GUEST_DIR + '/by-id/scsi-HU1330A002-nst'
 PROFILE_OVERRIDES = {'source_seconds': 40, 'step_mb': 32, 'step_seconds': 10, 'block_sizes': ['256K', '1M'],
-                     'filemark_segments_mb': [16], 'filemark_payload_mb': 32, 'poll_seconds': 3}
+                     'filemark_segments_mb': [16], 'filemark_payload_mb': 32, 'poll_seconds': 3,
+                     'btape': True, 'btape_file_gb': 1}
 
 BACULA_SD_CONF = '''# tapeops.qualify lab test: lab-ma2's storage daemon (Debian bacula-sd 9.6.7)
 Storage {
@@ -148,3 +156,29 @@ def test_the_drive_is_judged_with_the_storage_daemons_block_size_and_maximum_fil
         summary = handle.read()
     row = next(line for line in summary.splitlines() if line.startswith('| LTO-6 /dev/nst0 | %s |' % HOST))
     assert '| 2147.48 MB (lto6.conf) | 256 KiB (lto6.conf) / ' in row
+
+
+def test_btape_writes_at_the_storage_daemons_block_size_and_is_set_against_the_sweep(qualified):
+    result = qualified['result']
+    assert result.rc == 0, result.stdout[-4000:] + result.stderr[-2000:]
+    doc = host_schema.load(os.path.join(qualified['run_dir'], 'hosts', HOST + '.json'))
+    [drive] = doc['drives']
+    [verdict] = doc['verdicts']
+    btape = drive['btape']
+    assert btape.get('reason') is None and btape['write_allowed_because'], btape
+    assert btape['command'] == 'speed file_size=1 nb_file=1 skip_raw skip_zero', btape
+    [test] = btape['tests']
+    # the Device's Maximum Block Size, random data in Bacula's block structure, one file of 1 GB (10^9-based)
+    assert (test['data'], test['structure'], test['block_size'], test['files']) == ('random', 'block', 262144, 1)
+    assert test['total_bytes'] >= 1e9 and test['total_rate_mb_s'] > 0, test
+    # the sweep's rate at 256 KiB of random data, measured in the same run
+    [sweep_mb_s] = [row['mb_s'] for row in drive['write_sweep']['sweep']
+                    if row['pattern'] == 'random' and row['block_size'] == 262144]
+    delta = (test['total_rate_mb_s'] - sweep_mb_s) / sweep_mb_s * 100.0
+    [said] = [r for r in verdict['reasons'] if r.startswith('btape (')]
+    assert said.startswith("btape (the storage daemon's own writer) wrote random data in its block structure with "
+                           '256 KiB blocks at %s' % _words.fmt_rate(test['total_rate_mb_s'])), said
+    assert "the write sweep's drive path there is %s (measured): btape is %.0f %% %s." % (
+        _words.fmt_rate(sweep_mb_s), abs(delta), 'faster' if delta > 0 else 'slower') in said, said
+    disagrees = [f for f in verdict['findings'] if f['id'] == 'btape_disagrees']
+    assert bool(disagrees) == (abs(delta) > 15.0), (delta, disagrees)

@@ -152,10 +152,28 @@ def _write_sweeps(write_sweep):
     return out
 
 
+def _btapes(btape):
+    """{device: BtapeSpeed} of btape_speed's results (records, or module results as Ansible returned them)."""
+    out = {}
+    for result in btape or []:
+        record = _records.BtapeSpeed.from_result(result)
+        if record is not None and record.device:
+            out[record.device] = record
+    return out
+
+
+def _attach_btape(drives, btapes):
+    """Each drive's btape record (``{device: BtapeSpeed}``): kept in its entry, and judged with it."""
+    for drive in drives:
+        drive.entry.btape = btapes.get(drive.entry.nst)
+        if drive.item is not None and drive.entry.btape is not None:
+            drive.item['btape'] = drive.entry.btape
+
+
 def assemble(host, drives_info=None, source=None, write_sweep=None, drive_settings=None, backup=None,
              memory_total_mb=None, options=None, target_generation=None, run=None, preflight=None,
              host_facts=None, media=None, mechanics=None, locks=None, storage_daemon=None, netbackup=None,
-             tape_ratio_from=None):
+             tape_ratio_from=None, btape=None):
     """The host's HostReport with a verdict per drive (and for the what-if target, if any).
 
     ``locks``: the drives' tape_drive_lock records (``_records.DriveLock.from_results``): a drive another
@@ -167,7 +185,7 @@ def assemble(host, drives_info=None, source=None, write_sweep=None, drive_settin
     from (``qualify_tape_ratio_from``), ``{'run_dir', 'report'}`` (the host's HostReport of that run,
     ``_run.read_observed``) or ``{'run_dir', 'refused': {'why', 'path', 'detail', 'host'}}`` (why there is
     none); each drive to be judged gets ``_observed.drive_ratio``'s answer, matched by its id
-    (``_verdict.tape_ratio``).
+    (``_verdict.tape_ratio``). ``btape``: btape_speed's results (BtapeSpeed), kept and judged (``_attach_btape``).
 
     The measurements are records (_records): ``drives_info`` DriveIdentity,
     ``source`` SourceRead, ``write_sweep`` WriteSweep, ``preflight``
@@ -188,6 +206,7 @@ def assemble(host, drives_info=None, source=None, write_sweep=None, drive_settin
     drives = [_drive(info, _match(info.nst, settings) or {}, sweeps.get(info.nst), info.nst in missing, preflight,
                      backup, locks.get(info.nst), sd, nb)
               for info in drives_info]
+    _attach_btape(drives, {} if target_generation else _btapes(btape))
     if target_generation:
         drives.append(_what_if(target_generation, options, backup, drives_info, preflight))
     if tape_ratio_from:

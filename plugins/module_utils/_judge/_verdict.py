@@ -74,6 +74,10 @@ FIX_ORDER_NO_STREAMS = ('block_size', 'st_direct_io', 'immediate_filemarks', 'se
 # drive, retire the cartridge, call service ...) rank before every fix of FIX_ORDER, worst finding's first.
 HEALTH_FIX = 'health_'
 
+# btape's rate and the sweep's differ by more than this, in % of the sweep's: a finding. An estimate (no published
+# figure): well above the sweep's run-to-run noise of a few per cent (block_size_tolerance)
+BTAPE_DISAGREE_PCT = 15.0
+
 DEFAULTS = {
     # Most parallel streams (Data Protector Disk Agent concurrency, Bacula
     # concurrent jobs) we would recommend per drive before calling for
@@ -99,6 +103,9 @@ DEFAULTS = {
     'tape_ratio': None,
     # Size of one backup, for the window the forecast gives (GB).
     'data_gb': None,
+    # btape's rate (Bacula/Bareos) and the sweep's at its block size differ by more than this (% of the
+    # sweep's): a btape_disagrees finding (BTAPE_DISAGREE_PCT).
+    'btape_disagree_pct': BTAPE_DISAGREE_PCT,
 }
 
 # The smallest block size recommended when larger ones measure as well: IBM's LTFS
@@ -483,6 +490,50 @@ def path_rate(rates, block_size):
         value = 1.0 / (base + per_byte / block_size) if base + per_byte / block_size > 0 else min(r0, r1)
     value = max(0.0, min(value, max(r0, r1)))
     return value, {'id': 'path_fitted', 'how': how}
+
+
+# btape's tests in the order one is taken: random data (the drive cannot compress it: the sweep's incompressible
+# pattern is its match) in the storage daemon's block structure (what a backup writes) first
+_BTAPE_ORDER = (('random', 'block'), ('random', 'raw'), ('zero', 'block'), ('zero', 'raw'))
+
+
+def btape_against_sweep(btape, tape, buffer_mb=None):
+    """btape's rate (the storage daemon's writer) against the sweep's drive path at btape's block size, as data.
+
+    Returns None when btape finished no test with a rate; else ``{data, structure, block_size, btape_mb_s,
+    errors, sweep_mb_s, sweep_basis, delta_pct, why}``: ``delta_pct`` is btape's rate against the sweep's in % of
+    the sweep's, ``why`` says why there is none (``zero_data``: zeros compress in the drive, no sweep pattern is
+    their match; ``no_sweep``: no incompressible sweep). Where the sweep's steps are no larger than twice the
+    drive's buffer (``buffer_mb``), ``step_mb`` says so: such a step measures the host as much as the drive.
+    """
+    tests = [test for test in (_get(btape, 'tests') or []) if isinstance(test, dict)
+             and _records.finite(test.get('total_rate_mb_s')) is not None]
+    if not tests:
+        return None
+    order = dict((key, index) for index, key in enumerate(_BTAPE_ORDER))
+    test = min(tests, key=lambda item: order.get((item.get('data'), item.get('structure')), len(order)))
+    block = _records.finite(test.get('block_size'))
+    out = {'data': test.get('data'), 'structure': test.get('structure'), 'block_size': int(block) if block else None,
+           'btape_mb_s': _records.finite(test['total_rate_mb_s']),
+           'errors': [str(e) for e in test.get('errors') or []][:3],
+           'sweep_mb_s': None, 'sweep_basis': None, 'delta_pct': None, 'why': None}
+    if test.get('data') != 'random':
+        out['why'] = 'zero_data'
+        return out
+    rates, pattern = sweep_rates(tape, 1.0)
+    if not rates or pattern != 1.0:
+        out['why'] = 'no_sweep'
+        return out
+    sweep_mb_s, basis = path_rate(rates, out['block_size'])
+    if not sweep_mb_s:
+        out['why'] = 'no_sweep'
+        return out
+    out.update(sweep_mb_s=sweep_mb_s, sweep_basis=basis,
+               delta_pct=(out['btape_mb_s'] - sweep_mb_s) / sweep_mb_s * 100.0)
+    step = _records.finite(((_get(tape, 'plan') or {}).get('step_bytes')))
+    if step and buffer_mb and step / 1e6 <= 2.0 * buffer_mb:
+        out.update(step_mb=step / 1e6, buffer_mb=buffer_mb)
+    return out
 
 
 def recommend_block_size(rates, tolerance, limit=None):
@@ -909,8 +960,9 @@ class _Judgement(_FixStepsMixin, _HealthMixin, _DecisionMixin):
     """
 
     def __init__(self, spec, source, tape, drive, config, memory_total_mb, options, what_if, share, drives_sharing,
-                 observed_ratio=None, health=None):
+                 observed_ratio=None, health=None, btape=None):
         self.health = health
+        self.btape_record = _records.BtapeSpeed.from_result(btape)
         # the application's job boundaries, not the feed, cost the class (job_size_fix)
         self.jobs_limit = False
         self.opts = dict(DEFAULTS)
@@ -1036,6 +1088,18 @@ class _Judgement(_FixStepsMixin, _HealthMixin, _DecisionMixin):
         else:
             self.fact('no_sweep')
 
+    def btape(self):
+        """btape's speed test (Bacula/Bareos hosts), a second measurement of the drive path: set against the sweep."""
+        if self.btape_record is None:
+            return
+        if not self.btape_record.ran:
+            self.fact('btape_not_run', reason=self.btape_record.reason, msg=self.btape_record.msg)
+            return
+        seen = btape_against_sweep(self.btape_record, self.tape, _records.finite(_get(self.spec, 'buffer_mb')))
+        self.fact('btape', **seen)
+        if seen['delta_pct'] is not None and abs(seen['delta_pct']) > self.opts['btape_disagree_pct']:
+            self.finding('btape_disagrees', 'warning', limit_pct=self.opts['btape_disagree_pct'], **seen)
+
     def path_cap(self, rate):
         """The path limits the feed only where it is clearly below what the drive takes of that data."""
         if rate is None or self.drive_takes is None:
@@ -1139,7 +1203,8 @@ class _Judgement(_FixStepsMixin, _HealthMixin, _DecisionMixin):
 
 
 def evaluate(spec, source, tape=None, drive=None, config=None, memory_total_mb=None, other_streams=0,
-             options=None, what_if=False, share=1.0, drives_sharing=1, observed_ratio=None, health=None):
+             options=None, what_if=False, share=1.0, drives_sharing=1, observed_ratio=None, health=None,
+             btape=None):
     """The decision for one host x drive, as data (``_words.verdict`` words it). See the module docstring.
 
     ``spec``: a DriveSpec from ``_drive_model.lookup`` (or a mapping with the
@@ -1161,6 +1226,9 @@ def evaluate(spec, source, tape=None, drive=None, config=None, memory_total_mb=N
     none (``_observed.drive_ratio``; ``tape_ratio`` says where it comes in), or None when none was asked for.
     ``health``: the drive's ``_records.Health`` (``_health.of_drive``) or None: where the sweep ran slower than the
     drive's model and it has findings, a ``health_likely_cause`` finding and its fixes first (``HEALTH_FIX``).
+    ``btape``: btape_speed's result on the drive (``_records.BtapeSpeed``) or None: its rate set against the
+    sweep's at its block size (``btape_against_sweep``), a ``btape_disagrees`` finding beyond
+    ``btape_disagree_pct``.
 
     Returns {class, class_at_current_settings, class_after_setting_fixes,
     would_shoe_shine, inconclusive_reason, what_if, drive_label, numbers,
@@ -1171,8 +1239,8 @@ def evaluate(spec, source, tape=None, drive=None, config=None, memory_total_mb=N
     measured rates, ...)}. No sentences: ``_words.verdict`` writes them.
     """
     judge = _Judgement(spec, source, tape, drive, config, memory_total_mb, options, what_if, share, drives_sharing,
-                       observed_ratio, health)
-    for step in (judge.sources, judge.drive_path, judge.link, judge.drive_counters, judge.forecasts,
+                       observed_ratio, health, btape)
+    for step in (judge.sources, judge.drive_path, judge.btape, judge.link, judge.drive_counters, judge.forecasts,
                  judge.setting_fixes, judge.stream_fixes, judge.path_fixes, judge.conclusion, judge.health_cause):
         step()
     decision = judge.decision()
@@ -1349,7 +1417,8 @@ def evaluate_host(drives, source, config=None, memory_total_mb=None, options=Non
         cfg.update(item.get('config') or {})
         verdict = evaluate(item['spec'], source, item.get('tape'), item.get('drive'), cfg, None, 0,
                            options, what_if, share=streams[index] / total, drives_sharing=len(drives),
-                           observed_ratio=item.get('observed_ratio'), health=item.get('health'))
+                           observed_ratio=item.get('observed_ratio'), health=item.get('health'),
+                           btape=item.get('btape'))
         if 'drives_streaming_at_once' in verdict['numbers']:
             result.append(verdict)
             continue

@@ -94,6 +94,8 @@ ALLOWED_IN_RECORD = {
     'WriteSweep': {'warnings': 'the Ansible warnings of the write test',
                    'msg': 'the failed write task\'s msg (its refusal or error)'},
     'Mechanics': {'warnings': 'the Ansible warnings of the mechanics test (module.warn)'},
+    # a refused or failed btape run: the failed task's msg, in Ansible's meaning, kept for the verdict's words
+    'BtapeSpeed': {'msg': 'the failed btape task\'s msg (its refusal or error)'},
 }
 
 
