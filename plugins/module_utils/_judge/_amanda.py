@@ -18,7 +18,8 @@ What Amanda means by each (amanda.conf(5), "TAPETYPE SECTION"; Amanda 3.5.1):
   ``length`` x ``runtapes``: server-src/planner.c). The data Amanda writes: with
   its own compression (``compress client fast``, the dumptype's default) the
   drive gets data that does not compress again, so the cartridge's native
-  capacity, as amtapetype measures with random data; with
+  capacity, as amtapetype measures with random data (what the loaded cartridge's
+  memory says it holds where it was read, else its generation's); with
   ``hardware_compression`` the native capacity times the tape compression the
   run estimated for the sources (the verdict's ``tape_ratio``).
 - ``blocksize``: the block size the verdict recommends (its block size fix),
@@ -92,8 +93,26 @@ def _loaded(identity):
 
 
 def capacity(entry):
-    """(GB, what, basis id) of the cartridge: the loaded one's (its density code), else the drive generation's."""
+    """(GB, what, basis id) of the cartridge: the loaded one's generation's native capacity (its density code), else
+    the drive generation's; what the loaded cartridge's memory says its partition holds (MAM attribute 0x0001,
+    Maximum capacity in partition, MiB: SPC-4 READ ATTRIBUTE, sg_read_attr) where that is less (a partitioned or a
+    short cartridge). The native capacity is the conservative side where the memory says more: amtapetype measured
+    more than it on a real LTO-6 (test_amanda)."""
     identity = entry.identity
+    memory = getattr(identity, 'cartridge_memory', None) if identity is not None else None
+    mib = _number(getattr(memory, 'maximum_capacity_mib', None)) if memory is not None else None
+    native = _native(identity)
+    if mib and (native is None or mib * 1048576 / 1e9 < native[0]):
+        return mib * 1048576 / 1e9, 'cartridge %s, whose memory says it holds %d MiB (MAM, Maximum capacity in ' \
+            'partition)' % (getattr(memory, 'barcode', None) or 'loaded', mib), 'mam'
+    if native is None:
+        raise TapetypeError(_words.tapetype_no_capacity(entry.id))
+    return native
+
+
+def _native(identity):
+    """(GB, what, basis id): the loaded cartridge's generation's native capacity, else the drive generation's; or
+    None."""
     medium = _loaded(identity)
     if _number(medium.get('capacity_gb')):
         return medium['capacity_gb'], '%s cartridge loaded (density %s)' % (medium.get('media'), medium.get('code')), \
@@ -102,7 +121,7 @@ def capacity(entry):
     if _number(model.get('native_capacity_gb')):
         return model['native_capacity_gb'], '%s cartridge of the drive\'s own generation' % model.get('label'), \
             'drive_generation'
-    raise TapetypeError(_words.tapetype_no_capacity(entry.id))
+    return None
 
 
 def speed(entry, block, verdict):

@@ -67,6 +67,51 @@ def test_the_length_is_the_native_capacity_a_little_below_what_amtapetype_measur
     assert all(0.99 * m < ours <= m for m in measured)
 
 
+def test_the_length_is_what_the_loaded_cartridges_memory_says_it_holds_where_it_was_read():
+    """lab-ma2's document of tests/unit/fixtures/lab_documents/20261127-sd-config/ (its README): the lab's 4096 MB
+    cartridge MA2001L6 says 3906 MiB in its MAM (Maximum capacity in partition), not the 2500 GB of an LTO-6
+    cartridge that its density code names; the length is the memory's, in Amanda's kbytes."""
+    lab = doc(os.path.join(FIXTURES, 'lab_documents', '20261127-sd-config', 'lab-ma2.json'))
+    assert lab.drives[0].identity.cartridge_memory.maximum_capacity_mib == 3906
+    tapetype = _amanda.tapetype(lab, '/dev/nst0')
+    assert (tapetype['length_kbytes'], tapetype['length_basis']) == (3906 * 1024, 'mam')
+    [parsed] = conf.parse(tapetype['text'])
+    assert parsed['length']['number'] == 3999744
+    assert parsed['comment'].endswith('length from the cartridge memory, filemark modelled, speed measured; hardware '
+                                      'compression not assumed')
+    assert '# length: the cartridge MA2001L6, whose memory says it holds 3906 MiB (MAM, Maximum capacity in ' \
+           'partition), 4.1 GB; no hardware compression assumed' in tapetype['text']
+
+
+LAB_AMANDA = os.path.join(FIXTURES, 'lab_documents', '20261127-amanda', 'lab-ma2.json')
+LAB_AMTAPETYPE = os.path.join(FIXTURES, 'amanda', 'amtapetype__lab-ma2-HP-Ultrium6-1GB-32K__1.txt')
+
+
+def test_against_amtapetype_on_the_same_lab_drive_and_cartridge():
+    """The tapetype of a qualify run on lab-ma2 against amtapetype's on the same drive and cartridge right after
+    (lab_documents/20261127-amanda/README.md; docs/amanda.md, "Compared with amtapetype on the lab")."""
+    ours = _amanda.tapetype(doc(LAB_AMANDA), '/dev/nst0')
+    with open(LAB_AMTAPETYPE, encoding='utf-8') as handle:
+        [theirs] = conf.parse(handle.read())
+    [parsed] = conf.parse(ours['text'])
+    assert parsed['name'] == theirs['name'] == 'LTO-6-lab-ma2-nst0'
+    # blocksize: Amanda's default, judged, and the one amtapetype was given
+    assert parsed['blocksize']['bytes'] == theirs['blocksize']['bytes'] == 32768
+    # length: the cartridge memory's 976 MiB; amtapetype wrote until the drive signalled the end of the medium at
+    # its early warning, 1 % before the end (lab/tapedrive): ours is 0.95 % above what it wrote
+    assert (ours['length_basis'], parsed['length']['number'], theirs['length']['number']) == ('mam', 999424, 990048)
+    assert 1.0 < parsed['length']['bytes'] / theirs['length']['bytes'] < 1.01
+    # speed: the sweep's 100 MB steps (2.7 times the drive's 36.6 MB buffer) took 26.2 MB/s, part of each step
+    # into the buffer at the host's speed; amtapetype's 1 GB fill took the drive's own 19.5 MB/s (20 at the top step)
+    assert (ours['speed_basis'], parsed['speed']['number'], theirs['speed']['number']) == ('measured', 25585, 19039)
+    # filemark: ours modelled as 4 blocks; amtapetype found the 100 marks took no tape space on this drive
+    assert (parsed['filemark']['number'], theirs['filemark']['number']) == (128, 0)
+    # compression: amtapetype's heuristic saw the drive compress (its fixed data at twice the random rate); the
+    # tapetype assumes none for the length, Amanda compressing in software
+    assert theirs['comment'] == 'Created by amtapetype; compression enabled'
+    assert parsed['comment'].endswith('hardware compression not assumed')
+
+
 def test_hardware_compression_multiplies_the_length_by_the_estimated_tape_ratio():
     plain = _amanda.tapetype(doc(LAB_MA2), '/dev/nst0')
     compressed = _amanda.tapetype(doc(LAB_MA2), '/dev/nst0', hardware_compression=True)

@@ -9,7 +9,7 @@ On recorded lab output only:
   file ending at the end of the small lab cartridge);
 - the sweep: lab-ma2's write sweep of the recorded qualify run tests/unit/fixtures/lab_runs/20261123-quick/ (its
   README: the same guest and drive; random data 12.9 MB/s at 1 MiB, 26.9 at 256 KiB, 34.1 at 64 KiB);
-- both from one run: lab-ma2's host document of tests/unit/fixtures/lab_btape/20261127-sd-config/ (its
+- both from one run: lab-ma2's host document of tests/unit/fixtures/lab_documents/20261127-sd-config/ (its
   README: test_sd_config_lab on the lab, btape at the storage daemon's 256 KiB after a sweep of 32 MB steps).
 """
 
@@ -95,10 +95,10 @@ def test_a_difference_beyond_the_threshold_is_a_finding_with_both_rates():
 
 
 def test_on_the_lab_short_sweep_steps_within_the_buffer_are_named_as_the_cause():
-    """lab_btape/20261127-sd-config (its README): btape 18.51 MB/s at the Device's 256 KiB against the sweep's
+    """lab_documents/20261127-sd-config (its README): btape 18.51 MB/s at the Device's 256 KiB against the sweep's
     169.9 MB/s in 32 MB steps, which lab-ma2's 36.6 MB buffer holds: the document as the lab run wrote it, and its
     measurements judged again."""
-    with open(os.path.join(FIXTURES, 'lab_btape', '20261127-sd-config', 'lab-ma2.json'), encoding='utf-8') as h:
+    with open(os.path.join(FIXTURES, 'lab_documents', '20261127-sd-config', 'lab-ma2.json'), encoding='utf-8') as h:
         doc = json.load(h)
     drive = doc['drives'][0]
     again = _host.assemble('lab-ma2', [drive['identity']], doc['source'], [drive['write_sweep']],
