@@ -19,8 +19,7 @@ import copy
 import json
 import os
 
-from ansible_collections.tapeops.qualify.plugins.module_utils import _records
-from ansible_collections.tapeops.qualify.plugins.module_utils._judge import _host, _verdict
+from ansible_collections.tapeops.qualify.plugins.module_utils._judge import _host
 from ansible_collections.tapeops.qualify.plugins.module_utils._tools import _btape
 
 from ansible_collections.tapeops.qualify.tests.unit.plugins.module_utils._tape_fixtures import FIXTURES, fixture
