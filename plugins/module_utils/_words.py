@@ -716,6 +716,8 @@ def _btape(f):
     if f.get('why') == 'zero_data':
         return '%s. The drive compresses zeros, so no sweep pattern matches them: run btape_speed with tests ' \
                '[random_block] to set it against the sweep.' % _btape_run(f)
+    if f.get('why') == 'no_block_size':
+        return '%s; its output names no block size, so it is not set against the sweep.' % _btape_run(f)
     if f.get('why') == 'no_sweep':
         return '%s; there is no write sweep of incompressible data to set it against.' % _btape_run(f)
     return '%s; the write sweep\'s drive path there is %s (%s): btape is %s.' % (

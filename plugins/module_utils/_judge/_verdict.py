@@ -503,7 +503,7 @@ def btape_against_sweep(btape, tape, buffer_mb=None):
     Returns None when btape finished no test with a rate; else ``{data, structure, block_size, btape_mb_s,
     errors, sweep_mb_s, sweep_basis, delta_pct, why}``: ``delta_pct`` is btape's rate against the sweep's in % of
     the sweep's, ``why`` says why there is none (``zero_data``: zeros compress in the drive, no sweep pattern is
-    their match; ``no_sweep``: no incompressible sweep). Where the sweep's steps are no larger than twice the
+    their match; ``no_block_size``: btape's output named none; ``no_sweep``: no incompressible sweep). Where the sweep's steps are no larger than twice the
     drive's buffer (``buffer_mb``), ``step_mb`` says so: such a step measures the host as much as the drive.
     """
     tests = [test for test in (_get(btape, 'tests') or []) if isinstance(test, dict)
@@ -515,10 +515,13 @@ def btape_against_sweep(btape, tape, buffer_mb=None):
     block = _records.finite(test.get('block_size'))
     out = {'data': test.get('data'), 'structure': test.get('structure'), 'block_size': int(block) if block else None,
            'btape_mb_s': _records.finite(test['total_rate_mb_s']),
-           'errors': [str(e) for e in test.get('errors') or []][:3],
+           'errors': [str(e) for e in test['errors']][:3] if isinstance(test.get('errors'), list) else [],
            'sweep_mb_s': None, 'sweep_basis': None, 'delta_pct': None, 'why': None}
     if test.get('data') != 'random':
         out['why'] = 'zero_data'
+        return out
+    if not out['block_size']:
+        out['why'] = 'no_block_size'
         return out
     rates, pattern = sweep_rates(tape, 1.0)
     if not rates or pattern != 1.0:

@@ -138,3 +138,16 @@ def test_without_btape_the_document_is_as_before():
     skipped.pop('generated_at')
     assert 'btape' not in plain['drives'][0] and plain == skipped
     assert not [r for r in plain['verdicts'][0]['reasons'] if r.startswith('btape')]
+
+
+def test_odd_btape_results_are_said_not_compared_and_raise_nothing():
+    """btape's recorded random-data test with its block size lost (a cut output), its errors a string: said, not
+    compared; and a test list of no dicts is no run."""
+    cut = btape_result(keep=[('random', 'block')])
+    cut['tests'][0].update(block_size=None, errors='ERR=No space left on device')
+    [verdict] = judge(cut)['verdicts']
+    [said] = [r for r in verdict['reasons'] if r.startswith('btape')]
+    assert said == ("btape (the storage daemon's own writer) wrote random data in its block structure with its "
+                    'blocks at 14.7 MB/s; its output names no block size, so it is not set against the sweep.')
+    [verdict] = judge(dict(btape_result(), tests=['speed', 3]))['verdicts']
+    assert "btape's speed test did not run on this drive: no reason given." in verdict['reasons']
