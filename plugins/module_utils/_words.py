@@ -119,7 +119,8 @@ BASES = {
         _sample_text(b['sample_bytes']), b['compressor'] or 'software', b['ratio']),
     'ratio_nominal': lambda b: "the drive's nominal ratio, as no compressibility sample was taken: the worst case "
                                "for streaming",
-    'ratio_observed': lambda b: 'measured by the drive itself over an observed job (%s)' % _observed_job(b),
+    'ratio_observed': lambda b: 'measured by the drive itself over an observed job (%s)%s' % (
+        _observed_job(b), '; the source sample estimated %.2f' % b['sampled'] if b.get('sampled') else ''),
     'path_best': lambda b: 'best measured (%s)' % fmt_bytes(b['block_size']),
     'path_measured': lambda b: 'measured',
     'path_above_largest': lambda b: 'not measured: the rate at %s, the largest size measured' % fmt_bytes(

@@ -374,8 +374,19 @@ def tape_ratio(spec, source=None, override=None, observed=None):
         return value, {'id': 'ratio_set'}
     measured = _records.finite((observed or {}).get('ratio')) if (observed or {}).get('id') == 'ratio_observed' \
         else None
+    sampled = _sampled_ratio(spec, source)
     if measured is not None and measured >= 1:
-        return measured, dict(observed)
+        # the estimate it replaces is said beside it (issue 25: the report shows both)
+        return measured, dict(observed, **({'sampled': sampled[0]} if sampled else {}))
+    if sampled:
+        return sampled
+    nominal = _records.finite(_get(spec, 'compression_ratio')) or 1.0
+    return nominal, {'id': 'ratio_nominal'}
+
+
+def _sampled_ratio(spec, source):
+    """(ratio, basis) estimated from the sources' compressibility sample (capped at the drive's nominal ratio), or
+    None without a sample."""
     comp = _get(source, 'compressibility') or {}
     software_ratio = _records.finite(comp.get('ratio'))
     if software_ratio is not None and software_ratio > 0:
@@ -385,8 +396,7 @@ def tape_ratio(spec, source=None, override=None, observed=None):
         if estimate is not None:
             return max(1.0, estimate), {'id': 'ratio_sampled', 'sample_bytes': _records.finite(comp.get('sample_bytes')),
                                         'compressor': comp.get('compressor'), 'ratio': software_ratio}
-    nominal = _records.finite(_get(spec, 'compression_ratio')) or 1.0
-    return nominal, {'id': 'ratio_nominal'}
+    return None
 
 
 def ratio_unused(observed, basis, ratio):

@@ -29,8 +29,9 @@ from observe_cases import RUN, bacula_job, idle_window, load, observe_args, reco
 
 ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), '..', '..', '..', '..'))
 SCHEMA = os.path.join(ROOT, 'docs', 'host-report.schema.json')
+# the drive's ratio used, and the estimate of the source read's 1 MB sample that it replaced (1.015)
 OBSERVED_BASIS = ("measured by the drive itself over an observed job (observe run observe-20261127T220000Z, Bacula "
-                  "job 1: 231 MB in 79 s)")
+                  "job 1: 231 MB in 79 s); the source sample estimated 1.01")
 PREFIX = "The drive's own tape ratio (qualify_tape_ratio_from) is not used: "
 
 

@@ -17,7 +17,7 @@ import os
 
 import pytest
 
-from ansible_collections.tapeops.qualify.plugins.module_utils import _records
+from ansible_collections.tapeops.qualify.plugins.module_utils import _records, _words
 from ansible_collections.tapeops.qualify.plugins.module_utils._judge import _host, _verdict
 
 FIXTURES = os.path.join(os.path.dirname(__file__), '..', '..', '..', 'fixtures')
@@ -44,12 +44,15 @@ def test_the_drive_s_observed_ratio_comes_after_the_user_s_and_before_the_sample
     spec, source = lab_ma3
     sampled, basis = _verdict.tape_ratio(spec, source)
     assert basis['id'] == 'ratio_sampled' and sampled == pytest.approx(1.015, abs=0.001)
-    assert _verdict.tape_ratio(spec, source, observed=OBSERVED) == (1.213, OBSERVED)
+    # the sample's estimate it replaces is kept beside it (the report shows both)
+    ratio, used = _verdict.tape_ratio(spec, source, observed=OBSERVED)
+    assert ratio == 1.213 and dict(used, sampled=None) == dict(OBSERVED, sampled=None)
+    assert used['sampled'] == sampled
     assert _verdict.tape_ratio(spec, source, 1.5, OBSERVED) == (1.5, {'id': 'ratio_set'})
     # no sample: the observed ratio before the nominal
     without_sample = dict(source.to_dict(), compressibility=None)
     assert _verdict.tape_ratio(spec, without_sample)[1] == {'id': 'ratio_nominal'}
-    assert _verdict.tape_ratio(spec, without_sample, observed=OBSERVED)[0] == 1.213
+    assert _verdict.tape_ratio(spec, without_sample, observed=OBSERVED) == (1.213, OBSERVED)
 
 
 def test_an_observed_ratio_that_is_not_used_counts_as_none(lab_ma3):
@@ -77,7 +80,15 @@ def test_the_verdict_judges_with_the_observed_ratio_and_says_why_when_it_does_no
     spec, source = lab_ma3
     plain = _verdict.evaluate(spec, source)
     observed = _verdict.evaluate(spec, source, observed_ratio=OBSERVED)
-    assert observed['numbers']['tape_ratio'] == 1.213 and observed['numbers']['tape_ratio_basis'] == OBSERVED
+    assert observed['numbers']['tape_ratio'] == 1.213
+    used = observed['numbers']['tape_ratio_basis']
+    assert dict(used, sampled=None) == dict(OBSERVED, sampled=None)
+    assert used['sampled'] == pytest.approx(plain['numbers']['tape_ratio'], abs=0.001)
+    # the reason names both: the drive's ratio used, the sample's estimate it replaced
+    worded = _words.verdict(observed).to_dict()
+    [need] = [r for r in worded['reasons'] if r.startswith('Full speed for')]
+    assert ' x 1.21 tape compression (measured by the drive itself over an observed job (observe run ' \
+           'observe-20261127T220000Z, Bacula job 1: 231 MB in 79 s); the source sample estimated 1.01)' in need
     # the drive's full speed needs more of the sources at the drive's own ratio
     assert observed['numbers']['need_full_mb_s'] == pytest.approx(
         plain['numbers']['need_full_mb_s'] * 1.213 / plain['numbers']['tape_ratio'], rel=0.01)
