@@ -14,7 +14,15 @@ largest host page when there are host pages, and of summary.md.
 Targets (issue "Fleet scale"): report.html under 3 MB at 1,000 hosts, and the
 rebuild linear: 1,000 hosts in at most 12 x the time of 100.
 
-    python3 bench/report_scale.py              # 100 and 1000 hosts
+With ``--playbook``, it also times what a user runs: ``ansible-playbook
+tapeops.qualify.qualify -e qualify_report_only=true`` over an inventory of the
+same N hosts (``ansible_connection=local``: nothing is reached), against a no-op
+play over the same inventory (one ``set_fact`` a host), and prints both ratios
+of issue 27: the rebuild against the no-op play (target <= 2x) and the largest
+N's rebuild against the smallest's (target <= 10x for 1,000 against 100).
+
+    python3 bench/report_scale.py              # 100 and 1000 hosts, write_fleet alone
+    python3 bench/report_scale.py --playbook   # and the playbook's report-only run against a no-op play
     python3 bench/report_scale.py --hosts 10 100 --keep /tmp/report-bench
 """
 
@@ -23,6 +31,8 @@ import copy
 import glob
 import os
 import shutil
+import subprocess
+import sys
 import tempfile
 import time
 
@@ -30,7 +40,7 @@ from _collection import ROOT, import_collection
 
 FIXTURE = os.path.join(ROOT, 'tests', 'unit', 'fixtures', 'lab_runs', '20261123-quick')
 
-import_collection()
+COLLECTIONS = import_collection()
 from ansible_collections.tapeops.qualify.plugins.module_utils import _run  # noqa: E402
 from ansible_collections.tapeops.qualify.plugins.module_utils._reporting import _render  # noqa: E402
 
@@ -84,10 +94,61 @@ def measure(count, templates, keep=None):
             shutil.rmtree(run_dir, ignore_errors=True)
 
 
+NOOP_PLAY = """- name: No-op play over the same inventory
+  hosts: media_agents
+  gather_facts: false
+  tasks:
+    - name: One controller-side task a host
+      ansible.builtin.set_fact:
+        bench_noop: true
+"""
+
+
+def write_inventory(path, hosts):
+    with open(path, 'w', encoding='utf-8') as handle:
+        handle.write('all:\n  children:\n    media_agents:\n      vars:\n        ansible_connection: local\n'
+                     '        ansible_python_interpreter: %s\n      hosts:\n' % sys.executable)
+        for host in hosts:
+            handle.write('        %s: {}\n' % host)
+
+
+def timed_playbook(args, env):
+    start = time.monotonic()
+    proc = subprocess.run(['ansible-playbook'] + args, env=env, capture_output=True, text=True, check=False)
+    seconds = time.monotonic() - start
+    if proc.returncode != 0:
+        raise SystemExit('ansible-playbook %s failed (%d):\n%s' % (' '.join(args), proc.returncode,
+                                                                   (proc.stdout + proc.stderr)[-3000:]))
+    return seconds
+
+
+def measure_playbook(count, templates):
+    """(report-only rebuild s, no-op play s) over an inventory of ``count`` hosts."""
+    work = tempfile.mkdtemp(prefix='tapeops-report-play-')
+    try:
+        run_dir = os.path.join(work, 'run')
+        hosts = make_run(run_dir, count, templates)
+        inventory = os.path.join(work, 'hosts.yml')
+        write_inventory(inventory, hosts)
+        noop = os.path.join(work, 'noop.yml')
+        with open(noop, 'w', encoding='utf-8') as handle:
+            handle.write(NOOP_PLAY)
+        env = dict(os.environ, ANSIBLE_COLLECTIONS_PATH=COLLECTIONS, ANSIBLE_COLLECTIONS_SCAN_SYS_PATH='false',
+                   ANSIBLE_HOST_KEY_CHECKING='false')
+        noop_s = timed_playbook(['-i', inventory, noop], env)
+        rebuild_s = timed_playbook(['-i', inventory, 'tapeops.qualify.qualify', '-e', 'qualify_report_only=true',
+                                    '-e', 'qualify_run_dir=%s' % run_dir], env)
+        return rebuild_s, noop_s
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split('\n', maxsplit=1)[0])
     parser.add_argument('--hosts', type=int, nargs='+', default=[100, 1000])
     parser.add_argument('--keep', help='write the runs under this directory and keep them')
+    parser.add_argument('--playbook', action='store_true',
+                        help='also time the playbook\'s report-only run against a no-op play (ansible-playbook on PATH)')
     args = parser.parse_args()
     templates = recorded()
     results = []
@@ -105,6 +166,16 @@ def main():
         print('scale: %d / %d hosts = %.1fx the hosts, %.1fx the time (target <= %.1fx); report.html at %d hosts '
               '%s MB (target < 3 MB)' % (large['hosts'], small['hosts'], hosts_ratio, ratio, 1.2 * hosts_ratio,
                                          large['hosts'], mb(large['index_mb'])))
+    if args.playbook:
+        plays = []
+        for count in args.hosts:
+            rebuild_s, noop_s = measure_playbook(count, templates)
+            plays.append((count, rebuild_s))
+            print('%5d hosts: ansible-playbook report-only %.1f s, no-op play %.1f s: %.1fx (target <= 2x)' % (
+                count, rebuild_s, noop_s, rebuild_s / noop_s))
+        if len(plays) >= 2:
+            print('playbook scale: %d / %d hosts, %.1fx the time (target <= 10x)' % (
+                plays[-1][0], plays[0][0], plays[-1][1] / plays[0][1]))
 
 
 if __name__ == '__main__':
