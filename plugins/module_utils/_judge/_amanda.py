@@ -99,8 +99,8 @@ def capacity(entry):
     short cartridge). The native capacity is the conservative side where the memory says more: amtapetype measured
     more than it on a real LTO-6 (test_amanda)."""
     identity = entry.identity
-    memory = getattr(identity, 'cartridge_memory', None) if identity is not None else None
-    mib = _number(getattr(memory, 'maximum_capacity_mib', None)) if memory is not None else None
+    memory = getattr(identity, 'cartridge_memory', None)
+    mib = _number(getattr(memory, 'maximum_capacity_mib', None))
     native = _native(identity)
     if mib and (native is None or mib * 1048576 / 1e9 < native[0]):
         return mib * 1048576 / 1e9, 'cartridge %s, whose memory says it holds %d MiB (MAM, Maximum capacity in ' \

@@ -74,10 +74,6 @@ FIX_ORDER_NO_STREAMS = ('block_size', 'st_direct_io', 'immediate_filemarks', 'se
 # drive, retire the cartridge, call service ...) rank before every fix of FIX_ORDER, worst finding's first.
 HEALTH_FIX = 'health_'
 
-# btape's rate and the sweep's differ by more than this, in % of the sweep's: a finding. An estimate (no published
-# figure): well above the sweep's run-to-run noise of a few per cent (block_size_tolerance)
-BTAPE_DISAGREE_PCT = 15.0
-
 DEFAULTS = {
     # Most parallel streams (Data Protector Disk Agent concurrency, Bacula
     # concurrent jobs) we would recommend per drive before calling for
@@ -104,8 +100,9 @@ DEFAULTS = {
     # Size of one backup, for the window the forecast gives (GB).
     'data_gb': None,
     # btape's rate (Bacula/Bareos) and the sweep's at its block size differ by more than this (% of the
-    # sweep's): a btape_disagrees finding (BTAPE_DISAGREE_PCT).
-    'btape_disagree_pct': BTAPE_DISAGREE_PCT,
+    # sweep's): a btape_disagrees finding. An estimate (no published figure): well above the sweep's
+    # run-to-run noise of a few per cent (block_size_tolerance).
+    'btape_disagree_pct': 15.0,
 }
 
 # The smallest block size recommended when larger ones measure as well: IBM's LTFS
