@@ -49,6 +49,9 @@ SHOE_SHINING = 'SHOE-SHINING'
 MISCONFIGURED = 'MISCONFIGURED'
 INCONCLUSIVE = 'INCONCLUSIVE'
 CLASSES = (STREAMING, SPEED_MATCHED, SHOE_SHINING, MISCONFIGURED, INCONCLUSIVE)
+# An observed window's back-hitches make it SHOE-SHINING only when the lower bound of their rate at this
+# confidence reaches the line (_judge/_observed.backhitches_per_hour_low): a choice, not a measurement.
+BACKHITCH_CONFIDENCE = 0.9
 
 # Keys Ansible adds to a module's result on its way to the controller, or that
 # only say how the task ran. Records never carry them; ``transport_keys``
@@ -774,8 +777,10 @@ class ObservedJudgement(Record):
 
     ``status``: ``judged``, ``idle`` (the drive wrote nothing in the window: not judged) or ``not_observed``.
     ``observed``: the data phase's class (``class_basis``: ``backhitches_and_rate`` when the drive counted its own
-    back-hitches, ``rate`` otherwise), rate, back-hitches and the compression used (``tape_ratio_source``: ``drive``,
-    ``given`` or ``incompressible``). ``forecast``: the same data phase replayed once through the drive model.
+    back-hitches, ``rate`` otherwise), rate, back-hitches (an hour as counted, and ``backhitches_per_hour_low``: the
+    lower bound of their rate at BACKHITCH_CONFIDENCE, which the class sets against the line) and the compression
+    used (``tape_ratio_source``: ``drive``, ``given`` or ``incompressible``). ``forecast``: the same data phase
+    replayed once through the drive model, its back-hitches judged the same way.
     ``agreement``: ``class_match``, ``rate_delta_pct`` (forecast against observed), ``backhitch_delta`` (predicted
     minus counted).
     """

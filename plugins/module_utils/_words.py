@@ -266,6 +266,15 @@ OBSERVED_SERIES_BROKEN = ('the window\'s series is not whole (its write_byte_cnt
                           'different lengths or not numbers): watch the drive again with tape_drive_observe')
 
 
+def backhitches_too_few(count, seconds, per_hour, low, confidence, line, cls):
+    """Why a window's back-hitches did not make it SHOE-SHINING: too few to say a rate above the line."""
+    return ('%d back-hitch%s in %.0f s of data is %.0f an hour as it stands, but could come from as few as %.0f an '
+            'hour (%.0f %% confidence), under the %.0f an hour a drive that shoe-shines shows: too few to say so, '
+            'and the class is %s by the rate; a longer window says more' % (
+                count, '' if count == 1 else 'es', seconds, per_hour, low, 100.0 * confidence,
+                line, cls))
+
+
 def observed_too_short(seconds, needed):
     """Why an observed window cannot be judged: the drive was written to for too short a time."""
     return ('the drive was written to for %.0f s only (%d s needed to judge): watch a longer job, or a window '
@@ -1331,8 +1340,10 @@ def _counted(seen):
         return 'back-hitches not counted (no counter of this drive is read: the class is the rate\'s alone)'
     if not counted:
         return 'no back-hitch counted by the drive'
-    return '%d back-hitch%s counted by the drive (%.0f an hour)' % (
-        counted, '' if counted == 1 else 'es', seen.get('backhitches_per_hour') or 0.0)
+    low = seen.get('backhitches_per_hour_low')
+    bound = '' if low is None else ', at least %.0f at %.0f %% confidence' % (low, 100.0 * _records.BACKHITCH_CONFIDENCE)
+    return '%d back-hitch%s counted by the drive (%.0f an hour%s)' % (
+        counted, '' if counted == 1 else 'es', seen.get('backhitches_per_hour') or 0.0, bound)
 
 
 def observed_message(observed, error):

@@ -81,6 +81,15 @@ RATIO_NONE = 'incompressible'  # nothing known: 1.0, which asks the least of the
 # full, so a host that waits most of a second was held back by the drive.
 DRIVE_BOUND_SHARE = 0.8
 
+# A window calls a drive SHOE-SHINING by its back-hitches only when their count says so beyond chance: the lower
+# bound of the one-sided Poisson interval of their rate, at this confidence, must reach the forecast's line
+# (_forecast.SHOESHINE_PER_HOUR). A choice, not a measurement. One back-hitch in 24 s of data is 150 an hour as it
+# stands, and as few as 16 an hour at 90 %: a job that short cannot say that its drive stops once a minute (in the
+# lab, one 32 MB dump that compresses far better than the rest of a 230 MB tree starved lab-ma2's drive once).
+# The same rule judges the window's replay, which is just as short.
+BACKHITCH_CONFIDENCE = _records.BACKHITCH_CONFIDENCE
+_EXACT_BELOW = 1000      # counts above this take the Wilson-Hilferty approximation (well within 1 % there)
+
 
 def data_phase(series):
     """``(first, last)`` indexes of the intervals that wrote bytes, or None when none did."""
@@ -155,6 +164,65 @@ def _offered(megabytes, ceiling_mb_s):
     return [megabytes / count] * count
 
 
+def backhitches_per_hour_low(count, hours, confidence=BACKHITCH_CONFIDENCE):
+    """The lower bound, an hour, of the back-hitch rate that ``count`` back-hitches in ``hours`` can come from.
+
+    The one-sided Poisson bound at ``confidence``: the rate at which ``count`` or more would be seen in ``hours``
+    with probability ``1 - confidence``. 0.0 for no back-hitch; None when ``count`` or ``hours`` is unknown or not
+    positive.
+    """
+    if count is None or not hours or hours <= 0 or count < 0:
+        return None
+    if count == 0:
+        return 0.0
+    alpha = 1.0 - confidence
+    if count > _EXACT_BELOW:
+        z = _normal_quantile(confidence)
+        return count * (1.0 - 1.0 / (9.0 * count) - z / (3.0 * math.sqrt(count))) ** 3 / hours
+    low, high = 0.0, float(count)
+    for _ in range(80):
+        mid = (low + high) / 2.0
+        if _poisson_at_least(count, mid) < alpha:
+            low = mid
+        else:
+            high = mid
+    return low / hours
+
+
+def _poisson_at_least(count, mean):
+    """P(X >= count) for X Poisson with ``mean`` > 0."""
+    below = sum(math.exp(-mean + i * math.log(mean) - math.lgamma(i + 1)) for i in range(count))
+    return max(0.0, 1.0 - below)
+
+
+def _normal_quantile(p):
+    """The standard normal quantile of ``p`` (0.5 < p < 1), by bisection of the error function."""
+    low, high = 0.0, 10.0
+    for _ in range(80):
+        mid = (low + high) / 2.0
+        if 0.5 * (1.0 + math.erf(mid / math.sqrt(2.0))) < p:
+            low = mid
+        else:
+            high = mid
+    return low
+
+
+def _backhitch_class(inconclusive, count, hours, mb_s, full, floor):
+    """``(class, per_hour, per_hour_low, note)`` of a window's data phase (observed or replayed).
+
+    The back-hitches count against the line by their lower bound (:func:`backhitches_per_hour_low`); ``note``
+    says so when their rate as it stands would have given another class, else None.
+    """
+    per_hour = count / hours if count is not None and hours else None
+    low = backhitches_per_hour_low(count, hours)
+    cls = _forecast.class_of(inconclusive, low or 0.0, mb_s, full, floor)
+    note = None
+    if per_hour is not None and _forecast.class_of(inconclusive, per_hour, mb_s, full, floor) != cls:
+        note = _words.backhitches_too_few(count, hours * 3600.0, per_hour, low, BACKHITCH_CONFIDENCE,
+                                          _forecast.SHOESHINE_PER_HOUR, cls)
+    return cls, per_hour, low, note
+
+
 def _series_ok(series):
     """True when the window's series has its byte and seconds columns, of equal length, all numbers >= 0."""
     if not isinstance(series, dict):
@@ -182,15 +250,13 @@ def _observed(window, phase, params, ratio, ratio_source, min_samples):
     inner_s = sum(series['seconds'][inner_first:inner_last + 1])
     bound_s = sum(s for s, waited in zip(series['seconds'][first:last + 1], drive_bound(series, phase)) if waited)
     mb_s = sum(series['write_byte_cnt'][inner_first:inner_last + 1]) / inner_s / MB if inner_s else 0.0
-    hours = seconds / 3600.0
     counted = window.backhitches
-    per_hour = counted / hours if counted is not None and hours else None
     full, floor = _forecast.need(params, ratio)
     inconclusive = None
     if seconds < min_samples:
         inconclusive = _words.observed_too_short(seconds, min_samples)
-    cls = _forecast.class_of(inconclusive, per_hour if per_hour is not None else 0.0, mb_s, full, floor)
-    return {
+    cls, per_hour, low, note = _backhitch_class(inconclusive, counted, seconds / 3600.0, mb_s, full, floor)
+    return note, {
         'class': cls,
         'class_basis': 'backhitches_and_rate' if counted is not None else 'rate',
         'inconclusive_reason': inconclusive,
@@ -200,6 +266,7 @@ def _observed(window, phase, params, ratio, ratio_source, min_samples):
         'bytes': nbytes,
         'backhitches': counted,
         'backhitches_per_hour': None if per_hour is None else round(per_hour, 2),
+        'backhitches_per_hour_low': None if low is None else round(low, 2),
         'tape_ratio': round(ratio, 4),
         'tape_ratio_source': ratio_source,
         'need_full_mb_s': round(full, 3),
@@ -207,20 +274,29 @@ def _observed(window, phase, params, ratio, ratio_source, min_samples):
     }
 
 
-def _predicted(drive, rates, ratio, inconclusive, start_full):
-    """The forecast replayed from ``rates``; inconclusive when the observed data phase was (``inconclusive``: why).
+def _predicted(drive, rates, ratio, seen, start_full):
+    """The forecast replayed from ``rates``; inconclusive when the observed data phase (``seen``) was.
 
     Whether there was enough to judge is the observed window's question: a drive-bound stretch replays in fewer
-    seconds than it lasted (:func:`per_second_rates`), so the replay's own sample count does not decide it.
+    seconds than it lasted (:func:`per_second_rates`), so the replay's own sample count does not decide it. Its
+    back-hitches count against the line as the observed ones do (:func:`_backhitch_class`). Returns
+    ``(forecast, note)``.
     """
     result = _forecast.forecast(drive, feed_series_mb_s=rates, tape_ratio=ratio, min_samples=0,
                                 trace=False, replay='once', start_full=start_full)
     predicted = dict((key, result[key]) for key in (
         'class', 'inconclusive_reason', 'effective_mb_s', 'backhitches', 'backhitches_per_hour',
         'simulated_seconds'))
-    if inconclusive:
-        predicted.update({'class': _forecast.INCONCLUSIVE, 'inconclusive_reason': inconclusive})
-    return predicted
+    note = None
+    if seen['inconclusive_reason']:
+        predicted.update({'class': _forecast.INCONCLUSIVE, 'inconclusive_reason': seen['inconclusive_reason'],
+                          'backhitches_per_hour_low': None})
+    else:
+        cls, _per_hour, low, note = _backhitch_class(
+            result['inconclusive_reason'], result['backhitches'], result['simulated_seconds'] / 3600.0,
+            result['effective_mb_s'], seen['need_full_mb_s'], seen['need_floor_mb_s'])
+        predicted.update({'class': cls, 'backhitches_per_hour_low': None if low is None else round(low, 2)})
+    return predicted, note
 
 
 def _agreement(observed, predicted):
@@ -259,14 +335,16 @@ def judge(window, drive, tape_ratio=None, min_samples=_forecast.MIN_SAMPLES):
     params = _forecast.drive_parameters(drive)
     ratio, ratio_source = _ratio(window, tape_ratio)
     out.status = STATUS_JUDGED
-    out.observed = _observed(window, phase, params, ratio, ratio_source, min_samples)
+    seen_note, out.observed = _observed(window, phase, params, ratio, ratio_source, min_samples)
     steady = steady_phase(phase)
     rates = per_second_rates(window.series, steady, ceiling_mb_s=params['compressed_max_mb_s'])
     # a steady phase that begins drive-bound begins with the drive's buffer full and the drive streaming
     start_full = drive_bound(window.series, (steady[0], steady[0]))[0]
-    out.forecast = _predicted(drive, rates, ratio, out.observed['inconclusive_reason'], start_full)
+    out.forecast, replay_note = _predicted(drive, rates, ratio, out.observed, start_full)
     if out.observed['class_basis'] == 'rate':
         out.notes.append(_words.OBSERVED_NO_COUNTER)
+    out.notes.extend('%s: %s' % (what, note) for what, note in (('observed', seen_note), ('replayed', replay_note))
+                     if note)
     out.agreement = _agreement(out.observed, out.forecast)
     return out
 

@@ -534,6 +534,9 @@ class Observer:
             record.unknown['mb_s'] = 'the drive was not active in the window'
         record.log_pages_before, record.log_pages_after = before, after
         record.holders = _merge_holders(users_start, users_end)
+        if series.active and series.active[0]:
+            notes.append('the drive was writing in the window\'s first second: a job that began before the window is '
+                         'not whole in it (start the window before the job)')
         if series.active and series.active[-1] and ended_by == 'duration':
             notes.append('the window ended while the drive was still active: the job went on after it')
         bypass = cross_check(record.bytes_written, record.compression)

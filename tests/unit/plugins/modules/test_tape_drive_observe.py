@@ -75,7 +75,7 @@ def sg_logs_cases(when):
 class RecordedDrive:
     """The drive's stats files, the clock, and the log pages, moving as the lab recorded them."""
 
-    def __init__(self, tmp_path, monkeypatch):
+    def __init__(self, tmp_path, monkeypatch, start=0.0):
         self.root = fake_tape_sys(tmp_path / 'sys')
         self.stats = os.path.join(self.root, 'class', 'scsi_tape', 'nst0', 'stats')
         # the node's device number is /dev/null's, so the fake /proc's descriptor on /dev/null holds "nst0"
@@ -86,10 +86,10 @@ class RecordedDrive:
         (proc / 'fd').mkdir(parents=True)
         (proc / 'fd' / '3').symlink_to(os.devnull)
         (proc / 'comm').write_text('bacula-sd\n')
-        self.now = 0.0
+        self.now = start
         self.sleeps = 0
         self.tmp_path, self.monkeypatch = tmp_path, monkeypatch
-        self.write(0.0)
+        self.write(start)
         monkeypatch.setattr(_observe, 'SYS_ROOT', self.root)
         monkeypatch.setattr(_observe, 'PROC_ROOT', str(tmp_path / 'proc'))
         monkeypatch.setattr(_observe, 'STAT', lambda path: FakeStat())
@@ -202,6 +202,18 @@ def test_a_window_ended_while_the_drive_works_says_so(tmp_path, monkeypatch):
     failed, result = run_module(tape_drive_observe.main, {'device': '/dev/nst0', 'duration': 12}, monkeypatch)
     assert not failed, result
     note = 'the window ended while the drive was still active: the job went on after it'
+    assert result['notes'] == [note] and said == ['/dev/nst0: ' + note]
+
+
+def test_a_window_begun_while_the_drive_writes_says_the_job_is_not_whole_in_it(tmp_path, monkeypatch):
+    """The window begins at the recording's third second, as the first job's first WRITE completes in it."""
+    RecordedDrive(tmp_path, monkeypatch, start=3.0)
+    said = module_warnings(monkeypatch)
+    failed, result = run_module(tape_drive_observe.main, {'device': '/dev/nst0', 'duration': 20}, monkeypatch)
+    assert not failed, result
+    assert result['idle_gaps'][0]['where'] != 'before' and result['bytes_written'] == 2 * 16777216
+    note = ("the drive was writing in the window's first second: a job that began before the window is not whole "
+            "in it (start the window before the job)")
     assert result['notes'] == [note] and said == ['/dev/nst0: ' + note]
 
 
