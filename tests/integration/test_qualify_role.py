@@ -94,6 +94,20 @@ def test_a_failing_class_list_alone_fails_nothing(play, run_dir):
     assert _failing_junit(run_dir) == [('lab-ma2', 'SPEED-MATCHED'), ('lab-ma3', 'SHOE-SHINING')]
 
 
+@pytest.mark.parametrize('playbook', ['qualify', 'upgrade_check', 'observe'])
+def test_a_report_only_run_includes_the_role_twice_not_once_a_host(play, run_dir, playbook):
+    """The run and report entry points once each, for the first host; the measuring entry point for none
+    (issue 27: at 1,000 hosts the role's per-host includes and argument checks were two thirds of the rebuild)."""
+    rc, out = play(playbook, {'qualify_run_dir': str(run_dir), 'qualify_report_only': True,
+                              'qualify_fail_on_missing': False})
+    assert rc == 0, out[-3000:]
+    assert [line for line in out.splitlines() if line.startswith('included: ')] == [
+        'included: tapeops.qualify.qualify for lab-ma1'] * 2, out[-3000:]
+    assert out.count("Validating arguments against arg spec") == 2, out[-3000:]
+    # and the reports were written
+    assert os.path.getsize(str(run_dir / 'summary.md')) > 100
+
+
 def test_an_earlier_name_fails_the_run_before_it_is_named(play, run_dir, tmp_path):
     rc, out = play('qualify', {'qualify_run_dir': str(run_dir), 'qualify_report_only': True,
                                'qualify_fail_on_shoe_shining': True, 'qualify_fail_on_failing_drives': False})

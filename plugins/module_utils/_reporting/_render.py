@@ -340,19 +340,58 @@ def host_page_link(host):
     return _run.host_page(host)
 
 
-def write_host_pages(run_dir, docs, run, charts):
+# Host pages are written by this many processes at most (the controller's cores); fewer pages than
+# PARALLEL_MIN_PAGES a process are not worth a fork.
+PARALLEL_MIN_PAGES = 20
+
+
+def write_host_pages(run_dir, docs, run, charts, workers=None):
     """One page per host with a result (``hosts/<host>.html``): its drives with their charts.
 
-    Returns {host: link relative to the run directory}.
+    The pages are independent files: with ``workers`` > 1 (default: the controller's CPUs) and enough pages,
+    forked processes write a share each (:func:`_pages_in_parallel`). Returns {host: link relative to the run
+    directory}.
     """
-    links = {}
-    for doc in docs:
-        if doc.get('status') == _run.STATUS_MISSING:
-            continue
-        link = host_page_link(doc['host'])
-        _run.atomic_write(os.path.join(run_dir, link), fleet_html([doc], run, charts, host=str(doc['host'])))
-        links[doc['host']] = link
+    todo = [doc for doc in docs if doc.get('status') != _run.STATUS_MISSING]
+    links = dict((doc['host'], host_page_link(doc['host'])) for doc in todo)
+
+    def write(share):
+        for doc in share:
+            _run.atomic_write(os.path.join(run_dir, links[doc['host']]),
+                              fleet_html([doc], run, charts, host=str(doc['host'])))
+    if workers is None:
+        workers = len(os.sched_getaffinity(0)) if hasattr(os, 'sched_getaffinity') else (os.cpu_count() or 1)
+    workers = max(1, min(int(workers), len(todo) // PARALLEL_MIN_PAGES))
+    if workers > 1 and hasattr(os, 'fork'):
+        _pages_in_parallel([todo[i::workers] for i in range(workers)], write)
+    else:
+        write(todo)
     return links
+
+
+def _pages_in_parallel(shares, write):
+    """``write(share)`` for each share: the first here, each other in a forked child.
+
+    A child that fails (its exit status not 0) has its share written again here, so that its error is raised as
+    it would be without the children, and no page is left unwritten.
+    """
+    children = []
+    for share in shares[1:]:
+        pid = os.fork()
+        if pid == 0:                 # the child: write, and leave without the parent's exit handlers
+            status = 1
+            try:
+                write(share)
+                status = 0
+            finally:
+                os._exit(status)     # pylint: disable=protected-access
+        children.append((pid, share))
+    try:
+        write(shares[0])
+    finally:
+        failed = [share for pid, share in children if os.waitpid(pid, 0)[1] != 0]
+    for share in failed:
+        write(share)
 
 
 def read_run(run_dir, expected_hosts=None):

@@ -18,7 +18,7 @@ import re
 import pytest
 
 from ansible_collections.tapeops.qualify.plugins.module_utils import _run
-from ansible_collections.tapeops.qualify.plugins.module_utils._reporting import _render, _report, _report_index
+from ansible_collections.tapeops.qualify.plugins.module_utils._reporting import _charts, _render, _report, _report_index
 from ansible_collections.tapeops.qualify.plugins.module_utils._judge import _host
 
 from ansible_collections.tapeops.qualify.tests.unit.plugins.module_utils._reporting.test_render_chromium import chromium
@@ -173,3 +173,53 @@ def test_a_host_lost_after_its_source_read_keeps_it_in_the_reports(tmp_path):
     # a failure with nothing measured says only what failed
     bare = _host.host_document('ma9', _run.STATUS_FAILED, error='boom').to_dict()
     assert _report.rows([bare])[0]['error'] == 'boom'
+
+
+def _pages(run_dir, docs, workers, monkeypatch):
+    """write_host_pages with ``workers``: {host: the page's text}, and how many processes were forked."""
+    forks = []
+    real_fork = os.fork
+
+    def fork():
+        forks.append(1)
+        return real_fork()
+    monkeypatch.setattr(os, 'fork', fork)
+    links = _render.write_host_pages(str(run_dir), docs, {'id': 'bench', 'mode': 'qualify'}, _charts.Charts(),
+                                     workers=workers)
+    pages = {}
+    for host, link in links.items():
+        with open(os.path.join(str(run_dir), link), encoding='utf-8') as handle:
+            # (each page says when it was written)
+            pages[host] = re.sub(r'generated [0-9T:+-]+', 'generated', handle.read())
+    return pages, len(forks)
+
+
+def test_host_pages_written_by_several_processes_are_the_pages_one_writes(tmp_path, monkeypatch):
+    monkeypatch.setattr(_render, 'PARALLEL_MIN_PAGES', 2)
+    docs = fleet(6)
+    alone, forks_alone = _pages(tmp_path / 'one', docs, 1, monkeypatch)
+    shared, forks_shared = _pages(tmp_path / 'three', docs, 3, monkeypatch)
+    assert (forks_alone, forks_shared) == (0, 2)
+    assert sorted(shared) == sorted(d['host'] for d in docs) and shared == alone
+
+
+def test_a_share_whose_process_fails_is_written_by_the_parent(tmp_path, monkeypatch):
+    monkeypatch.setattr(_render, 'PARALLEL_MIN_PAGES', 2)
+    parent = os.getpid()
+    real_write = _run.atomic_write
+
+    def write_in_parent_only(path, text):
+        if os.getpid() != parent:
+            raise OSError(28, 'No space left on device', path)
+        return real_write(path, text)
+    monkeypatch.setattr(_run, 'atomic_write', write_in_parent_only)
+    docs = fleet(4)
+    shared, forks = _pages(tmp_path / 'two', docs, 2, monkeypatch)
+    monkeypatch.setattr(_run, 'atomic_write', real_write)
+    alone, _forks = _pages(tmp_path / 'one', docs, 1, monkeypatch)
+    assert forks == 1 and shared == alone and len(shared) == 4
+
+
+def test_fewer_pages_than_a_process_is_worth_are_written_here(tmp_path, monkeypatch):
+    pages, forks = _pages(tmp_path, fleet(3), 8, monkeypatch)
+    assert forks == 0 and len(pages) == 3
