@@ -62,6 +62,8 @@ def test_a_real_bacula_job_is_judged_as_the_drive_counted_it(lab, bacula_ma3, tm
     job, observed = data['job'], data['observed']
     assert job['status'] == 'T' and job['bytes'] > 0, job
     assert observed['window']['ended_by'] == 'idle', observed['window']
+    # begun before the job, the window holds all of it: every byte of the volume
+    assert observed['bytes_written'] == job['volume_bytes'], (observed['bytes_written'], job)
     prof = profile_of(lab, HOST)
     judged = _observed.judge(observed, prof).to_dict()
     lab_record('observed_bacula_job_%s' % HOST, {
