@@ -233,6 +233,7 @@ PROFILE_KEYS = {
     'filemark_segments_mb': _list_of(_ints(1, 30000000, 'MB', '[64, 2000]'), allow_empty=True),
     'filemark_payload_mb': _one(_ints(1, 30000000, 'MB', 'filemark_payload_mb: 256')),
     'read_back': _one(bool_problem),
+    'compression_probe_mb': _one(_ints(0, 30000000, 'MB', 'compression_probe_mb: 256')),
     'mechanics': _one(bool_problem),
     'mechanics_repeats': _one(_ints(1, 100, 'cycles', 'mechanics_repeats: 5')),
     'btape': _one(bool_problem),

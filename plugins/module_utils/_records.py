@@ -389,6 +389,8 @@ class WriteSweep(Record):
     read_back: t.Optional[dict] = None
     pool_seconds: t.Optional[float] = None
     contention: t.Optional[dict] = None       # others' use of the drive during the sweep (_contention.drive)
+    # what the drive's compressor made of each pattern (_measure/_tape_compression), when the run asked for it
+    compression_probe: t.Optional[dict] = None
     warnings: t.Optional[list] = None
     reason: t.Optional[str] = None
     msg: t.Optional[str] = None
@@ -441,7 +443,8 @@ class WriteSweep(Record):
         return record
 
     def to_dict(self):
-        return _without_none(super().to_dict(), ('contention',))
+        # sweeps recorded without them (or run without the probe) read back as they were written
+        return _without_none(super().to_dict(), ('contention', 'compression_probe'))
 
 
 @dataclasses.dataclass

@@ -115,8 +115,8 @@ BASES = {
     'streams_beyond_curve': lambda b: 'no more than at %d streams (%s), the largest step measured: more streams were '
                                       'not measured, so no gain is assumed' % (b['streams'], fmt_rate(b['mb_s'])),
     'ratio_set': lambda b: 'set by the user',
-    'ratio_sampled': lambda b: 'estimated from a %s sample of the sources (%s ratio %.2f)' % (
-        _sample_text(b['sample_bytes']), b['compressor'] or 'software', b['ratio']),
+    'ratio_sampled': lambda b: 'estimated from a %s sample of the sources (%s ratio %.2f)%s' % (
+        _sample_text(b['sample_bytes']), b['compressor'] or 'software', b['ratio'], _calibrated(b)),
     'ratio_nominal': lambda b: "the drive's nominal ratio, as no compressibility sample was taken: the worst case "
                                "for streaming",
     'ratio_observed': lambda b: 'measured by the drive itself over an observed job (%s)%s' % (
@@ -128,6 +128,16 @@ BASES = {
     'path_scaled_from_one': lambda b: 'not measured: %s, scaled from the one size measured' % _how(b['how']),
     'path_fitted': lambda b: 'not measured: %s (per-command cost fitted to them)' % _how(b['how']),
 }
+
+
+def _calibrated(basis):
+    """How this drive's own compressor mapped a sample (the write test's compression probe), or ''."""
+    cal = basis.get('calibration')
+    if not cal:
+        return ''
+    seen = ', '.join('%s data (zlib %.2f) at %.2f:1' % (p[0], p[1], p[2]) for p in cal['points'])
+    return (", mapped by this drive's own compressor as the write test measured it (%s; the default model gave "
+            "%.2f)" % (seen, basis['default_estimate']))
 
 
 def _job_volume(value):

@@ -114,6 +114,16 @@ options:
       - Requires O(read_back=true). Refused before anything is written when READ BLOCK LIMITS or the HBA cannot
         carry it.
     type: str
+  compression_probe_mb:
+    description:
+      - After the sweep and the file-mark runs, write this many decimal MB of each pattern but V(zeros) at
+        O(filemark_block_size), flush the drive's buffer after each (WRITE FILEMARKS of count 0, which writes no
+        mark) and read its data compression log page (0x1B, or 0x32) before and after - the ratio the drive's
+        own compressor gets on data whose zlib ratio is known. V(0) (the default) writes nothing more.
+      - Needs O(log_pages). Not run after a write error, nor when the st driver writes immediate file marks (its
+        C(nowait_eof) option, with which the flush would not wait), and says why.
+    type: int
+    default: 0
 seealso:
   - module: tapeops.qualify.tape_drive_info
 '''
@@ -291,6 +301,14 @@ warnings:
   returned: always
   type: list
   elements: str
+compression_probe:
+  description: >-
+    With O(compression_probe_mb) - C(block_size), C(bytes_per_pattern), C(skipped) (why nothing was written, or
+    null) and C(patterns), each C(pattern), C(software_ratio) (zlib level 1 of its data, as the sources' sample
+    measures theirs), C(bytes), C(drive) (C(page), C(host_written_bytes), C(tape_written_bytes), C(ratio)),
+    C(why_unknown) and C(error).
+  returned: when O(compression_probe_mb) is set and the sweep ran
+  type: dict
 read_back:
   description: >-
     The read-back of the sweep (with O(read_back=true)) - per step C(steps) (C(block_size), C(pattern),
@@ -368,6 +386,7 @@ def _benchmark(module):
         log_pages=p['log_pages'],
         runner=runner,
         read_back=p['read_back'],
+        compression_probe_bytes=p['compression_probe_mb'] * MB,
         read_back_block_size=(_bytes(module, p['read_back_block_size'], 'read_back_block_size')
                               if p['read_back_block_size'] is not None else None),
     )
@@ -389,6 +408,7 @@ def main():
             log_pages=dict(type='bool', default=True),
             read_back=dict(type='bool', default=False),
             read_back_block_size=dict(type='str'),
+            compression_probe_mb=dict(type='int', default=0),
         ),
         supports_check_mode=True,
     )
@@ -396,6 +416,9 @@ def main():
     for name in ('step_mb', 'step_seconds', 'filemark_payload_mb', 'op_timeout'):
         if p[name] <= 0:
             module.fail_json(msg='%s must be a positive number, got %s.' % (name, p[name]))
+    if p['compression_probe_mb'] < 0:
+        module.fail_json(msg='compression_probe_mb must be 0 (no probe) or a positive number of MB, got %s.'
+                         % p['compression_probe_mb'])
 
     bench = None
     try:

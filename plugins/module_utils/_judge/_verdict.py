@@ -356,13 +356,14 @@ def feed_at_streams(src, streams):
     return last, {'id': 'streams_beyond_curve', 'streams': last_n, 'mb_s': last}
 
 
-def tape_ratio(spec, source=None, override=None, observed=None):
+def tape_ratio(spec, source=None, override=None, observed=None, tape=None):
     """(ratio, basis): the compression ratio the drive will get on this data (``_words.basis`` words the basis).
 
     The one rule, first found: the user's ``override`` (``tape_ratio``), the ratio the drive measured itself
     over an observed job (``observed``: ``_observed.drive_ratio``'s ``ratio_observed`` basis; its
     ``ratio_observed_unused`` counts as none), an estimate from the sources' compressibility sample (capped at
-    the drive's nominal ratio), the drive's nominal ratio.
+    the drive's nominal ratio; mapped by this drive's own compressor where the write test's compression probe
+    measured it, ``tape``: :func:`probe_calibration`), the drive's nominal ratio.
     """
     value = _records.finite(override)
     if value is not None:
@@ -371,7 +372,7 @@ def tape_ratio(spec, source=None, override=None, observed=None):
         return value, {'id': 'ratio_set'}
     measured = _records.finite((observed or {}).get('ratio')) if (observed or {}).get('id') == 'ratio_observed' \
         else None
-    sampled = _sampled_ratio(spec, source)
+    sampled = _sampled_ratio(spec, source, probe_calibration(tape))
     if measured is not None and measured >= 1:
         # the estimate it replaces is said beside it (issue 25: the report shows both)
         return measured, dict(observed, **({'sampled': sampled[0]} if sampled else {}))
@@ -381,19 +382,49 @@ def tape_ratio(spec, source=None, override=None, observed=None):
     return nominal, {'id': 'ratio_nominal'}
 
 
-def _sampled_ratio(spec, source):
+def _sampled_ratio(spec, source, calibration=None):
     """(ratio, basis) estimated from the sources' compressibility sample (capped at the drive's nominal ratio), or
-    None without a sample."""
+    None without a sample. With ``calibration`` (:func:`probe_calibration`) the sample is mapped by this drive's
+    own compressor, and the default model's estimate is kept beside it (``default_estimate``)."""
     comp = _get(source, 'compressibility') or {}
     software_ratio = _records.finite(comp.get('ratio'))
-    if software_ratio is not None and software_ratio > 0:
-        nominal = _records.finite(_get(spec, 'compression_ratio')) or 1.0
-        # The drive's compressor is not assumed to beat its nominal rating.
-        estimate = _records.finite(_drive_model.tape_ratio_from_software(software_ratio, max_ratio=max(1.0, nominal)))
-        if estimate is not None:
-            return max(1.0, estimate), {'id': 'ratio_sampled', 'sample_bytes': _records.finite(comp.get('sample_bytes')),
-                                        'compressor': comp.get('compressor'), 'ratio': software_ratio}
-    return None
+    if software_ratio is None or software_ratio <= 0:
+        return None
+    # The drive's compressor is not assumed to beat its nominal rating.
+    cap = max(1.0, _records.finite(_get(spec, 'compression_ratio')) or 1.0)
+    estimate = _records.finite(_drive_model.tape_ratio_from_software(software_ratio, max_ratio=cap))
+    if estimate is None:
+        return None
+    basis = {'id': 'ratio_sampled', 'sample_bytes': _records.finite(comp.get('sample_bytes')),
+             'compressor': comp.get('compressor'), 'ratio': software_ratio}
+    if calibration:
+        default = max(1.0, estimate)
+        estimate = _records.finite(_drive_model.tape_ratio_from_software(
+            software_ratio, a=calibration['a'], b=calibration['b'], max_ratio=cap))
+        basis.update(calibration=calibration, default_estimate=round(default, 4))
+    return max(1.0, estimate), basis
+
+
+def probe_calibration(tape):
+    """This drive's own map from the sources' software ratio to its tape ratio, from the write test's compression
+    probe (``tape``: the drive's write sweep; ``_measure/_tape_compression``): ``{'a', 'b', 'points': [[pattern,
+    software ratio, drive ratio], ...]}`` fitted to the patterns whose drive ratio is known, or None (no probe, or
+    fewer than two patterns of different software ratios measured). Only a sweep that ran to its end counts."""
+    sweep = tape if isinstance(tape, _records.WriteSweep) else _records.WriteSweep.from_result(tape)
+    if sweep is None or not sweep.written or not isinstance(sweep.compression_probe, dict):
+        return None
+    points = []
+    for row in sweep.compression_probe.get('patterns') or []:
+        if not isinstance(row, dict) or row.get('why_unknown') or row.get('error'):
+            continue
+        soft = _records.finite(row.get('software_ratio'))
+        drive = _records.finite((row.get('drive') or {}).get('ratio') if isinstance(row.get('drive'), dict) else None)
+        if soft and drive and soft > 0 and drive > 0:
+            points.append([str(row.get('pattern')), soft, drive])
+    if len(set(p[1] for p in points)) < 2:
+        return None
+    a, b = _drive_model.fit_tape_ratio_model([(p[1], p[2]) for p in points])
+    return {'a': round(a, 4), 'b': round(b, 4), 'points': points}
 
 
 def ratio_unused(observed, basis, ratio):
@@ -989,7 +1020,7 @@ class _Judgement(_FixStepsMixin, _HealthMixin, _DecisionMixin):
         self.estimated = dict(_get(spec, 'estimated') or ())
         self.src = source_numbers(source, spec)
         self.share = _records.finite(share) or 1.0
-        self.ratio, self.ratio_basis = tape_ratio(spec, source, self.opts.get('tape_ratio'), observed_ratio)
+        self.ratio, self.ratio_basis = tape_ratio(spec, source, self.opts.get('tape_ratio'), observed_ratio, tape)
         self.ratio_unused = ratio_unused(observed_ratio, self.ratio_basis, self.ratio)
         try:
             self.case = _Case(spec, self.src, self.ratio, self.share, _records.finite(self.opts.get('data_gb')),
@@ -1336,7 +1367,7 @@ def _streams_of(item, config):
     return max(1, int(_records.finite(cfg.get('concurrency')) or 1))
 
 
-def drives_kept_busy(spec, source, options=None, path_mb_s=None, observed_ratio=None):
+def drives_kept_busy(spec, source, options=None, path_mb_s=None, observed_ratio=None, tape=None):
     """How many drives of ``spec`` the host's sources keep streaming / not shoe-shining at once.
 
     Each of k drives gets 1/k of the measured feed; the forecast decides (with
@@ -1347,7 +1378,7 @@ def drives_kept_busy(spec, source, options=None, path_mb_s=None, observed_ratio=
     opts = dict(DEFAULTS)
     opts.update(dict((k, v) for k, v in (options or {}).items() if v is not None))
     src = source_numbers(source, spec)
-    ratio, _basis = tape_ratio(spec, source, opts.get('tape_ratio'), observed_ratio)
+    ratio, _basis = tape_ratio(spec, source, opts.get('tape_ratio'), observed_ratio, tape)
     result = {'streaming': 0, 'not_shoeshining': 0}
     if src['inconclusive']:
         return result
@@ -1434,7 +1465,7 @@ def evaluate_host(drives, source, config=None, memory_total_mb=None, options=Non
             continue
         num = verdict['numbers']
         busy = drives_kept_busy(item['spec'], source, options, num['link_mb_s'] if num.get('link_caps') else None,
-                                item.get('observed_ratio'))
+                                item.get('observed_ratio'), item.get('tape'))
         verdict['numbers']['drives_streaming_at_once'] = busy['streaming']
         verdict['numbers']['drives_not_shoeshining_at_once'] = busy['not_shoeshining']
         verdict['facts'].append({'id': 'drives_kept_busy', 'label': verdict['drive_label'],

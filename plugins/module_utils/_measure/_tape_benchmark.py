@@ -50,6 +50,7 @@ from ansible_collections.tapeops.qualify.plugins.module_utils._measure import _d
 from ansible_collections.tapeops.qualify.plugins.module_utils._measure import _tape_discovery
 from ansible_collections.tapeops.qualify.plugins.module_utils._measure import _tape_reader as R
 from ansible_collections.tapeops.qualify.plugins.module_utils._measure import _tape_safety
+from ansible_collections.tapeops.qualify.plugins.module_utils._measure._tape_compression import CompressionProbe
 from ansible_collections.tapeops.qualify.plugins.module_utils._measure import _tape_writer as W
 from ansible_collections.tapeops.qualify.plugins.module_utils._measure._tape_filemarks import (
     FILEMARK_SKIPPED,
@@ -216,7 +217,7 @@ class TapeBenchmark:
                  filemark_block_size=262144, filemark_pattern='2.5:1', overwrite=False, allowed_barcodes=(),
                  barcode=None, op_timeout=900, log_pages=True, runner=None, sys_root=_st_sysfs.SYS_ROOT,
                  identity=None, read_back=False, read_back_block_size=None, write=os.write, clock=time.monotonic,
-                 proc_root=_drive_lock.PROC_ROOT):
+                 proc_root=_drive_lock.PROC_ROOT, compression_probe_bytes=0):
         self.device = device
         self.block_sizes = list(block_sizes)
         self.patterns = list(patterns)
@@ -239,6 +240,8 @@ class TapeBenchmark:
                                            sys_root=sys_root)
         self.gate.identity = identity
         self.read_back = ReadBack(self.gate, read_back, read_back_block_size, step_seconds, op_timeout)
+        self.probe = CompressionProbe(int(compression_probe_bytes or 0), filemark_block_size, op_timeout,
+                                      write=write, clock=clock)
         self.result = None
         for pattern in self.patterns + [self.filemarks.pattern]:
             W.parse_ratio(pattern)
@@ -259,7 +262,7 @@ class TapeBenchmark:
                                         drive.get('hba_max_transfer_bytes'))
         sweep_bytes = self.step_bytes * len(run) * len(self.patterns)
         filemarks = self.filemarks
-        return {
+        out = {
             'device': self.device,
             'identity': self.identity.as_dict() if self.identity else None,
             'block_sizes': run,
@@ -276,6 +279,11 @@ class TapeBenchmark:
             'media_rule': 'write only blank media, or barcode in allowed_barcodes, or overwrite=true',
             'read_back': self.read_back.plan(sweep_bytes),
         }
+        if self.probe.bytes:
+            # (only when asked: the plans of runs without it stay as they were)
+            out['compression_probe'] = self.probe.plan(self.patterns)
+            out['max_bytes_written'] += out['compression_probe']['bytes_planned']
+        return out
 
     # -------------------------------------------------------------- run
     def run(self, check_mode=False):
@@ -347,6 +355,10 @@ class TapeBenchmark:
             result['filemarks'] = self.filemarks.skipped(FILEMARK_SKIPPED['write_error'] % write_error)
         elif self.filemarks.segments:
             self.filemarks.run(fd, result['mtweofi_supported'], out=result['filemarks'])
+        if self.probe.bytes:
+            result['compression_probe'] = self.probe.run(
+                fd, pools, write_error, self.log_pages and (result.get('drive') or {}).get('sg'), self._runner(),
+                _st_sysfs.read_options(name, self.sys_root))
         stats_end = _st_sysfs.read_stats(name, self.sys_root)
         result['st_stats_delta'] = _st_sysfs.stats_delta(stats_start, stats_end)
         result['contention'] = self._contention(stats_start, stats_end, result)

@@ -112,9 +112,10 @@ def test_check_mode_returns_the_write_record_with_nothing_measured_and_nothing_o
     record = lab_drive.record
     failed, result = run_module(tape_write_benchmark.main, lab_args(record), monkeypatch, check_mode=True)
     assert not failed and result['changed'] is False
-    # the WriteSweep record (RETURN), every key there, nothing measured (no contention counted: left out when None)
+    # the WriteSweep record (RETURN), every key there, nothing measured (no contention counted, no compression
+    # probe asked for: left out when None)
     assert set(result) - {'changed'} == set(_records.WriteSweep.__dataclass_fields__) - {
-        'warnings', 'msg', 'reason', 'contention'}
+        'warnings', 'msg', 'reason', 'contention', 'compression_probe'}
     plan = dict(result['plan'], identity=None)
     assert plan == dict(record['plan'], identity=None)
     assert (result['sweep'], result['filemarks'], result['best'], result['media']) == (None, None, None, None)
