@@ -392,6 +392,17 @@ def _benchmark(module):
     )
 
 
+def _check_numbers(module):
+    """Fail the module on a size or a time that cannot be, before the device is looked at."""
+    p = module.params
+    for name in ('step_mb', 'step_seconds', 'filemark_payload_mb', 'op_timeout'):
+        if p[name] <= 0:
+            module.fail_json(msg='%s must be a positive number, got %s.' % (name, p[name]))
+    if p['compression_probe_mb'] < 0:
+        module.fail_json(msg='compression_probe_mb must be 0 (no probe) or a positive number of MB, got %s.'
+                         % p['compression_probe_mb'])
+
+
 def main():
     module = AnsibleModule(
         argument_spec=write_safety_argspec(
@@ -412,14 +423,7 @@ def main():
         ),
         supports_check_mode=True,
     )
-    p = module.params
-    for name in ('step_mb', 'step_seconds', 'filemark_payload_mb', 'op_timeout'):
-        if p[name] <= 0:
-            module.fail_json(msg='%s must be a positive number, got %s.' % (name, p[name]))
-    if p['compression_probe_mb'] < 0:
-        module.fail_json(msg='compression_probe_mb must be 0 (no probe) or a positive number of MB, got %s.'
-                         % p['compression_probe_mb'])
-
+    _check_numbers(module)
     bench = None
     try:
         bench = _benchmark(module)

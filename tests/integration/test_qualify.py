@@ -36,7 +36,8 @@ lab-ma2 now runs at half that scale (0.125) behind half the source (10 MB/s).
 
 Profile: quick, shortened so the run takes a few minutes: 40 s source reads
 (above the 30 per-second samples a verdict rests on), 32 MB sweep steps at
-256 KiB and 1 MiB, one 16 MB file-mark segment.
+256 KiB and 1 MiB, one 16 MB file-mark segment, and the compression probe
+(8 MB of each pattern, flushed: the drive's own ratio maps the sources' sample).
 
 Run on a private lab (so other test sessions on the shared one are not
 disturbed): TAPEOPS_LAB_DIR=/var/tmp/tapeops-lab-verdict TAPEOPS_LAB_PORT_BASE=2260.
@@ -55,13 +56,16 @@ import yaml
 
 import host_schema
 
+from ansible_collections.tapeops.qualify.plugins.module_utils._judge import _verdict
+
 pytestmark = pytest.mark.lab
 
 # the verdicts' JUnit suite (the health suite beside it names the same hosts)
 VERDICT_CASES = "./testsuite[@name='tapeops.qualify.qualify']/testcase"
 SPREAD = ('lab-ma1', 'lab-ma2', 'lab-ma3')
 PROFILE_OVERRIDES = {'source_seconds': 40, 'step_mb': 32, 'step_seconds': 10, 'block_sizes': ['256K', '1M'],
-                     'filemark_segments_mb': [16], 'filemark_payload_mb': 32, 'poll_seconds': 3}
+                     'filemark_segments_mb': [16], 'filemark_payload_mb': 32, 'poll_seconds': 3,
+                     'compression_probe_mb': 8}
 
 
 @pytest.fixture(scope='module')
@@ -187,6 +191,16 @@ def test_drives_identified_and_written_on_scratch_media(qualified):
         assert rates and min(rates) > 0
         assert doc['verdicts'][0]['drive'] == entry['id']
         assert doc['verdicts'][0]['numbers']['drive_path_mb_s'] > 0
+        # the compression probe (8 MB of random and of 2.5:1 data, flushed) gave the drive's own line, which maps
+        # the sources' sample: the lab drive compresses with zlib, so its line is close to the identity
+        probe = entry['write_sweep']['compression_probe']
+        assert probe['skipped'] is None and [r['pattern'] for r in probe['patterns']] == ['random', '2.5:1'], probe
+        assert all(r['drive']['host_written_bytes'] == r['bytes'] for r in probe['patterns']), probe
+        calibration = _verdict.probe_calibration(entry['write_sweep'])
+        assert len(calibration['points']) == 2 and calibration['b'] == pytest.approx(1.0, abs=0.15), calibration
+        basis = doc['verdicts'][0]['numbers']['tape_ratio_basis']
+        assert "mapped by this drive's own compressor as the write test measured it (random data" in basis, basis
+        assert basis in ' '.join(doc['verdicts'][0]['reasons']), host
 
 
 def test_unreachable_host_is_reported_and_loses_nobody_else(qualified):

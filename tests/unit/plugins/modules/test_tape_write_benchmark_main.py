@@ -93,6 +93,7 @@ def test_what_is_not_a_tape_is_refused_before_anything_is_opened(monkeypatch, tm
 @pytest.mark.parametrize('args,reason,words', [
     ({'step_mb': 0}, None, 'step_mb must be a positive number, got 0.'),
     ({'op_timeout': -5}, None, 'op_timeout must be a positive number, got -5.'),
+    ({'compression_probe_mb': -1}, None, 'compression_probe_mb must be 0 (no probe) or a positive number of MB, got -1.'),
     ({'block_sizes': ['64K', 'lots']}, None, "block_sizes: 'lots' is not a size"),
     ({'filemark_block_size': 'big'}, None, "filemark_block_size: 'big' is not a size"),
     ({'patterns': ['zeros', 'fast']}, 'bad_input', "Unknown data pattern 'fast': use zeros, random or a ratio"),
