@@ -271,13 +271,13 @@ def _observed(window, phase, params, ratio, ratio_source, min_samples):
     }
 
 
-def _predicted(drive, rates, ratio, seen, start_full):
+def _predicted(drive, rates, ratio, seen, start_full, need):
     """The forecast replayed from ``rates``; inconclusive when the observed data phase (``seen``) was.
 
     Whether there was enough to judge is the observed window's question: a drive-bound stretch replays in fewer
     seconds than it lasted (:func:`per_second_rates`), so the replay's own sample count does not decide it. Its
     back-hitches count against the line as the observed ones do (:func:`_backhitch_class`). Returns
-    ``(forecast, note)``.
+    ``(forecast, note)``. ``need``: the drive's (full, floor) host rates at ``ratio``, unrounded.
     """
     result = _forecast.forecast(drive, feed_series_mb_s=rates, tape_ratio=ratio, min_samples=0,
                                 trace=False, replay='once', start_full=start_full)
@@ -291,7 +291,7 @@ def _predicted(drive, rates, ratio, seen, start_full):
     else:
         cls, _per_hour, low, note = _backhitch_class(
             result['inconclusive_reason'], result['backhitches'], result['simulated_seconds'] / 3600.0,
-            result['effective_mb_s'], seen['need_full_mb_s'], seen['need_floor_mb_s'])
+            result['effective_mb_s'], need[0], need[1])
         predicted.update({'class': cls, 'backhitches_per_hour_low': None if low is None else round(low, 2)})
     return predicted, note
 
@@ -337,7 +337,8 @@ def judge(window, drive, tape_ratio=None, min_samples=_forecast.MIN_SAMPLES):
     rates = per_second_rates(window.series, steady, ceiling_mb_s=params['compressed_max_mb_s'])
     # a steady phase that begins drive-bound begins with the drive's buffer full and the drive streaming
     start_full = drive_bound(window.series, (steady[0], steady[0]))[0]
-    out.forecast, replay_note = _predicted(drive, rates, ratio, out.observed, start_full)
+    out.forecast, replay_note = _predicted(drive, rates, ratio, out.observed, start_full,
+                                           _forecast.need(params, ratio))
     if out.observed['class_basis'] == 'rate':
         out.notes.append(_words.OBSERVED_NO_COUNTER)
     out.notes.extend('%s: %s' % (what, note) for what, note in (('observed', seen_note), ('replayed', replay_note))
