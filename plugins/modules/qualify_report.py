@@ -12,15 +12,13 @@ version_added: 0.1.0
 description:
   - Runs on the controller (action plugin). Reads every C(hosts/*.json) that
     M(tapeops.qualify.qualify_verdict) wrote to O(report_dir) and writes C(summary.md), C(report.html) (one
-    self-contained page; charts drawn with matplotlib as inline SVG) and C(junit.xml) (one test case per
+    self-contained page; charts as inline SVG written by the collection's templates) and C(junit.xml) (one test case per
     host x drive) next to them.
   - Works from the files only, so it can report on an earlier or partly failed run.
   - Hosts listed in O(expected_hosts) without a JSON file are reported as missing (unreachable, or failed
     before their verdict).
 author:
   - tapeops.qualify contributors (@tapeops)
-requirements:
-  - matplotlib on the controller (for the charts; without it the HTML says so and has no charts)
 extends_documentation_fragment:
   - tapeops.qualify._attributes
   - tapeops.qualify._attributes.action_plugin

@@ -8,7 +8,7 @@ Private to this collection: may change without notice. Controller side only
 (the ``qualify_report`` action). ``_report`` loads the host documents and
 builds the fleet's rows; this module turns them into the reports: the
 Markdown and HTML through the Jinja2 templates under ``templates/``
-(``_templates``), the charts through matplotlib (``_charts``), JUnit XML with
+(``_templates``), the charts as SVG (``_charts``, ``templates/chart.svg.j2``), JUnit XML with
 ElementTree. The reports are built only from the JSON files, so a re-run (or a
 run where some hosts failed) reports on what is there.
 """

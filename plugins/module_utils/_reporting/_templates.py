@@ -11,7 +11,7 @@ Every page and section of the reports (``*.html.j2``, ``*.md.j2``) is a
 template; Python computes the rows and numbers, the templates hold the layout
 and the fixed words. HTML templates are autoescaped (a host name, a drive path
 or an error message can never inject markup); text marked safe is only what
-this collection builds itself (the matplotlib SVG charts, the class badges).
+this collection builds itself (the SVG charts, the class badges).
 
 The templates live under ``plugins/module_utils/_reporting/templates/``, next
 to the code that fills them, and are loaded by path relative to this file: the

@@ -30,7 +30,7 @@ def _lab_docs():
 def test_every_template_compiles():
     env = _templates.environment()
     names = sorted(env.list_templates())
-    assert names == ['against_observed.html.j2', 'against_observed.md.j2', 'compare.html.j2', 'compare.md.j2',
+    assert names == ['against_observed.html.j2', 'against_observed.md.j2', 'chart.svg.j2', 'compare.html.j2', 'compare.md.j2',
                      'fleet.html.j2', 'fleet.md.j2', 'index.css', 'index.html.j2', 'index.js', 'mechanics.html.j2',
                      'mechanics.md.j2', 'mechanics.svg.j2', 'media.html.j2', 'media.md.j2', 'observed.html.j2',
                      'observed.md.j2', 'report.css', 'settings.html.j2', 'settings.md.j2']
