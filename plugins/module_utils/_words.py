@@ -761,12 +761,24 @@ def _btape_disagrees(f):
                    'a short step); re-run it before trusting its rate.')
 
 
+def _ratio_profile(f):
+    """The sources' compressibility along their stream, as the forecast replays it."""
+    text = ('The sources\' compressibility varies along their stream: the sample\'s %d windows come to %.2f:1 to '
+            '%.2f:1 on tape (%.2f:1 over the whole stream), and the forecast replays each stretch at its own ratio'
+            % (f['windows'], f['low'], f['high'], f['ratio']))
+    if f.get('need_floor_high_mb_s'):
+        text += ('; the most compressible stretch needs %s to keep the drive above its floor while it passes'
+                 % fmt_rate(f['need_floor_high_mb_s']))
+    return text + '.'
+
+
 FACTS = {
     'sources': _sources,
     'btape': _btape,
     'btape_not_run': lambda f: 'btape\'s speed test did not run on this drive: %s.' % str(
         f.get('msg') or f.get('reason') or 'no reason given').rstrip('.'),
     'ratio_observed_unused': _ratio_observed_unused,
+    'ratio_profile': _ratio_profile,
     'passed_over': _passed_over,
     'file_sizes': lambda f: str(f['text']).rstrip('.') + '.',
     'ingest': lambda f: 'With competing ingest (%s) the sources gave %s, against %s without it.' % (

@@ -533,10 +533,20 @@ file_sizes:
 compressibility:
   description:
     - Compression estimate of a sample of the data (zlib level 1, from the drive model), plus C(files_sampled).
+    - C(profile) is the ratio along the stream the walked files make (C(stream_bytes)), window by window
+      (C(window_bytes) each, evenly spaced over the stream, in the order a backup reads the files; null for a
+      window nothing could be read in). The forecast replays each stretch at its own ratio, so a stretch of highly
+      compressible data that asks more of the sources while it passes is seen.
     - Null when O(compressibility_sample=0).
   returned: success, not in check mode
   type: dict
-  sample: {ratio: 1.98, sample_bytes: 8388608, compressed_bytes: 4236000, compressor: zlib-1, files_sampled: 8}
+  sample:
+    ratio: 1.21
+    sample_bytes: 8388608
+    compressed_bytes: 6932734
+    compressor: zlib-1
+    files_sampled: 62
+    profile: {stream_bytes: 230450176, window_bytes: 131072, ratios: [1.0, 1.0, 122.155, 121.251, 1.0, 3.855]}
 cache:
   description: How the page cache was kept out of the number.
   returned: success, not in check mode

@@ -188,7 +188,7 @@ def _stats(values):
 def forecast(drive, feed_mb_s=None, feed_series_mb_s=None, tape_ratio=None, path_mb_s=None,
              segment_size_mb=None, filemark_mode='immediate', filemark_seconds=None, data_gb=None,
              block_size_bytes=None, streams=None, min_samples=MIN_SAMPLES, trace=True, replay='cycles',
-             job_gb=None, job_gap_s=0.0, start_full=False):
+             job_gb=None, job_gap_s=0.0, start_full=False, ratio_profile=None):
     """Forecast one drive fed by one feed. See the module docstring for the rules.
 
     drive: DriveSpec or mapping (native_mb_s, speed_steps_mb_s, buffer_mb,
@@ -216,6 +216,15 @@ def forecast(drive, feed_mb_s=None, feed_series_mb_s=None, tape_ratio=None, path
     start_full: the window starts with the drive's buffer full and the drive
     streaming at its top step (a watched job's window that begins while the
     drive held the host back); by default it starts empty and stopped.
+    ratio_profile: ``{'ratios': [...], 'stream_mb': MB}``, the compression the
+    drive gets along the sources' stream, in equal shares of its ``stream_mb``
+    host MB (the compressibility sample's windows, mapped to tape ratios): the
+    data arriving at host MB ``m`` has the ratio of the share ``m`` falls in
+    (``m`` modulo ``stream_mb``: the stream starts again, as the cycled feed
+    does). A stream longer than what the forecast reads is laid over what it
+    reads, each share keeping its part of the bytes. ``tape_ratio`` stays the
+    whole stream's ratio (the needs, the numbers); None: every byte has
+    ``tape_ratio``.
     """
     params = drive_parameters(drive)
     series, measured = _series(feed_mb_s, feed_series_mb_s)
@@ -224,19 +233,41 @@ def forecast(drive, feed_mb_s=None, feed_series_mb_s=None, tape_ratio=None, path
     ratio, path, segment, mark_cost, data, min_samples = _checked_inputs(
         tape_ratio, path_mb_s, segment_size_mb, filemark_mode, filemark_seconds, data_gb, min_samples)
     jobs = _checked_jobs(job_gb, job_gap_s)
+    profile = _checked_profile(ratio_profile)
     sim = _simulate(params, series, measured, ratio, path, segment, filemark_mode, mark_cost, trace,
-                    once=replay == 'once', jobs=jobs, start_full=bool(start_full))
+                    once=replay == 'once', jobs=jobs, start_full=bool(start_full), profile=profile)
     inputs = {
         'tape_ratio': ratio, 'path_mb_s': path, 'segment_size_mb': segment, 'filemark_mode': filemark_mode,
         'filemark_seconds': mark_cost, 'data_gb': data, 'block_size_bytes': block_size_bytes,
         'streams': streams,
     }
-    result = _document(params, sim, series, measured, min_samples, inputs)
+    return _asked_for(_document(params, sim, series, measured, min_samples, inputs), sim, job_gb, jobs, profile)
+
+
+def _asked_for(result, sim, job_gb, jobs, profile):
+    """``result`` with the job boundaries and the ratio profile, only when asked: forecasts without them keep
+    their documents as they were."""
     if jobs is not None:
-        # only when asked: forecasts without job boundaries keep their documents as they were
         result['inputs'].update(job_gb=job_gb, job_gap_s=jobs[1])
         result['job_boundaries'] = sim['job_marks']
+    if profile is not None:
+        result['inputs']['ratio_profile'] = {'ratios': list(profile[0]), 'stream_mb': profile[1]}
     return result
+
+
+def _checked_profile(profile):
+    """(ratios, stream MB) of ``forecast``'s ``ratio_profile``, checked, or None."""
+    if profile is None:
+        return None
+    if not isinstance(profile, dict):
+        raise ForecastInputError('ratio_profile must be a mapping with ratios and stream_mb, got %r.' % (profile,))
+    ratios = profile.get('ratios')
+    if not isinstance(ratios, (list, tuple)) or not ratios:
+        raise ForecastInputError('ratio_profile.ratios must be a non-empty list of tape ratios.')
+    checked = tuple(_number(r, 'ratio_profile.ratios') for r in ratios)
+    if min(checked) < 1.0:
+        raise ForecastInputError('ratio_profile.ratios must all be at least 1.0, got %r.' % (min(checked),))
+    return checked, _number(profile.get('stream_mb'), 'ratio_profile.stream_mb')
 
 
 def _document(params, sim, series, measured, min_samples, inputs):
@@ -401,8 +432,10 @@ def _host_rate(arrived, span, held):
 # motion, stop and reposition timers, the marks' flush, the trace) changes together at every tick; split into
 # functions it would pass that state back and forth on every tick of hours of simulated time.
 def _simulate(params, series, measured, ratio, path, segment, filemark_mode, mark_cost, trace, once=False,
-              jobs=None, start_full=False):
+              jobs=None, start_full=False, profile=None):
     steps = params['steps']
+    shares, stream_mb = profile if profile is not None else ((ratio,), 1.0)
+    n_shares = len(shares)
     # the tick and the control constants as locals: read at every tick, a local is cheaper than a global
     tick_s, adapt_s, high_water, low_water, restart_fill = TICK_S, ADAPT_S, HIGH_WATER, LOW_WATER, RESTART_FILL
     top_index = len(steps) - 1
@@ -424,6 +457,14 @@ def _simulate(params, series, measured, ratio, path, segment, filemark_mode, mar
         replays = 1
         source_seconds = MIN_SIMULATED_S
     n_samples = len(series)
+    if n_shares > 1:
+        # A stream longer than the host MB this forecast reads is laid over what it reads: every share is visited,
+        # each for its share of the bytes (a share of a large tree lasts far longer than a buffer drains, so the
+        # drive does in it what it would do in the whole share).
+        expected_mb = sum(series) / float(n_samples) * source_seconds
+        if 0 < expected_mb < stream_mb:
+            stream_mb = expected_mb
+    share_mb = stream_mb / n_shares
 
     # state
     level = buffer_mb if start_full else 0.0     # tape MB in the buffer
@@ -474,6 +515,9 @@ def _simulate(params, series, measured, ratio, path, segment, filemark_mode, mar
         else:
             # -- host: read from the sources into the buffer
             # (conditional expressions instead of min() and max() in this loop: the same values, a third faster)
+            if n_shares > 1:
+                # the ratio of the data arriving now: its share of the sources' stream
+                ratio = shares[int((host_mb % stream_mb) / share_mb) % n_shares]
             free = buffer_mb - level
             room = (free if free > 0.0 else 0.0) * ratio        # host MB the buffer can take now
             drain_now = steps[step] * tick_s * ratio if moving and reposition_left <= 0 else 0.0

@@ -103,6 +103,11 @@ DEFAULTS = {
     # sweep's): a btape_disagrees finding. An estimate (no published figure): well above the sweep's
     # run-to-run noise of a few per cent (block_size_tolerance).
     'btape_disagree_pct': 15.0,
+    # Replay each stretch of the sources' stream at its own tape ratio (ratio_profile, docs/verdict.md "The ratio
+    # along the stream"), where the compressibility sample's windows differ. Off by default until the lab's
+    # speed-matched guest reads a tree it really speed-matches on: its tree's SQL dump (about 120:1) makes the
+    # forecast, rightly, shoe-shine there (docs/tape-side.md, "lab-ma2's back-hitch").
+    'ratio_profile': False,
 }
 
 # The smallest block size recommended when larger ones measure as well: IBM's LTFS
@@ -405,6 +410,44 @@ def _sampled_ratio(spec, source, calibration=None):
     return max(1.0, estimate), basis
 
 
+def ratio_profile(source, ratio, tape=None):
+    """The tape ratio along the sources' stream, for ``_forecast.forecast``'s ``ratio_profile``: ``{'ratios',
+    'stream_mb'}``, or None (no windowed sample, or one whose windows all lie within 5 % of each other).
+
+    Each window of the compressibility sample (``compressibility.profile``: evenly spaced over the stream's bytes,
+    in the order a backup reads the files) is mapped to a tape ratio as the whole sample is (the drive's own line
+    where the write test's probe measured it, else the default model), then all are scaled so that the stream's
+    ratio (host bytes over tape bytes: their harmonic mean) is ``ratio``, the verdict's tape ratio whatever its
+    basis. A window is not capped at the drive's nominal ratio: a drive compresses a run of repeated data far
+    beyond it (only its host rate is capped, ``compressed_max_mb_s``), and a window the sample could not read takes
+    the stream's ratio.
+    """
+    comp = _get(source, 'compressibility') or {}
+    prof = comp.get('profile') if isinstance(comp, dict) else None
+    if not isinstance(prof, dict) or not isinstance(prof.get('ratios'), list):
+        return None
+    soft = [_records.finite(r) for r in prof['ratios']]
+    known = [r for r in soft if r is not None and r > 0]
+    stream_mb = (_records.finite(prof.get('stream_bytes')) or 0.0) / 1e6
+    if len(known) < 2 or stream_mb <= 0 or max(known) <= min(known) * 1.05:
+        return None
+    cal = probe_calibration(tape) or {'a': _drive_model.DEFAULT_RATIO_A, 'b': _drive_model.DEFAULT_RATIO_B}
+    mapped = [max(1.0, cal['a'] + cal['b'] * r) if r is not None and r > 0 else None for r in soft]
+    present = [r for r in mapped if r is not None]
+
+    def stream_ratio(scale):
+        return len(present) / sum(1.0 / max(1.0, r * scale) for r in present)
+    # the scale that gives the stream ``ratio``, no window below 1:1 (the stream's ratio grows with the scale)
+    low, high = 0.0, 1.0
+    while stream_ratio(high) < ratio and high < 1e6:
+        high *= 2.0
+    for _step in range(60):
+        middle = (low + high) / 2.0
+        low, high = (middle, high) if stream_ratio(middle) < ratio else (low, middle)
+    return {'ratios': [round(max(1.0, r * high), 4) if r is not None else round(ratio, 4) for r in mapped],
+            'stream_mb': round(stream_mb, 3)}
+
+
 def probe_calibration(tape):
     """This drive's own map from the sources' software ratio to its tape ratio, from the write test's compression
     probe (``tape``: the drive's write sweep; ``_measure/_tape_compression``): ``{'a', 'b', 'points': [[pattern,
@@ -680,10 +723,12 @@ def drive_link(drive):
 class _Case:
     """Everything one drive's forecasts share; ``run`` forecasts one set of settings."""
 
-    def __init__(self, spec, src, ratio, share, data_gb, jobs=None):
+    def __init__(self, spec, src, ratio, share, data_gb, jobs=None, profile=None):
         self.spec = spec
         self.src = src
         self.ratio = ratio
+        # the tape ratio along the sources' stream (ratio_profile), this drive's share of it
+        self.profile = dict(profile, stream_mb=profile['stream_mb'] * share) if profile else None
         self.share = share
         self.data_gb = data_gb
         # (MB per job, seconds between jobs) of the application's jobs on one volume, or None; and the measured
@@ -717,7 +762,7 @@ class _Case:
             self.spec, feed_mb_s=None if series else self.src['mean_mb_s'] * self.share * factor,
             feed_series_mb_s=series, tape_ratio=self.ratio, path_mb_s=path, segment_size_mb=segment,
             filemark_mode=mode, filemark_seconds=reposition, data_gb=self.data_gb, min_samples=0, trace=trace,
-            job_gb=None if job_mb is None else job_mb / 1000.0, job_gap_s=job_gap_s)
+            job_gb=None if job_mb is None else job_mb / 1000.0, job_gap_s=job_gap_s, ratio_profile=self.profile)
 
 
 def _better(after, before, margin=0.03):
@@ -916,6 +961,11 @@ class _DecisionMixin:
         if self.src['inconclusive']:
             self.fact('inconclusive', reason=self.src['inconclusive'])
         else:
+            if self.ratio_profile:
+                ratios = self.ratio_profile['ratios']
+                self.fact('ratio_profile', windows=len(ratios), low=min(ratios), high=max(ratios),
+                          ratio=self.ratio, need_floor_high_mb_s=_round(self.floor * max(ratios))
+                          if self.floor else None)
             self.fact('forecast_now', forecast=_brief(self.now), need_floor_mb_s=self.need_floor,
                       need_full_mb_s=self.need_full, **self.limiter())
             if self.misconfigured and not self.hard_error:
@@ -1022,9 +1072,10 @@ class _Judgement(_FixStepsMixin, _HealthMixin, _DecisionMixin):
         self.share = _records.finite(share) or 1.0
         self.ratio, self.ratio_basis = tape_ratio(spec, source, self.opts.get('tape_ratio'), observed_ratio, tape)
         self.ratio_unused = ratio_unused(observed_ratio, self.ratio_basis, self.ratio)
+        self.ratio_profile = ratio_profile(source, self.ratio, tape) if self.opts.get('ratio_profile') else None
         try:
             self.case = _Case(spec, self.src, self.ratio, self.share, _records.finite(self.opts.get('data_gb')),
-                              jobs=self.jobs())
+                              jobs=self.jobs(), profile=self.ratio_profile)
         except _forecast.ForecastInputError as exc:
             raise VerdictInputError(str(exc)) from None
         self.need_full, self.need_floor = self.case.need_full, self.case.need_floor
@@ -1379,11 +1430,12 @@ def drives_kept_busy(spec, source, options=None, path_mb_s=None, observed_ratio=
     opts.update(dict((k, v) for k, v in (options or {}).items() if v is not None))
     src = source_numbers(source, spec)
     ratio, _basis = tape_ratio(spec, source, opts.get('tape_ratio'), observed_ratio, tape)
+    profile = ratio_profile(source, ratio, tape) if opts.get('ratio_profile') else None
     result = {'streaming': 0, 'not_shoeshining': 0}
     if src['inconclusive']:
         return result
     for count in range(1, MAX_DRIVES_COUNTED + 1):
-        trial = _Case(spec, src, ratio, 1.0 / count, None).run(path=path_mb_s)
+        trial = _Case(spec, src, ratio, 1.0 / count, None, profile=profile).run(path=path_mb_s)
         if trial['class'] == STREAMING:
             result['streaming'] = count
         if trial['class'] in (STREAMING, SPEED_MATCHED):

@@ -159,10 +159,17 @@ class ReadResult:
                                  'no compressibility estimate.')
             return None
         files = [item for stream in streams for item in stream['files_sizes']]
-        data, sampled = _source_tree.sample_files(files, self.options.sample_bytes)
+        windows, sampled, total = _source_tree.sample_windows(files, self.options.sample_bytes)
+        data = b''.join(windows)
         if not data:
             self.warnings.append('No file could be sampled for the compressibility estimate.')
             return None
         estimate = dict(estimate_compressibility(data))
         estimate['files_sampled'] = sampled
+        # the ratio along the stream, window by window: a stretch of highly compressible data (a database dump)
+        # asks more of the sources while it passes than the whole stream's ratio says (_forecast's ratio profile)
+        estimate['profile'] = {'stream_bytes': total,
+                               'window_bytes': min(_source_tree.SAMPLE_WINDOW, self.options.sample_bytes),
+                               'ratios': [round(estimate_compressibility(w)['ratio'], 3) if w else None
+                                          for w in windows]}
         return estimate

@@ -444,6 +444,12 @@ _WINDOW_MAX_FILES = 1024
 
 
 def sample_files(files, max_bytes, chunk=SAMPLE_WINDOW):
+    """``(data, files_sampled)``: :func:`sample_windows`' windows joined."""
+    windows, sampled, _total = sample_windows(files, max_bytes, chunk)
+    return b''.join(windows), sampled
+
+
+def sample_windows(files, max_bytes, chunk=SAMPLE_WINDOW):
     """Read up to ``max_bytes`` of the backup stream the files make, in windows spread evenly over its bytes.
 
     The tape sees the files one after another, so its compression ratio is
@@ -460,11 +466,13 @@ def sample_files(files, max_bytes, chunk=SAMPLE_WINDOW):
     Files are opened ``O_RDONLY | O_NOATIME`` where allowed (access times
     unchanged) and the pages read are dropped from the cache afterwards, so a
     later cold read stays cold; a file that cannot be opened, or is no longer
-    a regular file, is passed over. Returns ``(data, files_sampled)``.
+    a regular file, is passed over. Returns ``(windows, files_sampled, stream_bytes)``: each window's bytes in
+    stream order (window n starts at n / len(windows) of the stream's ``stream_bytes``), so the compressibility
+    can be told along the stream as well as over it.
     """
     files = [(path, size) for path, size in files or [] if size and size > 0]
     if not files or max_bytes <= 0:
-        return b'', 0
+        return [], 0, 0
     chunk = max(1, min(int(chunk), int(max_bytes)))
     starts = []
     total = 0
@@ -473,13 +481,13 @@ def sample_files(files, max_bytes, chunk=SAMPLE_WINDOW):
         total += size
     windows = max(1, min(int(max_bytes // chunk), -(-total // chunk)))
     step = total / float(windows)
-    parts = []
+    out = []
     touched = set()
     for number in range(windows):
         position = int(number * step)
         index = bisect.bisect_right(starts, position) - 1
-        parts.extend(_read_window(files, index, position - starts[index], chunk, touched))
-    return b''.join(parts), len(touched)
+        out.append(b''.join(_read_window(files, index, position - starts[index], chunk, touched)))
+    return out, len(touched), total
 
 
 def _read_window(files, index, offset, length, touched):

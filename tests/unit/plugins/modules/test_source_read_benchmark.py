@@ -76,6 +76,13 @@ def test_real_tree_every_byte_read_tree_byte_identical_after(tmp_path):
         assert kinds['null'] == 'char_device'
     assert result['cache']['method'] == 'evict' and result['cache']['bypassed'] is True
     assert result['compressibility']['ratio'] == pytest.approx(2.0, rel=0.1)
+    # and along the stream, window by window: each file is random, then zeros, so a 128 KiB window inside one
+    # half does not compress or compresses far, and over all of them the stream is the 2:1 it is
+    profile = result['compressibility']['profile']
+    assert profile['stream_bytes'] == sum(sizes) and profile['window_bytes'] == 131072
+    ratios = profile['ratios']
+    assert min(ratios) < 1.5 and max(ratios) > 10
+    assert len(ratios) / sum(1.0 / r for r in ratios) == pytest.approx(2.0, rel=0.15)
     assert result['fio_version'].startswith('fio-')
 
 

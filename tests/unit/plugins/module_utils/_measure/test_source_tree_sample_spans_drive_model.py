@@ -83,3 +83,25 @@ def test_files_that_went_away_or_are_empty_are_passed_over(tmp_path):
     # the window that starts in the file that went away runs on into the next one, as the stream would
     assert data == b'x' * 8192 and sampled == 1
     assert _source_tree.sample_files([], 8192) == (b'', 0)
+
+
+def test_the_windows_tell_the_ratio_along_the_stream(tmp_path):
+    # the lab's tree (a quarter of its sizes): the SQL dump's windows, and only they, are highly compressible
+    write_tree(str(tmp_path))
+    walked = _source_tree.walk_tree(str(tmp_path))
+    windows, sampled, total = _source_tree.sample_windows(walked['files'], 8 * 1024 * 1024)
+    assert total == sum(size for _path, size in walked['files']) and len(windows) == 64 and sampled >= 60
+    assert b''.join(windows) == _source_tree.sample_files(walked['files'], 8 * 1024 * 1024)[0]
+    start = 0
+    for path, size in walked['files']:
+        if path.endswith('db-dump.sql'):
+            dump = (start, start + size)
+        start += size
+    step = total / 64.0
+    inside = [n for n in range(64) if dump[0] <= int(n * step) and int(n * step) + len(windows[n]) <= dump[1]]
+    ratios = [_drive_model.estimate_compressibility(w)['ratio'] for w in windows]
+    assert len(inside) >= 8                                   # 8 MiB of a 57.5 MiB stream: about 9 windows
+    assert all(ratios[n] > 50 for n in inside)                # one SQL line repeated
+    # the random files' windows do not compress; the small files' mix (a third text) a little
+    assert sorted(ratios[n] for n in range(64) if n not in inside)[len(ratios) // 2] < 1.05
+    assert _source_tree.sample_windows([], 8192) == ([], 0, 0)
