@@ -1,7 +1,7 @@
 # Copyright (c) tapeops.qualify contributors
 # GNU General Public License v3.0+ (see COPYING or https://www.gnu.org/licenses/gpl-3.0.txt)
 # SPDX-License-Identifier: GPL-3.0-or-later
-"""Make this checkout importable as ansible_collections.tapeops.qualify, for the bench scripts.
+"""Make this checkout importable as ansible_collections.tapeops.qualify, for the bench scripts; run a playbook timed.
 
 A checkout that already sits at .../ansible_collections/tapeops/qualify is
 used where it is; any other is linked into a temporary
@@ -9,8 +9,10 @@ ansible_collections/tapeops/qualify.
 """
 
 import os
+import subprocess
 import sys
 import tempfile
+import time
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
@@ -26,3 +28,31 @@ def import_collection():
         os.symlink(ROOT, os.path.join(base, 'ansible_collections', 'tapeops', 'qualify'))
     sys.path.insert(0, base)
     return base
+
+
+# The play a bench sets a playbook's time against: one controller-side task a host, nothing reached.
+NOOP_PLAY = """- name: No-op play over the same inventory
+  hosts: media_agents
+  gather_facts: false
+  tasks:
+    - name: One controller-side task a host
+      ansible.builtin.set_fact:
+        bench_noop: true
+"""
+
+
+def playbook_env(collections):
+    """ansible-playbook's environment: this collection (``import_collection``'s directory) and nothing else."""
+    return dict(os.environ, ANSIBLE_COLLECTIONS_PATH=collections, ANSIBLE_COLLECTIONS_SCAN_SYS_PATH='false',
+                ANSIBLE_HOST_KEY_CHECKING='false', ANSIBLE_RETRY_FILES_ENABLED='false')
+
+
+def timed_playbook(args, env):
+    """Seconds ``ansible-playbook ARGS`` took; its output's end when it failed."""
+    start = time.monotonic()
+    proc = subprocess.run(['ansible-playbook'] + args, env=env, capture_output=True, text=True, check=False)
+    seconds = time.monotonic() - start
+    if proc.returncode != 0:
+        raise SystemExit('ansible-playbook %s failed (%d):\n%s' % (' '.join(args), proc.returncode,
+                                                                   (proc.stdout + proc.stderr)[-3000:]))
+    return seconds

@@ -26,12 +26,10 @@ import argparse
 import json
 import os
 import shutil
-import subprocess
 import sys
 import tempfile
-import time
 
-from _collection import ROOT, import_collection
+from _collection import NOOP_PLAY, ROOT, import_collection, playbook_env, timed_playbook
 
 FIXTURE = os.path.join(ROOT, 'tests', 'unit', 'fixtures', 'verdict_args', '20261123-quick')
 TEMPLATES = ('lab-ma1', 'lab-ma2', 'lab-ma3')
@@ -62,14 +60,6 @@ QUALIFY_PLAY = """- name: The controller side of a qualify run, from recorded ho
         run: "{{ bench_args.run }}"
 """
 
-NOOP_PLAY = """- name: No-op play over the same inventory
-  hosts: media_agents
-  gather_facts: false
-  tasks:
-    - name: One controller-side task a host
-      ansible.builtin.set_fact:
-        bench_noop: true
-"""
 
 
 def recorded():
@@ -94,16 +84,6 @@ def write_inventory(path, count, templates, run_dir):
         json.dump(inventory, handle)             # JSON is YAML: the inventory plugin reads it as such
 
 
-def timed_playbook(args, env):
-    start = time.monotonic()
-    proc = subprocess.run(['ansible-playbook'] + args, env=env, capture_output=True, text=True, check=False)
-    seconds = time.monotonic() - start
-    if proc.returncode != 0:
-        raise SystemExit('ansible-playbook %s failed (%d):\n%s' % (' '.join(args), proc.returncode,
-                                                                   (proc.stdout + proc.stderr)[-3000:]))
-    return seconds
-
-
 def measure(count, templates, settings):
     """{'noop': s, (forks, strategy): s, ...} over an inventory of ``count`` hosts; every host page checked."""
     work = tempfile.mkdtemp(prefix='tapeops-qualify-bench-')
@@ -114,8 +94,7 @@ def measure(count, templates, settings):
             plays[name] = os.path.join(work, name + '.yml')
             with open(plays[name], 'w', encoding='utf-8') as handle:
                 handle.write(text)
-        env = dict(os.environ, ANSIBLE_COLLECTIONS_PATH=COLLECTIONS, ANSIBLE_COLLECTIONS_SCAN_SYS_PATH='false',
-                   ANSIBLE_HOST_KEY_CHECKING='false', ANSIBLE_RETRY_FILES_ENABLED='false')
+        env = playbook_env(COLLECTIONS)
         out = {}
         run_dir = os.path.join(work, 'run')
         write_inventory(inventory, count, templates, run_dir)

@@ -31,12 +31,11 @@ import copy
 import glob
 import os
 import shutil
-import subprocess
 import sys
 import tempfile
 import time
 
-from _collection import ROOT, import_collection
+from _collection import NOOP_PLAY, ROOT, import_collection, playbook_env, timed_playbook
 
 FIXTURE = os.path.join(ROOT, 'tests', 'unit', 'fixtures', 'lab_runs', '20261123-quick')
 
@@ -94,14 +93,6 @@ def measure(count, templates, keep=None):
             shutil.rmtree(run_dir, ignore_errors=True)
 
 
-NOOP_PLAY = """- name: No-op play over the same inventory
-  hosts: media_agents
-  gather_facts: false
-  tasks:
-    - name: One controller-side task a host
-      ansible.builtin.set_fact:
-        bench_noop: true
-"""
 
 
 def write_inventory(path, hosts):
@@ -110,16 +101,6 @@ def write_inventory(path, hosts):
                      '        ansible_python_interpreter: %s\n      hosts:\n' % sys.executable)
         for host in hosts:
             handle.write('        %s: {}\n' % host)
-
-
-def timed_playbook(args, env):
-    start = time.monotonic()
-    proc = subprocess.run(['ansible-playbook'] + args, env=env, capture_output=True, text=True, check=False)
-    seconds = time.monotonic() - start
-    if proc.returncode != 0:
-        raise SystemExit('ansible-playbook %s failed (%d):\n%s' % (' '.join(args), proc.returncode,
-                                                                   (proc.stdout + proc.stderr)[-3000:]))
-    return seconds
 
 
 def measure_playbook(count, templates):
@@ -133,8 +114,7 @@ def measure_playbook(count, templates):
         noop = os.path.join(work, 'noop.yml')
         with open(noop, 'w', encoding='utf-8') as handle:
             handle.write(NOOP_PLAY)
-        env = dict(os.environ, ANSIBLE_COLLECTIONS_PATH=COLLECTIONS, ANSIBLE_COLLECTIONS_SCAN_SYS_PATH='false',
-                   ANSIBLE_HOST_KEY_CHECKING='false')
+        env = playbook_env(COLLECTIONS)
         noop_s = timed_playbook(['-i', inventory, noop], env)
         rebuild_s = timed_playbook(['-i', inventory, 'tapeops.qualify.qualify', '-e', 'qualify_report_only=true',
                                     '-e', 'qualify_run_dir=%s' % run_dir], env)
