@@ -69,7 +69,6 @@ QUALIFY_PLAY = """- name: The controller side of a qualify run, from recorded ho
 """
 
 
-
 def recorded():
     args = {}
     for name in TEMPLATES:

@@ -93,8 +93,6 @@ def measure(count, templates, keep=None):
             shutil.rmtree(run_dir, ignore_errors=True)
 
 
-
-
 def write_inventory(path, hosts):
     with open(path, 'w', encoding='utf-8') as handle:
         handle.write('all:\n  children:\n    media_agents:\n      vars:\n        ansible_connection: local\n'
