@@ -84,6 +84,17 @@ def finite(value):
     return value
 
 
+def bisect(below, low, high, rounds=80):
+    """The point between ``low`` and ``high`` where ``below(x)`` turns from True to False."""
+    for _round in range(rounds):
+        mid = (low + high) / 2.0
+        if below(mid):
+            low = mid
+        else:
+            high = mid
+    return low
+
+
 def _plain(value):
     """``value`` with nested records turned into dicts (lists and dicts walked)."""
     if isinstance(value, Record):

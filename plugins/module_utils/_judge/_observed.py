@@ -179,18 +179,7 @@ def backhitches_per_hour_low(count, hours, confidence=BACKHITCH_CONFIDENCE):
     if count > _EXACT_BELOW:
         z = _normal_quantile(confidence)
         return count * (1.0 - 1.0 / (9.0 * count) - z / (3.0 * math.sqrt(count))) ** 3 / hours
-    return _bisect(lambda mean: _poisson_at_least(count, mean) < alpha, 0.0, float(count)) / hours
-
-
-def _bisect(below, low, high, rounds=80):
-    """The point between ``low`` and ``high`` where ``below(x)`` turns from True to False."""
-    for _round in range(rounds):
-        mid = (low + high) / 2.0
-        if below(mid):
-            low = mid
-        else:
-            high = mid
-    return low
+    return _records.bisect(lambda mean: _poisson_at_least(count, mean) < alpha, 0.0, float(count)) / hours
 
 
 def _poisson_at_least(count, mean):
@@ -201,7 +190,7 @@ def _poisson_at_least(count, mean):
 
 def _normal_quantile(p):
     """The standard normal quantile of ``p`` (0.5 < p < 1), by bisection of the error function."""
-    return _bisect(lambda z: 0.5 * (1.0 + math.erf(z / math.sqrt(2.0))) < p, 0.0, 10.0)
+    return _records.bisect(lambda z: 0.5 * (1.0 + math.erf(z / math.sqrt(2.0))) < p, 0.0, 10.0)
 
 
 def _backhitch_class(inconclusive, count, hours, mb_s, full, floor):

@@ -438,13 +438,11 @@ def ratio_profile(source, ratio, tape=None):
     def stream_ratio(scale):
         return len(present) / sum(1.0 / max(1.0, r * scale) for r in present)
     # the scale that gives the stream ``ratio``, no window below 1:1 (the stream's ratio grows with the scale)
-    low, high = 0.0, 1.0
+    high = 1.0
     while stream_ratio(high) < ratio and high < 1e6:
         high *= 2.0
-    for _step in range(60):
-        middle = (low + high) / 2.0
-        low, high = (middle, high) if stream_ratio(middle) < ratio else (low, middle)
-    return {'ratios': [round(max(1.0, r * high), 4) if r is not None else round(ratio, 4) for r in mapped],
+    scale = _records.bisect(lambda x: stream_ratio(x) < ratio, 0.0, high)
+    return {'ratios': [round(max(1.0, r * scale), 4) if r is not None else round(ratio, 4) for r in mapped],
             'stream_mb': round(stream_mb, 3)}
 
 
