@@ -37,6 +37,7 @@ See docs/lab.md.
 """
 
 import argparse
+import base64
 import fcntl
 import glob
 import hashlib
@@ -62,6 +63,9 @@ SHIM_SOURCE = os.path.join(HERE, 'ptrace-xsave-shim.c')
 GUEST_INIT = os.path.join(HERE, 'guest-init')
 BASE_PORT = 2220
 SOURCE_IMAGE_MB = 512
+# The source tree's version, in its images' names (``source-template-2.img``, each guest's ``source-2.img``): a lab
+# set up with an older tree gets the new one on its next ``up``. 2: text compresses about 2:1, not 120:1.
+SOURCE_TREE_VERSION = 2
 # Guests 4..8 repeat the three identities and the spread (lab-ma4 is lab-ma1's kind, with its own
 # serial numbers and barcodes): enough for the parallelism bench (bench/parallel.py).
 MAX_GUESTS = 8
@@ -739,28 +743,61 @@ def source_tree_plan(seed=20260101):
     return plan
 
 
-SOURCE_TEXT = b'INSERT INTO backup_catalog VALUES (4711, \'/srv/data/file\', 1024, now());\n' * 1024
+def source_text(size=1024 * 1024, seed=20260101):
+    """``size`` bytes of a SQL dump's rows: a catalogue of file checksums, each row a SHA-256 in hex, a path, a
+    size, a time and a base64 signature, from a seeded generator (the same bytes every time).
+
+    zlib level 1 (the lab drive's compressor, lab/tapedrive/physics.py) gets about 2:1 from it, as a drive gets
+    from a dump whose rows are mostly keys and hashes. Until tree version 2 the text was one SQL line repeated,
+    which compressed 120:1: no real dump does, and its 32 MiB drained lab-ma2's speed-matched drive each pass
+    (docs/tape-side.md, "Observed jobs").
+    """
+    rng = random.Random(seed)
+    rows = []
+    length = 0
+    while length < size:
+        signature = base64.b64encode(rng.getrandbits(192).to_bytes(24, 'big')).decode('ascii')
+        row = "INSERT INTO file_checksums VALUES ('%064x', '/srv/data/%s/%08x.dat', %d, %d, '%s');\n" % (
+            rng.getrandbits(256), rng.choice(('home', 'var', 'srv', 'opt')), rng.getrandbits(32),
+            rng.randrange(1, 10 ** 9), 1760000000 + rng.randrange(10 ** 7), signature)
+        rows.append(row)
+        length += len(row)
+    return ''.join(rows).encode('ascii')[:size]
 
 
 def write_source_tree(directory, scale=1):
     """Write the source tree (``source_tree_plan``) under ``directory``, each size divided by ``scale``.
 
-    Random files are incompressible, text files one SQL line repeated.
+    Random files are incompressible; text files are rows of a SQL dump (``source_text``), a MiB of them repeated:
+    zlib's window is 32 KiB, so the repeat does not show in the ratio.
     """
+    text = source_text()
     for rel, size, kind in source_tree_plan():
         path = os.path.join(directory, rel)
         os.makedirs(os.path.dirname(path), exist_ok=True)
         with open(path, 'wb') as f:
             left = max(1, size // scale)
             while left > 0:
-                n = min(left, 1024 * 1024)
-                f.write(os.urandom(n) if kind == 'random' else (SOURCE_TEXT * (n // len(SOURCE_TEXT) + 1))[:n])
+                n = min(left, len(text))
+                f.write(os.urandom(n) if kind == 'random' else text[:n])
                 left -= n
 
 
 # ---------------------------------------------------------------------------
 # Machine side
 # ---------------------------------------------------------------------------
+
+def source_image(guest_dir):
+    """The guest's copy of the source tree (ext4, its ``ubd0``)."""
+    return os.path.join(guest_dir, 'source-%d.img' % SOURCE_TREE_VERSION)
+
+
+def _remove_quietly(path):
+    try:
+        os.unlink(path)
+    except FileNotFoundError:
+        pass
+
 
 def say(msg):
     print('tapelab: %s' % msg, file=sys.stderr, flush=True)
@@ -936,9 +973,10 @@ class Lab:
 
     def source_template(self):
         """An ext4 image with the generated source tree, shared by the guests as a template."""
-        img = os.path.join(self.run_dir, 'source-template.img')
+        img = os.path.join(self.run_dir, 'source-template-%d.img' % SOURCE_TREE_VERSION)
         if os.path.exists(img):
             return img
+        _remove_quietly(os.path.join(self.run_dir, 'source-template.img'))   # an older tree's
         data = os.path.join(self.run_dir, 'source-data.tmp')
         shutil.rmtree(data, ignore_errors=True)
         start = time.monotonic()
@@ -962,8 +1000,9 @@ class Lab:
             self.prepare_mhvtl(spec, state, mhvtl_build)
         else:
             self.prepare_emulated(spec, state, carts, model)
-        src = os.path.join(d, 'source.img')
+        src = source_image(d)
         if not os.path.exists(src):
+            _remove_quietly(os.path.join(d, 'source.img'))                  # an older tree's
             run(['cp', '--sparse=always', self.source_template(), src])
         hostkey = os.path.join(d, 'ssh_host_ed25519_key')
         if not os.path.exists(hostkey):
@@ -1143,7 +1182,7 @@ class Lab:
         cmd = [
             UML, 'mem=%dM' % self.state_mem(), 'rootfstype=hostfs', 'rootflags=/', 'ro',
             'init=%s' % GUEST_INIT, 'TAPELAB_GUEST_DIR=%s' % d,
-            'ubd0=%s' % os.path.join(d, 'source.img'),
+            'ubd0=%s' % source_image(d),
             'eth0=vde,%s' % sw,
             'con=null', 'ssl=null', 'con0=null,fd:1',
             'umid=%s' % spec['name'], 'uml_dir=%s' % uml_dir,

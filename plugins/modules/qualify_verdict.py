@@ -123,8 +123,9 @@ options:
         nominal ratio), C(max_streams) (default 16),
         C(memory_base_mb) / C(memory_per_stream_mb) (default 512 / 512), C(filemark_loss_target) (default
         0.01), C(block_size_tolerance) (default 0.03), C(btape_disagree_pct) (default 15, see O(btape)),
-        C(ratio_profile) (default false; true replays each stretch of the sources' stream at its own tape ratio,
-        from the compressibility sample's windows, so that a stretch of highly compressible data is seen),
+        C(ratio_profile) (default true, each stretch of the sources' stream replayed at its own tape ratio,
+        from the compressibility sample's windows, so that a stretch of highly compressible data is seen; false
+        takes one ratio for the whole stream),
         C(target_vendor) and C(target_speed_floor_mb_s) for the what-if drive.
     type: dict
     default: {}

@@ -64,6 +64,8 @@ during real jobs, ``replay='once'``) is replayed once, whole, however long.
 from __future__ import annotations
 
 import bisect
+import collections
+import copy
 import math
 
 from ansible_collections.tapeops.qualify.plugins.module_utils import _records, _words
@@ -234,8 +236,8 @@ def forecast(drive, feed_mb_s=None, feed_series_mb_s=None, tape_ratio=None, path
         tape_ratio, path_mb_s, segment_size_mb, filemark_mode, filemark_seconds, data_gb, min_samples)
     jobs = _checked_jobs(job_gb, job_gap_s)
     profile = _checked_profile(ratio_profile)
-    sim = _simulate(params, series, measured, ratio, path, segment, filemark_mode, mark_cost, trace,
-                    once=replay == 'once', jobs=jobs, start_full=bool(start_full), profile=profile)
+    sim = _simulated(params, series, measured, ratio, path, segment, filemark_mode, mark_cost, trace,
+                     once=replay == 'once', jobs=jobs, start_full=bool(start_full), profile=profile)
     inputs = {
         'tape_ratio': ratio, 'path_mb_s': path, 'segment_size_mb': segment, 'filemark_mode': filemark_mode,
         'filemark_seconds': mark_cost, 'data_gb': data, 'block_size_bytes': block_size_bytes,
@@ -426,6 +428,36 @@ def _host_rate(arrived, span, held):
     if free < TICK_S / 2.0:
         return math.inf
     return arrived / free
+
+
+# The simulations this process ran last, by their inputs (``_simulated``): a verdict asks the same forecast
+# several times (now, then each fix the drive's feed does not change, and the trace's twin without it).
+_SIMULATED = collections.OrderedDict()
+SIMULATED_KEPT = 32
+
+
+def _simulated(params, series, measured, ratio, path, segment, filemark_mode, mark_cost, trace, **rest):
+    """``_simulate``'s result, from the last ``SIMULATED_KEPT`` simulations where one had these inputs.
+
+    The simulation is a function of its inputs alone, so an equal one gives the same numbers. A run with a trace
+    stands for one without (its trace left out); one without is run again when a trace is asked for. The caller
+    gets its own copy.
+    """
+    key = (tuple(sorted((k, tuple(v) if isinstance(v, list) else v) for k, v in params.items() if k != 'estimated')),
+           tuple(series), measured, ratio, path, segment, filemark_mode, mark_cost,
+           tuple(sorted(rest.items())))
+    kept = _SIMULATED.get(key)
+    if kept is None or (trace and not kept['trace'] and kept['seconds'] > 0):
+        kept = _simulate(params, series, measured, ratio, path, segment, filemark_mode, mark_cost, trace, **rest)
+        _SIMULATED[key] = kept
+        while len(_SIMULATED) > SIMULATED_KEPT:
+            _SIMULATED.popitem(last=False)
+    else:
+        _SIMULATED.move_to_end(key)
+    sim = copy.deepcopy(kept)
+    if not trace:
+        sim['trace'] = []
+    return sim
 
 
 # Longer than 60 lines on purpose: one loop over the simulated ticks whose state (buffer, speed step, head

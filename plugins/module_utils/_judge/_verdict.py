@@ -104,10 +104,8 @@ DEFAULTS = {
     # run-to-run noise of a few per cent (block_size_tolerance).
     'btape_disagree_pct': 15.0,
     # Replay each stretch of the sources' stream at its own tape ratio (ratio_profile, docs/verdict.md "The ratio
-    # along the stream"), where the compressibility sample's windows differ. Off by default until the lab's
-    # speed-matched guest reads a tree it really speed-matches on: its tree's SQL dump (about 120:1) makes the
-    # forecast, rightly, shoe-shine there (docs/tape-side.md, "lab-ma2's back-hitch").
-    'ratio_profile': False,
+    # along the stream"), where the compressibility sample's windows differ. False: one ratio for the whole stream.
+    'ratio_profile': True,
 }
 
 # The smallest block size recommended when larger ones measure as well: IBM's LTFS
@@ -1432,15 +1430,37 @@ def drives_kept_busy(spec, source, options=None, path_mb_s=None, observed_ratio=
     result = {'streaming': 0, 'not_shoeshining': 0}
     if src['inconclusive']:
         return result
-    for count in range(1, MAX_DRIVES_COUNTED + 1):
-        trial = _Case(spec, src, ratio, 1.0 / count, None, profile=profile).run(path=path_mb_s)
-        if trial['class'] == STREAMING:
-            result['streaming'] = count
-        if trial['class'] in (STREAMING, SPEED_MATCHED):
-            result['not_shoeshining'] = count
-        else:
-            break
+    classes = {}
+
+    def class_at(count):
+        if count not in classes:
+            classes[count] = _Case(spec, src, ratio, 1.0 / count, None, profile=profile).run(path=path_mb_s)['class']
+        return classes[count]
+
+    result['not_shoeshining'] = _last_count((STREAMING, SPEED_MATCHED), class_at, MAX_DRIVES_COUNTED)
+    result['streaming'] = _last_count((STREAMING,), class_at, result['not_shoeshining'])
     return result
+
+
+def _last_count(classes, class_at, most):
+    """The largest drive count up to ``most`` whose class (``class_at(count)``) is one of ``classes``; 0 when not
+    even one drive's is.
+
+    k drives share the feed one drive would get: each gets less as k grows, and a drive fed less does no better,
+    so the classes only fall with the count. The count doubles until a class falls short, then the boundary is
+    bisected: a few forecasts where trying every count took one each (16 at most).
+    """
+    good, count = 0, 1
+    while count <= most and class_at(count) in classes:
+        good, count = count, count * 2
+    bad = min(count, most + 1)
+    while bad - good > 1:
+        middle = (good + bad) // 2
+        if class_at(middle) in classes:
+            good = middle
+        else:
+            bad = middle
+    return good
 
 
 def host_capacity(spec, source, memory_total_mb=None, options=None, path_mb_s=None, observed_ratio=None):

@@ -6,9 +6,12 @@
 source tree (lab/tapelab.py source_tree_plan: 1,200 small files a third of them text, 24 random 1-4 MiB files, a
 32 MiB SQL dump, 112 MiB of random video and archive), spans the measure and judge floors.
 
-What it must match: real Bacula 9.6.7 jobs of this tree in the lab (../shared/lab/BACULA.md, "First results") had
-the drive measure 1.205-1.215 over the whole stream, where the sample that took the first bytes of every n-th file
-said 1.015 (1 MB from 8 files). The tree is written here at a quarter of its sizes, the same mix.
+What it must match: real Bacula 9.6.7 jobs of this tree in the lab. On the tree's first version (its text one SQL
+line repeated, 120:1) the drive measured 1.205-1.215 over the whole stream (../shared/lab/BACULA.md, "First
+results"), where the sample that took the first bytes of every n-th file said 1.015 (1 MB from 8 files). On its
+version 2 (the text rows of keys and hashes, about 2:1: tapelab.source_text) the drive of each of the three guests
+measured 1.094 over the whole job (tests/integration/test_qualify.py, 2026-11-28; docs/tape-side.md, "Observed
+jobs"). The tree is written here at a quarter of its sizes, the same mix.
 """
 
 from __future__ import annotations
@@ -21,7 +24,7 @@ from ansible_collections.tapeops.qualify.plugins.module_utils._judge import _dri
 from ansible_collections.tapeops.qualify.plugins.module_utils._measure import _source_tree
 
 ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), '..', '..', '..', '..', '..'))
-DRIVE_MEASURED = (1.205, 1.215)   # BACULA.md: the lab drive over Bacula's whole stream
+DRIVE_MEASURED = (1.094, 1.094)   # the lab drives over Bacula's whole stream, tree version 2
 
 
 def write_tree(directory, scale=4):
@@ -58,7 +61,7 @@ def test_the_sample_weighs_the_tree_by_its_bytes(tmp_path):
     assert len(data) == 8 * 1024 * 1024 and sampled >= 60
     # a 1 MiB sample still lands in the dump: it is 14 % of the bytes
     small, _files = _source_tree.sample_files(walked['files'], 1024 * 1024)
-    assert _drive_model.estimate_compressibility(small)['ratio'] > 1.1
+    assert _drive_model.estimate_compressibility(small)['ratio'] > 1.03
 
 
 def test_a_window_runs_on_through_small_files_in_the_walk_order(tmp_path):
@@ -86,7 +89,7 @@ def test_files_that_went_away_or_are_empty_are_passed_over(tmp_path):
 
 
 def test_the_windows_tell_the_ratio_along_the_stream(tmp_path):
-    # the lab's tree (a quarter of its sizes): the SQL dump's windows, and only they, are highly compressible
+    # the lab's tree (a quarter of its sizes): the SQL dump's windows compress about 2:1, the random files' not
     write_tree(str(tmp_path))
     walked = _source_tree.walk_tree(str(tmp_path))
     windows, sampled, total = _source_tree.sample_windows(walked['files'], 8 * 1024 * 1024)
@@ -101,7 +104,7 @@ def test_the_windows_tell_the_ratio_along_the_stream(tmp_path):
     inside = [n for n in range(64) if dump[0] <= int(n * step) and int(n * step) + len(windows[n]) <= dump[1]]
     ratios = [_drive_model.estimate_compressibility(w)['ratio'] for w in windows]
     assert len(inside) >= 8                                   # 8 MiB of a 57.5 MiB stream: about 9 windows
-    assert all(ratios[n] > 50 for n in inside)                # one SQL line repeated
+    assert all(1.8 < ratios[n] < 2.2 for n in inside), ratios  # rows of keys and hashes (tapelab.source_text)
     # the random files' windows do not compress; the small files' mix (a third text) a little
     assert sorted(ratios[n] for n in range(64) if n not in inside)[len(ratios) // 2] < 1.05
     assert _source_tree.sample_windows([], 8192) == ([], 0, 0)
