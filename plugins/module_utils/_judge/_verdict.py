@@ -1447,13 +1447,18 @@ def _last_count(classes, class_at, most):
     even one drive's is.
 
     k drives share the feed one drive would get: each gets less as k grows, and a drive fed less does no better,
-    so the classes only fall with the count. The count doubles until a class falls short, then the boundary is
-    bisected: a few forecasts where trying every count took one each (16 at most).
+    so the classes only fall with the count. ``most`` is tried first (a host whose sources keep them all busy takes
+    one forecast); else the count doubles from one until a class falls short, and the boundary is bisected: a few
+    forecasts where trying every count took one each (16 at most).
     """
-    good, count = 0, 1
-    while count <= most and class_at(count) in classes:
+    if most < 1:
+        return 0
+    if class_at(most) in classes:
+        return most
+    good, bad, count = 0, most, 1
+    while count < bad and class_at(count) in classes:
         good, count = count, count * 2
-    bad = min(count, most + 1)
+    bad = min(bad, count)
     while bad - good > 1:
         middle = (good + bad) // 2
         if class_at(middle) in classes:

@@ -106,6 +106,11 @@ def test_the_last_count_is_the_linear_scans(boundary, most):
     assert _verdict._last_count(('STREAMING',), class_at, most) == min(boundary, most)
     assert len(set(asked)) == len(asked) and all(1 <= c <= most for c in asked)
     assert len(asked) <= 2 * most.bit_length() + 1
+    assert len(asked) == 1 if boundary >= most else asked[0] == most      # all kept busy: one forecast
+
+
+def test_no_count_to_try_is_none():
+    assert _verdict._last_count(('STREAMING',), lambda count: pytest.fail('asked %d' % count), 0) == 0
 
 
 def linear(spec, source, options=None):
