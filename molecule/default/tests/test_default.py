@@ -117,10 +117,11 @@ def test_the_verdict_numbers_are_the_drive_and_source_the_lab_has(name):
     # the inventory's scaled drive model, not a generation's published figures
     assert (num['native_mb_s'], num['speed_floor_mb_s']) == (want['native_mb_s'], want['speed_floor_mb_s'])
     # what the drive needs = its speeds x the compression the sampled sources get. The lab's tree is mostly random
-    # data with a 32 MiB SQL dump: real Bacula jobs of it had the lab drive measure 1.205-1.215 over the whole
-    # stream (../shared/lab/BACULA.md); the sample, spread over the tree's bytes, comes within a few % of that
+    # data with a 32 MiB SQL dump about 2:1 (lab/tapelab.py source_text, the tree's version 2): real Bacula jobs of
+    # it had the lab drive measure 1.094 over the whole stream (docs/tape-side.md, "Observed jobs"); the sample,
+    # spread over the tree's bytes, comes within a few % of that
     ratio = num['tape_ratio']
-    assert 1.15 <= ratio <= 1.30, num['tape_ratio_basis']
+    assert 1.05 <= ratio <= 1.15, num['tape_ratio_basis']
     assert num['need_full_mb_s'] == round(want['native_mb_s'] * ratio, 1)
     assert num['need_floor_mb_s'] == round(want['speed_floor_mb_s'] * ratio, 1)
     assert num['streams_measured'] == 1 and num['source_samples'] >= 10
