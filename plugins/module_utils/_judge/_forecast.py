@@ -447,7 +447,7 @@ def _simulated(params, series, measured, ratio, path, segment, filemark_mode, ma
            tuple(series), measured, ratio, path, segment, filemark_mode, mark_cost,
            tuple(sorted(rest.items())))
     kept = _SIMULATED.get(key)
-    if kept is None or (trace and not kept['trace'] and kept['seconds'] > 0):
+    if kept is None or (trace and not kept['trace']):
         kept = _simulate(params, series, measured, ratio, path, segment, filemark_mode, mark_cost, trace, **rest)
         _SIMULATED[key] = kept
         while len(_SIMULATED) > SIMULATED_KEPT:
