@@ -114,9 +114,10 @@ DEFAULT_GUESTS = 3
 # drive (every rate and the buffer times ``scale``; back-hitch time as is) and
 # the read limit on its source disk (cgroup v2 io.max, bytes/s; None: none).
 # (rates as the drive model gives them today, times the scale)
-#   lab-ma1  IBM LTO-5 at 0.05: steps 7..2 MB/s, buffer 12.8 MB; source not
-#            throttled (a guest writes random data through its drive at
-#            11-15 MB/s: zlib level 1 and the writer share one UML CPU) -> streaming
+#   lab-ma1  IBM LTO-5 at 0.035: steps 4.9..1.4 MB/s, buffer 8.96 MB; source
+#            not throttled (a guest writes random data through its drive at
+#            11-15 MB/s on an idle machine, and at 6.4 MB/s once on a loaded
+#            CI machine, below the 7 MB/s top step it had at 0.05)  -> streaming
 #   lab-ma2  HP LTO-6 at 0.125: steps 20..6.75 MB/s, buffer 36.6 MB; source
 #            limited to 10 MB/s, between floor and top           -> speed-matched
 #            (at 0.25, 40..13.5 MB/s behind 20 MB/s, the guest's emulated drive
@@ -125,7 +126,7 @@ DEFAULT_GUESTS = 3
 #   lab-ma3  IBM LTO-8 at 0.10: steps 36.5..11.2 MB/s, buffer 66 MB; source
 #            limited to 3 MB/s, below the floor                  -> shoe-shining
 SPREAD = {
-    1: {'scale': 0.05, 'source_rbps': None, 'expect': 'streaming'},
+    1: {'scale': 0.035, 'source_rbps': None, 'expect': 'streaming'},
     2: {'scale': 0.125, 'source_rbps': 10000000, 'expect': 'speed-matched'},
     3: {'scale': 0.10, 'source_rbps': 3000000, 'expect': 'shoe-shining'},
 }

@@ -13,7 +13,7 @@ through LOG SENSE, read with sg_logs in the guest:
 - lab-ma3 (LTO-8 at 0.1, floor 11.2 MB/s), source throttled to 3 MB/s by
   cgroup io.max: the drive back-hitches, and as often as the physics says
   for the arrival series the writer recorded (replayed offline);
-- lab-ma1 (LTO-5 at 0.05, top 7 MB/s), a source in the page cache and
+- lab-ma1 (LTO-5 at 0.035, top 4.9 MB/s), a source in the page cache and
   immediate file marks: no back-hitch, the drive at its top step;
 - lab-ma1, tape_write_benchmark: a synchronous file mark (MTWEOF) costs the
   drain of a full buffer (buffer_mb / top, the last quarter possibly at the

@@ -53,10 +53,10 @@ def test_source_tree_mounted(host):
 
 
 # What the converge must conclude on each guest of this scenario: the lab's spread is deterministic
-# (docs/lab.md, "The spread"): lab-ma1's LTO-5 emulated at scale 0.05 (7 .. 2 MB/s) behind an unthrottled
+# (docs/lab.md, "The spread"): lab-ma1's LTO-5 emulated at scale 0.035 (4.9 .. 1.4 MB/s) behind an unthrottled
 # source streams; lab-ma2's LTO-6 at 0.125 (20 .. 6.75 MB/s) behind a source held to 10 MB/s speed-matches.
 EXPECTED = {
-    'lab-ma1': {'class': 'STREAMING', 'label': 'LTO-5', 'native_mb_s': 7.0, 'speed_floor_mb_s': 2.0,
+    'lab-ma1': {'class': 'STREAMING', 'label': 'LTO-5', 'native_mb_s': 4.9, 'speed_floor_mb_s': 1.4,
                 'source_limit_mb_s': None},
     'lab-ma2': {'class': 'SPEED-MATCHED', 'label': 'LTO-6', 'native_mb_s': 20.0, 'speed_floor_mb_s': 6.75,
                 'source_limit_mb_s': 10.0},

@@ -3,10 +3,10 @@
 # SPDX-License-Identifier: GPL-3.0-or-later
 """An observe run's material, from recorded lab windows, as the qualify role's observe entry point hands it over.
 
-- tests/unit/fixtures/observe/: tape_drive_observe's windows the lab recorded (test_observe_lab.py,
-  test_observe_bacula_lab.py; tests/unit/plugins/module_utils/test_observed.py says how): lab-ma1's dd-like
-  writer from the page cache (STREAMING, no back-hitch), lab-ma3's real Bacula 9.6.7 job (SHOE-SHINING, 4
-  back-hitches counted by the drive) with the job's record, and ``IDLE``: the first seconds of lab-ma1's window,
+- tests/unit/fixtures/observe/: tape_drive_observe's windows the lab recorded (test_observe_lab.py and
+  test_observe_bacula_lab.py, since folded into test_qualify.py; tests/unit/plugins/module_utils/test_observed.py
+  says how): lab-ma1's dd-like writer from the page cache (STREAMING, no back-hitch), lab-ma3's real Bacula
+  9.6.7 job (SHOE-SHINING, 4 back-hitches counted by the drive) with the job's record, and ``IDLE``: the first seconds of lab-ma1's window,
   before its job began (every st counter still), as a window of a drive nobody wrote to.
 - tests/unit/fixtures/verdict_args/20261123-quick/: what the lab's tape_drive_info found on each guest and the
   guests' tapeops_drives (the drive's generation and the lab's scaled model as ``model`` overrides), the st

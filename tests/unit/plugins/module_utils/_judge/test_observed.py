@@ -12,7 +12,8 @@ and the guest's drive profile. On lab-ma3 a 64 MiB file came from a source
 throttled to 3 MB/s (the drive's floor is 11.2 MB/s at the lab's scale): the
 drive counted one back-hitch. On lab-ma1 118 MiB came from the page cache,
 faster than the drive's top step (7 MB/s): none. observed_bacula_job__lab-ma3.json:
-a real Bacula 9.6.7 job on lab-ma3, recorded by test_observe_bacula_lab.py.
+a real Bacula 9.6.7 job on lab-ma3, recorded on 2026-11-27 by the lab test
+test_observe_bacula_lab.py (its checks are test_qualify.py's observed jobs' now).
 """
 
 from __future__ import annotations
@@ -212,7 +213,7 @@ def test_an_observed_window_replays_once_and_whole_past_the_two_hour_cap():
 
 
 def test_a_real_bacula_job_is_judged_as_the_drive_counted_it():
-    """Bacula 9.6.7 on lab-ma3 (observed_bacula_job__lab-ma3.json, recorded by test_observe_bacula_lab.py).
+    """Bacula 9.6.7 on lab-ma3 (observed_bacula_job__lab-ma3.json, recorded on the lab, 2026-11-27).
 
     The drive counted 4 back-hitches in 79 s of data (BACULA.md measured 4-5 in 79 s on this guest) and
     1.213:1 over Bacula's stream (BACULA.md: 1.205-1.215); the forecast replayed from the observed feed
