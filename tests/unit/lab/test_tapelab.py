@@ -48,7 +48,7 @@ def test_guests_past_three_repeat_the_spread_with_their_own_identity():
     first, fourth = tapelab.guest_spec(1, 3, '/r'), tapelab.guest_spec(4, 3, '/r')
     assert (fourth['name'], fourth['port']) == ('lab-ma4', tapelab.BASE_PORT + 4)
     assert fourth['drive']['product'] == first['drive']['product'] == 'ULT3580-TD5'
-    assert (fourth['scale'], fourth['source_rbps'], fourth['expect']) == (0.05, None, 'streaming')
+    assert (fourth['scale'], fourth['source_rbps'], fourth['expect']) == (0.035, None, 'streaming')
     assert fourth['drive']['serial'] == '1068001004' != first['drive']['serial']
     assert fourth['scratch'] == ['MA4001L5', 'MA4002L5', 'MA4003L5'] and fourth['data'] == ['MA4099L5']
     assert tapelab.guest_spec(6, 1, '/r')['expect'] == 'shoe-shining'
