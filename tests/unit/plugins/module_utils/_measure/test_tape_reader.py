@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import errno
 import os
+import time
 
 import pytest
 
@@ -217,9 +218,11 @@ def test_summary_weights_the_write_rate_by_bytes_and_flags_a_slow_verify():
 
 
 def test_the_compare_capacity_is_far_above_tape_rates_here():
-    # bytearray == memoryview is one memcmp: on any host this runs on, well above an LTO-9's 1000 MB/s compressed
+    # bytearray == memoryview is one memcmp: on any host this runs on, well above an LTO-9's 1000 MB/s compressed.
+    # Timed by this process's CPU time, not the wall clock: on a loaded machine (the unit tests in tools/run's idle
+    # CPU group) the wall clock gave 1370 MB/s once, the time the process waited for a CPU included.
     view = memoryview(bytearray(os.urandom(1024 * KIB)))
-    assert R.compare_capacity(view, total=256 * W.MB) > 2000
+    assert R.compare_capacity(view, total=256 * W.MB, clock=time.process_time) > 2000
 
 
 # ----------------------------------------------------------------- the benchmark's read-back step
