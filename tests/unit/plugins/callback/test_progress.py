@@ -9,6 +9,7 @@ import os
 import re
 import subprocess
 import sys
+import threading
 
 from ansible_collections.tapeops.qualify.plugins.callback import progress
 
@@ -21,9 +22,10 @@ PLAYBOOK = """
     - name: Work out the runs on the host (a host-specific number in the wait's name)
       ansible.builtin.set_fact:
         runs: 2
-    - name: Start a job that takes 14 s
-      ansible.builtin.command: sleep 14
-      async: 60
+    - name: Start a job that lasts until the test has seen the wait pass its expected time
+      ansible.builtin.command:
+        argv: [sh, -c, 'while [ ! -e "$0" ]; do sleep 0.2; done', "{{ done_file }}"]
+      async: 900
       poll: 0
       register: job
     - name: "Wait for the job (about {{ budget * runs }} s)"
@@ -31,7 +33,7 @@ PLAYBOOK = """
         jid: "{{ job.ansible_job_id }}"
       register: res
       until: res.finished
-      retries: 60
+      retries: 600
       delay: 1
 """
 
@@ -48,19 +50,35 @@ def test_progress_line_words():
 
 
 def test_a_real_wait_prints_progress_not_failed_retrying(tmp_path):
+    """The job ends only once the wait has printed a line past its expected 6 s, so the test pins no wall-clock
+    figure: however slowly a loaded machine polls, the first retry is a share of the expected time (the callback
+    counts the wait from one delay before it) and the last is past it."""
     book = tmp_path / 'wait.yml'
     book.write_text(PLAYBOOK)
+    done = tmp_path / 'done'
     env = dict(os.environ, ANSIBLE_STDOUT_CALLBACK='tapeops.qualify.progress', ANSIBLE_NOCOLOR='1',
                ANSIBLE_LOCALHOST_WARNING='false', ANSIBLE_INVENTORY_UNPARSED_WARNING='false',
                ANSIBLE_COLLECTIONS_PATH=os.pathsep.join(p for p in sys.path if p.endswith('ansible_collections') or
                                                         os.path.isdir(os.path.join(p, 'ansible_collections'))))
-    proc = subprocess.run([os.path.join(os.path.dirname(sys.executable), 'ansible-playbook'), str(book)],
-                          capture_output=True, text=True, env=env, timeout=120, check=False)
-    assert proc.returncode == 0, proc.stdout + proc.stderr
-    lines = [line for line in proc.stdout.splitlines() if line.startswith('[localhost] Wait for the job')]
-    assert 'FAILED - RETRYING' not in proc.stdout
-    # No wall-clock figure is pinned: on a loaded machine a poll takes seconds, not one. The job outlasts the
-    # expected 6 s by 8 s, so there are polls before it (a share of the expected time) and after it.
-    assert len(lines) >= 3, proc.stdout
-    assert re.match(r'\[localhost\] Wait for the job \(about 6 s\): running, \d+ s so far \(\d+ %\)$', lines[0]), lines
-    assert 'past the expected 6 s; gives up in' in lines[-1], lines
+    cmd = [os.path.join(os.path.dirname(sys.executable), 'ansible-playbook'), str(book), '-e', 'done_file=%s' % done]
+    with subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env) as proc:
+        watchdog = threading.Timer(600, proc.kill)
+        watchdog.start()
+        try:
+            out = []
+            for line in proc.stdout:
+                out.append(line)
+                if 'past the expected' in line:
+                    done.touch()
+            stderr = proc.stderr.read()
+        finally:
+            watchdog.cancel()
+            done.touch()
+    stdout = ''.join(out)
+    assert proc.returncode == 0, stdout + stderr
+    lines = [line for line in stdout.splitlines() if line.startswith('[localhost] Wait for the job')]
+    assert 'FAILED - RETRYING' not in stdout
+    assert len(lines) >= 2, stdout
+    assert re.match(r'\[localhost\] Wait for the job \(about 6 s\): running, 1 s so far \(16 %\)$', lines[0]), lines
+    assert re.match(r'\[localhost\] Wait for the job \(about 6 s\): running, \d+ s so far '
+                    r'\(past the expected 6 s; gives up in \d+ s\)$', lines[-1]), lines
