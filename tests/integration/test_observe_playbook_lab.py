@@ -8,6 +8,7 @@
 writer (tapedrive.writer, source files from the page cache to the tape, immediate file marks, as
 tests/integration/test_observe_lab.py runs it), started in the guest once the playbook's watch has begun (the
 async job's file appears under /root/.ansible_async) so that discovery's ``mt status`` has closed the drive, and
+its log pages before the window have been read (the drive's statistics file, rewritten on each LOG SENSE, rests), and
 only on the cartridge loaded there when it is one of the guest's allowed scratch cartridges. Nothing writes to
 lab-ma2's drive.
 
@@ -35,15 +36,23 @@ pytestmark = pytest.mark.lab
 JUDGED, IDLE = 'lab-ma1', 'lab-ma2'
 STATS = '/sys/class/scsi_tape/nst0/stats'
 MARK = '/tmp/tapeops-observe-playbook.start'
+DRIVE_STATS = '/run/tapelab/tape0-stats.json'
 OUT = '/tmp/tapeops-observe-playbook.writer.json'
 WARM = 'cat /srv/backup-src/medium/* /srv/backup-src/large/video.bin >/dev/null'
-# the writer waits for the playbook's watch (its async job file, newer than MARK), gives the module the seconds its
-# log pages before the window take (test_observe_lab.py's jobs start 4 s after the module), then writes and rewinds
+# The writer waits for the playbook's watch (its async job file, newer than MARK), then for the module's log pages
+# before the window to be read: the lab drive rewrites its statistics file on every LOG SENSE, so the writer waits
+# for the first rewrite after the async job began and then for 3 s without one. (It waited a fixed 8 s after the
+# async file before; in a CI run on a loaded machine the window then held 101.2 of the job's 123.7 MB, as it would
+# if the log pages took longer than that.) Then it writes and rewinds.
 JOB = ('for i in $(seq 1 600); do '
-       '[ -n "$(find /root/.ansible_async -type f -newer %(mark)s 2>/dev/null)" ] && break; sleep 1; done; '
-       'sleep 8; cd /run/tapelab/pylib && python3 -m tapedrive.writer --rewind --filemarks immediate '
+       'A=$(find /root/.ansible_async -type f -newer %(mark)s 2>/dev/null | head -n 1); [ -n "$A" ] && break; '
+       'sleep 1; done; '
+       'for i in $(seq 1 600); do [ %(stats)s -nt "$A" ] && break; sleep 0.25; done; '
+       'last=; still=0; while [ $still -lt 12 ]; do now=$(stat -c %%y %(stats)s); '
+       'if [ "$now" = "$last" ]; then still=$((still + 1)); else still=0; last=$now; fi; sleep 0.25; done; '
+       'cd /run/tapelab/pylib && python3 -m tapedrive.writer --rewind --filemarks immediate '
        '/srv/backup-src/large/video.bin /srv/backup-src/medium > %(out)s; mt -f /dev/nst0 rewind'
-       % {'mark': MARK, 'out': OUT})
+       % {'mark': MARK, 'out': OUT, 'stats': DRIVE_STATS})
 
 
 def loaded_barcode(lab, host):
@@ -86,7 +95,8 @@ def test_the_observe_playbook_judges_a_job_and_says_an_idle_drive_is_idle(lab, t
     seen, agreement = entry['observed'], entry['agreement']
     assert entry['window']['window']['ended_by'] == 'idle', entry['window']['window']
     # every byte the writer wrote, in the window's data phase
-    assert seen['bytes'] == writer['bytes'] == entry['window']['bytes_written']
+    assert seen['bytes'] == writer['bytes'] == entry['window']['bytes_written'], (
+        entry['window']['window'], entry['window'].get('notes'), entry['window'].get('idle_gaps'))
     # the drive counted its own back-hitches and measured its own compression
     assert seen['class_basis'] == 'backhitches_and_rate' and seen['tape_ratio_source'] == 'drive', seen
     # the page cache feeds faster than the drive's top step: no back-hitch (test_observe_lab.py's lab-ma1 job)
