@@ -7,7 +7,7 @@
   mode, then for a 6 s window with its LOG SENSE before and after): the module opened no st node and sent nothing
   through st. It reports the drive idle, and the drive's own compression counters received nothing.
 - A job: a dd of 24 MiB of random data to the drive (the loaded cartridge checked to be an allowed scratch one),
-  started 8 s after the module's window, closed by a file mark and a rewind; the window ends 4 s after the drive
+  started once the module's window has begun (observe_start), closed by a file mark and a rewind; the window ends 4 s after the drive
   went idle. The module's bytes equal the st counters' difference read by the test around the whole play (so
   it missed nothing of the job), its series holds them, and the drive's own host-bytes counter says the same;
   the emulated drive stores random data as it is (compression ratio 1.0).
@@ -31,6 +31,7 @@ import re
 
 import pytest
 
+import observe_start
 from ansible_collections.tapeops.qualify.plugins.module_utils._judge import _forecast, _observed
 
 pytestmark = pytest.mark.lab
@@ -38,6 +39,8 @@ pytestmark = pytest.mark.lab
 HOST = 'lab-ma1'
 WRITER = 'cd /run/tapelab/pylib && python3 -m tapedrive.writer'
 PLAYBOOK = 'tests/integration/targets/observe/playbook.yml'
+# the job starts once the module's window has begun (its log pages read), after the mark the job touches first
+WINDOW = observe_start.after_log_pages('/tmp/tapeops-observe.job-mark')
 STATS = '/sys/class/scsi_tape/nst0/stats'
 DATA = '/tmp/tapeops-observe.data'
 JOB_BYTES = 24 * 1024 * 1024
@@ -99,11 +102,12 @@ def test_a_job_s_bytes_are_the_st_counters_difference_and_the_series_holds_them(
     assert lab.run(HOST, 'head -c %d /dev/urandom > %s' % (JOB_BYTES, DATA), timeout=60).returncode == 0
     try:
         before = st_counters(lab)
-        data = observe(lab, tmp_path, observe_job=True, observe_job_delay=8, observe_duration=40,
+        data = observe(lab, tmp_path, observe_job=True, observe_duration=40, observe_job_wait=WINDOW,
                        observe_until_idle=4)
         after = st_counters(lab)
     finally:
-        lab.run(HOST, 'rm -f %s /tmp/tapeops-observe.job-start /tmp/tapeops-observe.job-end' % DATA, timeout=30)
+        lab.run(HOST, 'rm -f %s /tmp/tapeops-observe.job-start /tmp/tapeops-observe.job-end '
+                '/tmp/tapeops-observe.job-mark' % DATA, timeout=30)
     observed = data['observed']
     assert data['job_rc'] == 0, data
     job_start, job_end = (float(t) for t in data['job_times'])
@@ -152,7 +156,7 @@ def test_an_observed_job_is_judged_and_the_replayed_forecast_agrees_with_the_dri
     if warm:
         assert lab.run(host, warm, timeout=300).returncode == 0
     job = '%s --rewind %s > /tmp/tapeops-observe.writer.json && mt -f /dev/nst0 rewind' % (WRITER, args)
-    data = observe(lab, tmp_path, host=host, observe_job=True, observe_job_delay=4, observe_duration=150,
+    data = observe(lab, tmp_path, host=host, observe_job=True, observe_job_wait=WINDOW, observe_duration=150,
                    observe_until_idle=5, observe_job_cmd=job)
     assert data['job_rc'] == 0, data
     observed = data['observed']

@@ -8,9 +8,8 @@
 writer (tapedrive.writer, source files from the page cache to the tape, immediate file marks, as
 tests/integration/test_observe_lab.py runs it), started in the guest once the playbook's watch has begun (the
 async job's file appears under /root/.ansible_async) so that discovery's ``mt status`` has closed the drive, and
-its log pages before the window have been read (the drive's statistics file, rewritten on each LOG SENSE, rests), and
-only on the cartridge loaded there when it is one of the guest's allowed scratch cartridges. Nothing writes to
-lab-ma2's drive.
+once its window has begun (observe_start), and only on the cartridge loaded there when it is one of the guest's
+allowed scratch cartridges. Nothing writes to lab-ma2's drive.
 
 Required: the run's host documents (validated against docs/host-report.schema.json) are an observe run's, with no
 verdict; lab-ma1's drive is judged - by the drive's own back-hitch counter and compression, on exactly the bytes
@@ -30,29 +29,23 @@ import xml.etree.ElementTree as ET
 import pytest
 
 import host_schema
+import observe_start
 
 pytestmark = pytest.mark.lab
 
 JUDGED, IDLE = 'lab-ma1', 'lab-ma2'
 STATS = '/sys/class/scsi_tape/nst0/stats'
 MARK = '/tmp/tapeops-observe-playbook.start'
-DRIVE_STATS = '/run/tapelab/tape0-stats.json'
 OUT = '/tmp/tapeops-observe-playbook.writer.json'
 WARM = 'cat /srv/backup-src/medium/* /srv/backup-src/large/video.bin >/dev/null'
-# The writer waits for the playbook's watch (its async job file, newer than MARK), then for the module's log pages
-# before the window to be read: the lab drive rewrites its statistics file on every LOG SENSE, so the writer waits
-# for the first rewrite after the async job began and then for 3 s without one. (It waited a fixed 8 s after the
-# async file before; in a CI run on a loaded machine the window then held 101.2 of the job's 123.7 MB, as it would
-# if the log pages took longer than that.) Then it writes and rewinds.
+# The writer waits for the playbook's watch (its async job file, newer than MARK), then for the window to begin
+# (observe_start: the module's log pages read), then writes and rewinds.
 JOB = ('for i in $(seq 1 600); do '
        'A=$(find /root/.ansible_async -type f -newer %(mark)s 2>/dev/null | head -n 1); [ -n "$A" ] && break; '
-       'sleep 1; done; '
-       'for i in $(seq 1 600); do [ %(stats)s -nt "$A" ] && break; sleep 0.25; done; '
-       'last=; still=0; while [ $still -lt 12 ]; do now=$(stat -c %%y %(stats)s); '
-       'if [ "$now" = "$last" ]; then still=$((still + 1)); else still=0; last=$now; fi; sleep 0.25; done; '
+       'sleep 1; done; %(window)s; '
        'cd /run/tapelab/pylib && python3 -m tapedrive.writer --rewind --filemarks immediate '
        '/srv/backup-src/large/video.bin /srv/backup-src/medium > %(out)s; mt -f /dev/nst0 rewind'
-       % {'mark': MARK, 'out': OUT, 'stats': DRIVE_STATS})
+       % {'mark': MARK, 'out': OUT, 'window': observe_start.after_log_pages('"$A"')})
 
 
 def loaded_barcode(lab, host):
