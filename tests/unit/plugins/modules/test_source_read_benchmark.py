@@ -316,8 +316,9 @@ def test_tree_above_fio_default_smalloc_pool():
         assert rc == 0, result
         assert any(arg.startswith('--alloc-size=') for arg in result['fio_cmd'])
         assert result['streams'][0]['files'] == count and result['streams'][0]['bytes'] == count
-        # Typically 25-50 s on the 2 shared cores of CI; a per-file cost gone quadratic would blow far past this.
-        assert time.time() - started < 120
+        # Typically 25-50 s on the 2 shared cores of CI; a per-file cost gone quadratic would blow far past this,
+        # and the unit tests' idle CPU group, which gets no CPU while the lab's timed tests want it, stays below.
+        assert time.time() - started < 300
     finally:
         shutil.rmtree(base, ignore_errors=True)
 
