@@ -15,7 +15,9 @@ SHOE-SHINING), cycled over N hosts of an inventory whose hosts are all
 
 It prints, per N, the qualify play's time against a no-op play (one
 ``set_fact`` a host) over the same inventory; issue 27's target is <= 3x at
-1,000 hosts. ``--forks`` and ``--strategy`` (the verdicts' play; the qualify
+1,000 hosts. It also times the verdict's arguments alone (the same templates
+handed to a ``set_fact``, no verdict): Ansible's own per-host work on the
+measurements, part of every verdict's time. ``--forks`` and ``--strategy`` (the verdicts' play; the qualify
 playbook's measuring play, where its verdicts run, is ``free``) time it with
 other settings too (docs/awx.md).
 
@@ -69,6 +71,26 @@ QUALIFY_PLAY = """- name: The controller side of a qualify run, from recorded ho
 """
 
 
+# The verdict's arguments without the verdict: the same templates, handed to a set_fact. What it costs over the
+# no-op play is Ansible's own work on the measurements a verdict receives (templating them for each host), which
+# no change to the verdict's code can take away.
+ARGUMENTS_PLAY = """- name: The verdict's arguments alone, templated for each host
+  hosts: media_agents
+  gather_facts: false
+  tasks:
+    - name: The same arguments, no verdict
+      ansible.builtin.set_fact:
+        bench_drives: "{{ bench_args.drives }}"
+        bench_source: "{{ bench_args.source }}"
+        bench_write_sweep: "{{ bench_args.write_sweep }}"
+        bench_drive_settings: "{{ bench_args.drive_settings }}"
+        bench_memory_total_mb: "{{ bench_args.memory_total_mb }}"
+        bench_preflight: "{{ bench_args.preflight }}"
+        bench_run: "{{ bench_args.run }}"
+        bench_host_facts: "{{ bench_args.host_facts }}"
+"""
+
+
 def recorded():
     args = {}
     for name in TEMPLATES:
@@ -97,7 +119,7 @@ def measure(count, templates, settings):
     try:
         inventory = os.path.join(work, 'hosts.yml')
         plays = {}
-        for name, text in (('qualify', QUALIFY_PLAY), ('noop', NOOP_PLAY)):
+        for name, text in (('qualify', QUALIFY_PLAY), ('noop', NOOP_PLAY), ('arguments', ARGUMENTS_PLAY)):
             plays[name] = os.path.join(work, name + '.yml')
             with open(plays[name], 'w', encoding='utf-8') as handle:
                 handle.write(text)
@@ -106,6 +128,7 @@ def measure(count, templates, settings):
         run_dir = os.path.join(work, 'run')
         write_inventory(inventory, count, templates, run_dir)
         out['noop'] = timed_playbook(['-i', inventory, plays['noop'], '-f', str(settings[0][0])], env)
+        out['arguments'] = timed_playbook(['-i', inventory, plays['arguments'], '-f', str(settings[0][0])], env)
         for forks, strategy in settings:
             shutil.rmtree(run_dir, ignore_errors=True)
             out[(forks, strategy)] = timed_playbook(
@@ -137,6 +160,8 @@ def main():
             print('%5d hosts, forks %d, strategy %s: qualify controller side %.1f s (%d host pages), no-op play '
                   '%.1f s: %.1fx (target <= 3x)' % (count, forks, strategy, seconds, out[(forks, strategy, 'pages')],
                                                     out['noop'], seconds / out['noop']))
+        print('%5d hosts, forks %d: the verdict\'s arguments alone (a set_fact of the same templates) %.1f s: %.1fx '
+              'the no-op play' % (count, settings[0][0], out['arguments'], out['arguments'] / out['noop']))
 
 
 if __name__ == '__main__':
