@@ -6,9 +6,8 @@
 tape_drive_observe reads the drive's log pages (LOG SENSE on its sg node) and then begins its window at once. The
 lab drive rewrites its statistics file (``/run/tapelab/tape0-stats.json``) on every LOG SENSE, and an idle drive
 leaves it alone otherwise, so a job that waits for the file's first rewrite after a mark and then for a few
-seconds without one starts inside the window, however long the module took to get there on a loaded machine. A
-fixed delay did not: in a CI run a job started 8 s after the module's async job file, and the window held 101.2 of
-its 123.7 MB.
+seconds without one starts inside the window, however long the module took to get there on a loaded machine. With
+a fixed delay (8 s after the module's async job file), a CI run's window held 101.2 of the job's 123.7 MB.
 """
 
 from __future__ import annotations
