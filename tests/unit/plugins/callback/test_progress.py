@@ -61,7 +61,8 @@ def test_a_real_wait_prints_progress_not_failed_retrying(tmp_path):
                ANSIBLE_COLLECTIONS_PATH=os.pathsep.join(p for p in sys.path if p.endswith('ansible_collections') or
                                                         os.path.isdir(os.path.join(p, 'ansible_collections'))))
     cmd = [os.path.join(os.path.dirname(sys.executable), 'ansible-playbook'), str(book), '-e', 'done_file=%s' % done]
-    with subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env) as proc:
+    # stderr joins stdout: one pipe, read to its end, so that neither can fill while the other is read
+    with subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, env=env) as proc:
         watchdog = threading.Timer(600, proc.kill)
         watchdog.start()
         try:
@@ -70,12 +71,11 @@ def test_a_real_wait_prints_progress_not_failed_retrying(tmp_path):
                 out.append(line)
                 if 'past the expected' in line:
                     done.touch()
-            stderr = proc.stderr.read()
         finally:
             watchdog.cancel()
             done.touch()
     stdout = ''.join(out)
-    assert proc.returncode == 0, stdout + stderr
+    assert proc.returncode == 0, stdout
     lines = [line for line in stdout.splitlines() if line.startswith('[localhost] Wait for the job')]
     assert 'FAILED - RETRYING' not in stdout
     assert len(lines) >= 2, stdout
