@@ -18,7 +18,9 @@ the drive's model and returns an ``ObservedJudgement``:
   (``_forecast.class_of``: back-hitches an hour against the shoe-shine line,
   the rate against the drive's floor and full speed at that compression). When
   the drive's counter is unknown the class is the rate's alone, and
-  ``class_basis`` says so.
+  ``class_basis`` says so. Where the drive counted no back-hitch, the seconds
+  it paced count at its full speed whatever their compression
+  (:func:`paced_rate`, ``class_mb_s``).
 - ``forecast``: the forecast fed the same intervals second by second (replayed
   once, whole) at the same compression: the class, rate and back-hitches it
   predicts from the feed alone.
@@ -126,6 +128,38 @@ def drive_bound(series, phase):
         usable = isinstance(wait_ns, (int, float)) and not isinstance(wait_ns, bool) and seconds
         bound.append(bool(usable) and wait_ns / 1e9 >= DRIVE_BOUND_SHARE * seconds)
     return bound
+
+
+def paced_rate(series, phase, full_mb_s, native_mb_s):
+    """``(rate, seconds)``: the rate of ``phase`` with the seconds the drive paced counted at least at
+    ``full_mb_s`` (the rate the observed class sets against the drive's needs when the drive counted no
+    back-hitch), and how many seconds it paced.
+
+    The drive paced a run of drive-bound intervals (:func:`drive_bound`) in which it took at least its full
+    speed at 1:1 (``native_mb_s``, within the forecast's FULL_SPEED_TOLERANCE; over the run, as one interval
+    holds whole blocks only): the host waited on a full buffer of a drive that never stopped, and such a drive
+    runs at its top step (the forecast's ``_host_rate``: a host held back shows no rate of its own). What it
+    took then is its top speed times its data's compression there, which can be below the window's mean: set
+    against the mean, a job the drive paced all along would read as slower than the drive. A drive-bound run in
+    which the drive took less than its 1:1 speed was not at its top step (a host whose writes were slow for
+    another reason: in the lab, a loaded guest's command path) and counts as fed, as do the other intervals.
+    """
+    first, last = phase
+    least = native_mb_s * MB * (1.0 - _forecast.FULL_SPEED_TOLERANCE)
+    runs = []          # [waited, bytes, seconds]: consecutive intervals alike
+    for written, spent, waited in zip(series['write_byte_cnt'][first:last + 1], series['seconds'][first:last + 1],
+                                      drive_bound(series, phase)):
+        if runs and runs[-1][0] and waited:
+            runs[-1][1] += written
+            runs[-1][2] += spent
+        else:
+            runs.append([waited, written, spent])
+    paced = [waited and taken >= least * spent for waited, taken, spent in runs]
+    nbytes = sum(max(taken, full_mb_s * MB * spent) if by_drive else taken
+                 for by_drive, (_waited, taken, spent) in zip(paced, runs))
+    seconds = sum(spent for _waited, _taken, spent in runs)
+    paced_s = sum(spent for by_drive, (_waited, _taken, spent) in zip(paced, runs) if by_drive)
+    return (nbytes / seconds / MB if seconds else 0.0), paced_s
 
 
 def per_second_rates(series, phase, ceiling_mb_s=None):
@@ -241,12 +275,20 @@ def _observed(window, phase, params, ratio, ratio_source, min_samples):
     inconclusive = None
     if seconds < min_samples:
         inconclusive = _words.observed_too_short(seconds, min_samples)
-    cls, per_hour, low, note = _backhitch_class(inconclusive, counted, seconds / 3600.0, mb_s, full, floor)
-    return note, {
+    # a second the drive paced counts at its full speed only where the drive is known never to have stopped
+    class_mb_s, paced_s = mb_s, 0.0
+    if counted == 0:
+        class_mb_s, paced_s = paced_rate(series, (inner_first, inner_last), full, params['native_mb_s'])
+    cls, per_hour, low, note = _backhitch_class(inconclusive, counted, seconds / 3600.0, class_mb_s, full, floor)
+    notes = [note] if note else []
+    if _forecast.class_of(inconclusive, 0.0, mb_s, full, floor) != cls and counted == 0:
+        notes.append(_words.drive_paced(paced_s, inner_s, mb_s, class_mb_s, full, ratio, cls))
+    return notes, {
         'class': cls,
         'class_basis': 'backhitches_and_rate' if counted is not None else 'rate',
         'inconclusive_reason': inconclusive,
         'mb_s': round(mb_s, 3),
+        'class_mb_s': round(class_mb_s, 3),
         'data_seconds': round(seconds, 3),
         'drive_bound_s': round(bound_s, 3),
         'bytes': nbytes,
@@ -321,7 +363,7 @@ def judge(window, drive, tape_ratio=None, min_samples=_forecast.MIN_SAMPLES):
     params = _forecast.drive_parameters(drive)
     ratio, ratio_source = _ratio(window, tape_ratio)
     out.status = STATUS_JUDGED
-    seen_note, out.observed = _observed(window, phase, params, ratio, ratio_source, min_samples)
+    seen_notes, out.observed = _observed(window, phase, params, ratio, ratio_source, min_samples)
     steady = steady_phase(phase)
     rates = per_second_rates(window.series, steady, ceiling_mb_s=params['compressed_max_mb_s'])
     # a steady phase that begins drive-bound begins with the drive's buffer full and the drive streaming
@@ -330,8 +372,9 @@ def judge(window, drive, tape_ratio=None, min_samples=_forecast.MIN_SAMPLES):
                                            _forecast.need(params, ratio))
     if out.observed['class_basis'] == 'rate':
         out.notes.append(_words.OBSERVED_NO_COUNTER)
-    out.notes.extend('%s: %s' % (what, note) for what, note in (('observed', seen_note), ('replayed', replay_note))
-                     if note)
+    out.notes.extend('observed: %s' % note for note in seen_notes)
+    if replay_note:
+        out.notes.append('replayed: %s' % replay_note)
     out.agreement = _agreement(out.observed, out.forecast)
     return out
 

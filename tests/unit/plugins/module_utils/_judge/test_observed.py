@@ -14,6 +14,8 @@ drive counted one back-hitch. On lab-ma1 118 MiB came from the page cache,
 faster than the drive's top step (7 MB/s): none. observed_bacula_job__lab-ma3.json:
 a real Bacula 9.6.7 job on lab-ma3, recorded on 2026-11-27 by the lab test
 test_observe_bacula_lab.py (its checks are test_qualify.py's observed jobs' now).
+observed_bacula_job__lab-ma1.json: the same on lab-ma1 (its source unthrottled, its drive the bottleneck),
+recorded on 2026-11-28 by test_qualify.py's observed jobs, with the lab drive's own account of the job.
 """
 
 from __future__ import annotations
@@ -32,7 +34,7 @@ FIXTURES = os.path.join(os.path.dirname(__file__), '..', '..', '..', 'fixtures',
 
 
 # judged since these were recorded: the back-hitch rate's lower bound (observed and replayed), checked on its own
-ADDED_SINCE = ('backhitches_per_hour_low',)
+ADDED_SINCE = ('backhitches_per_hour_low', 'class_mb_s')
 
 
 def as_recorded(judgement):
@@ -127,6 +129,79 @@ def test_a_drive_bound_job_with_uneven_seconds_streams_replayed_as_it_did_on_the
     assert naive['class'] == _forecast.SPEED_MATCHED, naive
 
 
+def test_the_seconds_a_drive_paced_count_at_its_full_speed_whatever_the_window_s_mean_compression():
+    """A drive that never stopped and kept its host waiting ran at its top step: what it took in those seconds is
+    its speed times their data's compression, not the window's mean.
+
+    The recorded lab-ma1 window (random data, 1.0:1, the drive's top step 7 MB/s) as if the drive had measured
+    1.03:1 over a window whose other 3 % had been compressible data outside the inner seconds: the inner seconds,
+    at 7.08 MB/s, are 2 % under 7.21, and as fed the drive the host waited on would be SPEED-MATCHED. (In CI a
+    real Bacula job on lab-ma1, drive-bound 39 of its 43 s, no back-hitch, was so: 5.30 MB/s against 5.36 at
+    the window's 1.094:1.)
+    """
+    case = recorded('lab-ma1')
+    window = dict(case['window'], compression_ratio=1.03)
+    judged = _observed.judge(window, case['profile'])
+    seen = judged.observed
+    assert seen['need_full_mb_s'] == pytest.approx(7.21) and seen['mb_s'] < 0.99 * seen['need_full_mb_s']
+    assert _forecast.class_of(None, 0.0, seen['mb_s'], seen['need_full_mb_s'],
+                              seen['need_floor_mb_s']) == _forecast.SPEED_MATCHED
+    assert seen['class'] == _forecast.STREAMING and seen['class_mb_s'] == pytest.approx(7.21)
+    [note] = judged.notes
+    assert note.startswith('observed: the host waited on the drive for 15 of the 15 s the rate is taken over, and '
+                           'the drive took its full speed then and never stopped: those seconds count at its full '
+                           'speed (7.21 MB/s of host data at 1.03:1)'), note
+    assert 'as fed, 7.08 MB/s' in note and 'the class STREAMING' in note
+    # as recorded, 1.0:1: the same class either way, and nothing to say
+    plain = _observed.judge(case['window'], case['profile'])
+    assert plain.observed['class'] == _forecast.STREAMING and plain.notes == []
+
+
+def test_a_real_bacula_job_its_drive_paced_streams_as_the_drive_itself_says():
+    """Bacula 9.6.7 on lab-ma1 (observed_bacula_job__lab-ma1.json): the lab drive's own account is 43.0 s moving,
+    all at its 4.9 MB/s top step, no back-hitch. The host waited on it for 37 of the 43 s of data. Its seconds ran
+    at 4.7-5.0 MB/s of host data (random files, 1:1, in whole 64 KiB blocks) and 5.5-18.6 MB/s where the tree's
+    text went by (about 2:1): each stretch the drive's speed times its own compression."""
+    case = recorded('lab-ma1', kind='observed_bacula_job')
+    drive = case['drive']
+    assert drive['backhitches'] == 0 and drive['speed_time_s'] == {'4.9': pytest.approx(43.0, abs=0.1)}
+    judged = _observed.judge(case['window'], case['profile'])
+    seen = judged.observed
+    assert (seen['backhitches'], seen['tape_ratio'], seen['tape_ratio_source']) == (0, 1.094, 'drive')
+    assert seen['drive_bound_s'] == pytest.approx(37.0, abs=0.01)
+    assert seen['class'] == _forecast.STREAMING and seen['class_mb_s'] >= seen['mb_s'] >= 0.99 * seen['need_full_mb_s']
+    assert judged.forecast['class'] == _forecast.STREAMING and judged.agreement['class_match'] is True
+    # the observe run judged the same data phase (its replay took the model the verdict resolves, not the profile)
+    judgement = judged.to_dict()
+    del judgement['observed']['class_mb_s']     # judged since this was recorded
+    assert judgement['observed'] == case['judgement']['observed']
+    assert judged.forecast['effective_mb_s'] == pytest.approx(case['judgement']['forecast']['effective_mb_s'], rel=0.02)
+
+
+@pytest.mark.parametrize('counted', [1, None])
+def test_seconds_of_a_drive_that_stopped_or_cannot_say_count_as_fed(counted):
+    """A drive that repositions keeps its host waiting too, and one without a counter cannot say it did not."""
+    case = recorded('lab-ma1')
+    window = dict(case['window'], compression_ratio=1.03, backhitches=counted)
+    seen = _observed.judge(window, case['profile']).observed
+    assert seen['class_mb_s'] == seen['mb_s'] and seen['class'] == _forecast.SPEED_MATCHED
+
+
+def test_drive_bound_seconds_slower_than_the_drive_at_1_to_1_count_as_fed():
+    """A host whose writes were slow for another reason (a loaded guest's command path) waited in them without
+    the drive at its top step: a run of drive-bound seconds in which the drive took less than its 1:1 speed."""
+    mb = 1000000
+    series = {'write_byte_cnt': [9 * mb, 10 * mb, 10 * mb, 10 * mb, 9 * mb, 4 * mb], 'seconds': [1.0] * 6,
+              'write_ns': [300000000, 900000000, 950000000, 900000000, 200000000, 100000000]}
+    # a 20 MB/s drive (1:1) at 1.1:1: 22 MB/s full; the bound run took 10 MB/s, half its 1:1 speed
+    assert _observed.paced_rate(series, (0, 5), 22.0, 20.0) == (pytest.approx(52.0 / 6.0), 0.0)
+    # a 9.5 MB/s drive: the bound run (10 MB/s each) took its 1:1 speed, and counts at 10.45 (9.5 at 1.1:1)
+    assert _observed.paced_rate(series, (0, 5), 10.45, 9.5) == (pytest.approx((9 + 3 * 10.45 + 9 + 4) / 6.0), 3.0)
+    # judged over a run, not a second: one block less in a second of the run (quantised) still took the speed
+    series['write_byte_cnt'][2] = int(9.8 * mb)
+    assert _observed.paced_rate(series, (0, 5), 10.45, 9.9) == (pytest.approx((9 + 3 * 10.45 + 9 + 4) / 6.0), 3.0)
+
+
 def test_drive_bound_runs_keep_their_bytes_and_the_rest_keeps_its_seconds():
     mb = 1000000
     series = {'write_byte_cnt': [3 * mb, 7 * mb, 7 * mb, 7 * mb, 2 * mb], 'seconds': [1.0] * 5,
@@ -160,8 +235,17 @@ def test_the_drive_s_own_ratio_wins_then_the_given_estimate_then_none():
     unknown = dict(case['window'], compression_ratio=None)
     given = _observed.judge(unknown, case['profile'], tape_ratio=1.5).observed
     assert (given['tape_ratio'], given['tape_ratio_source']) == (1.5, 'given')
-    # at 1.5:1 the drive's full speed asks 1.5 x 7 MB/s of the host: the same feed no longer streams it
-    assert given['need_full_mb_s'] == pytest.approx(10.5) and given['class'] == _forecast.SPEED_MATCHED
+    # at 1.5:1 the drive's full speed asks 1.5 x 7 MB/s of the host
+    assert given['need_full_mb_s'] == pytest.approx(10.5)
+    # the host waited on the drive, which never stopped: it ran at its full speed whatever its data's compression
+    # (here the estimate's, 1.5:1, is not what the drive took: 7 MB/s of host bytes at its 7 MB/s top step)
+    assert given['class'] == _forecast.STREAMING and given['class_mb_s'] == pytest.approx(10.5)
+    # without st's write times (an older observe run) the window says only what it was fed: 7 MB/s no longer
+    # streams a drive that asks 10.5
+    older = copy.deepcopy(unknown)
+    older['series'].pop('write_ns')
+    fed = _observed.judge(older, case['profile'], tape_ratio=1.5).observed
+    assert fed['class'] == _forecast.SPEED_MATCHED and fed['class_mb_s'] == fed['mb_s'] < 7.1
     none = _observed.judge(unknown, case['profile']).observed
     assert (none['tape_ratio'], none['tape_ratio_source']) == (1.0, 'incompressible')
 
@@ -288,6 +372,10 @@ def test_one_back_hitch_in_a_25_s_bacula_job_is_too_few_to_call_its_drive_shoe_s
     # counted as it stands, the back-hitch alone would have made the job SHOE-SHINING
     assert _forecast.class_of(None, seen['backhitches_per_hour'], seen['mb_s'], seen['need_full_mb_s'],
                               seen['need_floor_mb_s']) == _forecast.SHOE_SHINING
-    assert judged.to_dict() == case['judgement']
+    # a drive that stopped: its drive-bound seconds are not taken for its full speed
+    assert seen['class_mb_s'] == seen['mb_s']
+    judgement = judged.to_dict()
+    del judgement['observed']['class_mb_s']     # judged since this was recorded
+    assert judgement == case['judgement']
     assert '1 back-hitch counted by the drive (144 an hour, at least 15 at 90 % confidence)' in _words.observed_summary(
         dict(judged.to_dict(), drive='/dev/nst0'))
