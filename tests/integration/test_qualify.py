@@ -417,11 +417,12 @@ def test_a_real_bacula_job_agrees_with_the_qualify_verdict(qualified, observed_j
     # and what it wrote to tape
     assert observed['backhitches'] == drive['backhitches'], (host, observed, drive)
     assert seen['window']['compression']['tape_written_bytes'] == drive['tape_bytes_written'], (seen['window'], drive)
-    if not drive['backhitches']:
-        if pace >= STREAMED_PACE:
-            assert observed['class'] == 'STREAMING', (host, pace, observed, drive)
-        elif pace < SLOWED_PACE:
-            assert observed['class'] == 'SPEED-MATCHED', (host, pace, observed, drive)
+    if not drive['backhitches'] and pace >= STREAMED_PACE:
+        assert observed['class'] == 'STREAMING', (host, pace, observed, drive)
+    elif not drive['backhitches'] and pace < SLOWED_PACE and host != 'lab-ma1':
+        # (not lab-ma1's guest falling behind its drive: there the tree's text, fed above the drive's full speed in a
+        # few seconds, can offset in the window's mean the seconds the drive slowed in)
+        assert observed['class'] == 'SPEED-MATCHED', (host, pace, observed, drive)
     if host == 'lab-ma1' and pace < STREAMED_PACE:
         # the guest fell behind its drive (the comment above OBSERVED): the job's class is its own feed's
         assert agreement['class_match'], (host, pace, seen)              # the job's class, replayed
