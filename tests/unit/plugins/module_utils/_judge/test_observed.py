@@ -148,9 +148,9 @@ def test_the_seconds_a_drive_paced_count_at_its_full_speed_whatever_the_window_s
                               seen['need_floor_mb_s']) == _forecast.SPEED_MATCHED
     assert seen['class'] == _forecast.STREAMING and seen['class_mb_s'] == pytest.approx(7.21)
     [note] = judged.notes
-    assert note.startswith('observed: the host waited on the drive for 15 of the 15 s the rate is taken over, and '
-                           'the drive took its full speed then and never stopped: those seconds count at its full '
-                           'speed (7.21 MB/s of host data at 1.03:1)'), note
+    assert note.startswith('observed: the host waited on the drive for 15 of the 15 s the rate is taken over, while '
+                           'the drive took at least its full speed at 1:1 and never stopped: those seconds count at '
+                           'its full speed (7.21 MB/s of host data at 1.03:1)'), note
     assert 'as fed, 7.08 MB/s' in note and 'the class STREAMING' in note
     # as recorded, 1.0:1: the same class either way, and nothing to say
     plain = _observed.judge(case['window'], case['profile'])
