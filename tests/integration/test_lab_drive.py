@@ -35,6 +35,8 @@ import tempfile
 
 import pytest
 
+import observe_start
+
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 sys.path.insert(0, os.path.join(ROOT, 'lab'))
 
@@ -97,7 +99,7 @@ def reset_counters(lab, host):
 
 
 def drive_stats(lab, host):
-    proc = lab.run(host, 'cat /run/tapelab/tape0-stats.json', timeout=60)
+    proc = lab.run(host, 'cat %s' % observe_start.DRIVE_STATS, timeout=60)
     assert proc.returncode == 0, proc.stderr
     return json.loads(proc.stdout)
 

@@ -356,7 +356,7 @@ def _speed_time(before, after):
 def _window_series(lab, host):
     """The window's per-interval series as tape_drive_observe returned it (the host document leaves it out), from
     the module's async result that Ansible leaves in the guest; None when there is none."""
-    proc = lab.run(host, "ls -t $(grep -l '\"series\"' /root/.ansible_async/* 2>/dev/null) 2>/dev/null | head -1 "
+    proc = lab.run(host, "grep -l '\"series\"' /root/.ansible_async/* 2>/dev/null | xargs -r ls -t | head -1 "
                    "| xargs -r cat", timeout=60)
     try:
         return json.loads(proc.stdout).get('series')

@@ -130,6 +130,21 @@ def drive_bound(series, phase):
     return bound
 
 
+def _runs(series, phase, bound):
+    """``[waited, bytes, seconds]`` for each interval of ``phase``, a run of drive-bound ones (``bound``) joined in
+    one."""
+    first, last = phase
+    runs = []
+    for written, spent, waited in zip(series['write_byte_cnt'][first:last + 1], series['seconds'][first:last + 1],
+                                      bound):
+        if runs and runs[-1][0] and waited:
+            runs[-1][1] += written
+            runs[-1][2] += spent
+        else:
+            runs.append([waited, written, spent])
+    return runs
+
+
 def paced_rate(series, phase, full_mb_s, native_mb_s):
     """``(rate, seconds)``: the rate of ``phase`` with the seconds the drive paced counted at least at
     ``full_mb_s`` (the rate the observed class sets against the drive's needs when the drive counted no
@@ -144,16 +159,8 @@ def paced_rate(series, phase, full_mb_s, native_mb_s):
     which the drive took less than its 1:1 speed was not at its top step (a host whose writes were slow for
     another reason: in the lab, a loaded guest's command path) and counts as fed, as do the other intervals.
     """
-    first, last = phase
     least = native_mb_s * MB * (1.0 - _forecast.FULL_SPEED_TOLERANCE)
-    runs = []          # [waited, bytes, seconds]: consecutive intervals alike
-    for written, spent, waited in zip(series['write_byte_cnt'][first:last + 1], series['seconds'][first:last + 1],
-                                      drive_bound(series, phase)):
-        if runs and runs[-1][0] and waited:
-            runs[-1][1] += written
-            runs[-1][2] += spent
-        else:
-            runs.append([waited, written, spent])
+    runs = _runs(series, phase, drive_bound(series, phase))
     paced = [waited and taken >= least * spent for waited, taken, spent in runs]
     nbytes = sum(max(taken, full_mb_s * MB * spent) if by_drive else taken
                  for by_drive, (_waited, taken, spent) in zip(paced, runs))
@@ -174,21 +181,12 @@ def per_second_rates(series, phase, ceiling_mb_s=None):
     first, last = phase
     bound = drive_bound(series, phase) if ceiling_mb_s else [False] * (last - first + 1)
     rates = []
-    held_mb = 0.0
-    for nbytes, seconds, waited in zip(series['write_byte_cnt'][first:last + 1], series['seconds'][first:last + 1],
-                                       bound):
+    for waited, nbytes, seconds in _runs(series, phase, bound):
         if waited:
-            held_mb += nbytes / MB
-            continue
-        if held_mb:
-            rates.extend(_offered(held_mb, ceiling_mb_s))
-            held_mb = 0.0
-        if not seconds:
-            continue
-        rate = nbytes / float(seconds) / MB
-        rates.extend([rate] * max(1, int(round(seconds))))
-    if held_mb:
-        rates.extend(_offered(held_mb, ceiling_mb_s))
+            if nbytes:          # a run that moved nothing offers nothing
+                rates.extend(_offered(nbytes / MB, ceiling_mb_s))
+        elif seconds:
+            rates.extend([nbytes / float(seconds) / MB] * max(1, int(round(seconds))))
     return rates
 
 
