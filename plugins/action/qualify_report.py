@@ -44,6 +44,8 @@ class ActionModule(QualifyAction):
         result = fleet_result(out)
         if out.get('comparison_error'):
             result['comparison_error'] = out['comparison_error']
+        if out.get('against_observed') is not None:
+            result['against_observed'] = out['against_observed']
         msg = message(result, out.get('comparison'), args, out.get('against_observed'))
         result.update(changed=True, paths=out['paths'], msg=msg)
         return result

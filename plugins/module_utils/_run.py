@@ -38,6 +38,8 @@ HOSTS_DIR = 'hosts'
 SUMMARY_MD = 'summary.md'
 REPORT_HTML = 'report.html'
 JUNIT_XML = 'junit.xml'
+# an observe run's forecast against observed (qualify_compare_to), as data
+AGAINST_OBSERVED_JSON = 'against_observed.json'
 
 STATUS_OK = 'ok'
 STATUS_FAILED = 'failed'

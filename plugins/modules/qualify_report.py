@@ -109,6 +109,39 @@ paths:
     junit:
       description: JUnit XML.
       type: str
+    against_observed:
+      description:
+        - An observe run with O(compare_to) naming a qualify run, its forecast against observed as JSON (the
+          RV(against_observed) result with this run's C(run)); absent otherwise, and an earlier rebuild's file is
+          removed.
+      type: str
+      returned: with O(compare_to), in an observe run
+      sample: /var/tmp/tapeops-reports/observe-20260101T000000Z/against_observed.json
+against_observed:
+  description:
+    - An observe run with O(compare_to) naming a qualify run, per host x drive the qualify run's forecast against
+      what the drive did in the window (summary.md's and report.html's "Forecast against observed", as data).
+  returned: with O(compare_to), in an observe run whose comparison could be made
+  type: dict
+  contains:
+    earlier:
+      description: The qualify run compared with (its directory and run record).
+      type: dict
+    pairs:
+      description:
+        - One per host x drive - host, drive, label, status (V(compared) or V(not compared)), forecast (class,
+          feed_mb_s, backhitches_per_hour), observed (class, mb_s, data_seconds, backhitches), class_match,
+          rate_delta_pct (the forecast's rate against the observed one, in %), backhitches_predicted (the forecast's
+          rate an hour times the observed data hours), backhitches_counted (by the drive; null without its counter)
+          and reasons (the comparison in words).
+      type: list
+      elements: dict
+    compared:
+      description: How many pairs were compared.
+      type: int
+    class_matches:
+      description: How many compared pairs have the same class on both sides.
+      type: int
 fleet:
   description: One line per host x drive (host, drive, label, class, status, summary).
   returned: success

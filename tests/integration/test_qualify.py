@@ -432,14 +432,34 @@ def test_a_real_bacula_job_agrees_with_the_qualify_verdict(qualified, observed_j
     assert abs(agreement['backhitch_delta']) <= 1, (host, seen)
 
 
-def test_the_observe_reports_set_the_forecast_against_what_the_jobs_did(observed_jobs):
+def test_the_observe_reports_set_the_forecast_against_what_the_jobs_did(qualified, observed_jobs, lab_record):
     fleet = observed_jobs['fleet']
     assert fleet.rc == 0, fleet.stdout[-4000:]
-    with open(os.path.join(observed_jobs['run_dir'], 'summary.md'), encoding='utf-8') as handle:
+    run_dir = observed_jobs['run_dir']
+    with open(os.path.join(run_dir, 'summary.md'), encoding='utf-8') as handle:
         summary = handle.read()
     assert 'Forecast against observed' in summary
     for host in OBSERVED:
         assert host in summary
+    with open(os.path.join(run_dir, 'report.html'), encoding='utf-8') as handle:
+        page = handle.read()
+    assert '<section id="against-observed">' in page
+    # the same comparison as data: each pair is the qualify run's verdict against the observe run's document
+    with open(os.path.join(run_dir, 'against_observed.json'), encoding='utf-8') as handle:
+        against = json.load(handle)
+    lab_record('qualify_against_observed', against)
+    assert against['earlier']['dir'].rstrip('/') == qualified['run_dir'].rstrip('/'), against['earlier']
+    pairs = dict((pair['host'], pair) for pair in against['pairs'])
+    assert sorted(pairs) == sorted(OBSERVED) and against['compared'] == len(OBSERVED), against
+    for host in OBSERVED:
+        pair, observed = pairs[host], _doc(run_dir, host)['observed'][0]['observed']
+        assert pair['status'] == 'compared', pair
+        assert pair['forecast']['class'] == _verdict(qualified['run_dir'], host)['class'], pair
+        assert pair['observed']['class'] == observed['class'] and pair['observed']['mb_s'] == observed['mb_s'], pair
+        assert pair['backhitches_counted'] == observed['backhitches'], pair
+        assert pair['class_match'] == (pair['forecast']['class'] == observed['class']), pair
+        assert pair['rate_delta_pct'] is not None, pair
+    assert against['class_matches'] == sum(1 for pair in pairs.values() if pair['class_match']), against
     junit = ET.parse(os.path.join(observed_jobs['run_dir'], 'junit.xml')).getroot()
     names = [suite.get('name') for suite in junit.findall('./testsuite')]
     assert len(names) >= 2, names

@@ -44,6 +44,24 @@ def test_check_mode_measures_and_writes_nothing(lab, tmp_path):
     assert not run_dir.exists()                    # and nothing was written on the controller
 
 
+def test_observe_in_check_mode_starts_no_job_and_writes_nothing(lab, tmp_path):
+    """The observe playbook with ``qualify_observe_run_jobs`` and a Bacula job named for every guest, in check mode:
+    discovery reads, the windows and the job are only planned (bacula_job_run's check mode sends nothing to
+    bconsole), no drive's st write counter moves and no run directory is written."""
+    before = _write_counters(lab)
+    run_dir = tmp_path / 'observe-check'
+    result = lab.playbook('tapeops.qualify.observe', check=True, timeout=600, extra_vars={
+        'qualify_run_dir': str(run_dir), 'qualify_observe_run_jobs': True, 'qualify_observe_seconds': 30,
+        # bacula-console's own configuration (tools/run installs it): readable in the guests, which share the
+        # machine's root file system; the job's name is never sent
+        'tapeops_bacula': {'job': 'tapeops-check-mode', 'bconsole_config': '/etc/bacula/bconsole.conf'}})
+    assert result.rc == 0, result.stdout[-4000:]
+    for host in lab.hosts:                            # the job planned on every guest, not skipped
+        assert '[%s] => (item=tapeops-check-mode)' % host in result.stdout, result.stdout[-4000:]
+    assert _write_counters(lab) == before
+    assert not run_dir.exists()
+
+
 def _class_by_the_rule(num):
     """docs/verdict.md, "The classes", from a verdict's forecast numbers (no setting fixes)."""
     if num['backhitches_per_hour_now'] >= 60 or num['feed_now_mb_s'] < num['need_floor_mb_s']:

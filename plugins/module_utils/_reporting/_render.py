@@ -15,6 +15,7 @@ run where some hosts failed) reports on what is there.
 
 from __future__ import annotations
 
+import json
 import os
 import xml.etree.ElementTree as ET
 
@@ -441,6 +442,20 @@ def _compared_sections(docs, compare_to, comparison, against, error):
     return lines, sections, comparison, against
 
 
+def write_against_observed(run_dir, run, against):
+    """Write against_observed.json: the forecast against observed the reports show (``_compare.against_observed``,
+    or the refused one), with this run's ``run``; its path. Without one, an earlier rebuild's file is removed, so
+    that the run directory holds no comparison its reports do not; None."""
+    path = os.path.join(run_dir, _run.AGAINST_OBSERVED_JSON)
+    if against is None:
+        try:
+            os.remove(path)
+        except FileNotFoundError:
+            pass
+        return None
+    return _run.atomic_write(path, json.dumps(dict(against, run=run), indent=1, sort_keys=True) + '\n')
+
+
 def write_fleet(run_dir, expected_hosts=None, run=None, failing_classes=_report.DEFAULT_FAILING_CLASSES,
                 compare_to=None, fail_on_regression=False):
     """Write summary.md, report.html, junit.xml and the host pages from the run's JSON files.
@@ -498,5 +513,8 @@ def write_fleet(run_dir, expected_hosts=None, run=None, failing_classes=_report.
         'html': _run.atomic_write(os.path.join(run_dir, _run.REPORT_HTML), page),
         'host_pages': [os.path.join(run_dir, link) for link in host_pages.values()],
     }
+    against_path = write_against_observed(run_dir, run, shown_against)
+    if against_path:
+        paths['against_observed'] = against_path
     return {'docs': docs, 'paths': paths, 'failing': _report.failing(docs, failing_classes), 'comparison': comparison,
             'against_observed': against, 'comparison_error': comparison_error}

@@ -15,6 +15,7 @@ with the qualify run, the forecast against observed per host x drive.
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
 import xml.etree.ElementTree as ET
@@ -160,6 +161,30 @@ def test_the_forecast_against_observed_per_host_and_drive(observe_run, qualify_r
     assert '<section id="against-observed">' in page and '<td>-6.3 %</td><td>5.1 / 4</td>' in page
 
 
+def test_the_forecast_against_observed_is_written_as_json_and_returned(observe_run, qualify_run):
+    failed, result = report(observe_run, compare_to=str(qualify_run))
+    assert not failed, result['msg']
+    path = str(observe_run / 'against_observed.json')
+    assert result['paths']['against_observed'] == path
+    with open(path, encoding='utf-8') as handle:
+        written = json.load(handle)
+    assert written['run'] == RUN and written['earlier']['dir'] == str(qualify_run)
+    assert (written['compared'], written['class_matches']) == (2, 2) == (result['against_observed']['compared'],
+                                                                         result['against_observed']['class_matches'])
+    pairs = dict((p['host'], p) for p in written['pairs'])
+    # the same numbers as summary.md's rows (the test above): lab-ma3 SHOE-SHINING on both sides, -6.3 %, 5.1 / 4
+    ma3 = pairs['lab-ma3']
+    assert (ma3['status'], ma3['class_match'], ma3['rate_delta_pct'], ma3['backhitches_predicted'],
+            ma3['backhitches_counted']) == ('compared', True, -6.3, 5.1, 4)
+    assert (ma3['forecast']['class'], ma3['observed']['class']) == ('SHOE-SHINING', 'SHOE-SHINING')
+    assert pairs['lab-ma2']['status'] == 'not compared' and pairs['lab-ma2']['observed'] is None
+    assert [p['host'] for p in result['against_observed']['pairs']] == ['lab-ma1', 'lab-ma2', 'lab-ma3']
+    # rebuilt without the comparison: no file says what the reports no longer do
+    failed, result = report(observe_run)
+    assert not failed and 'against_observed' not in result and 'against_observed' not in result['paths']
+    assert not os.path.exists(path)
+
+
 def test_a_qualify_run_that_cannot_be_read_is_said_in_the_observed_comparison(observe_run, tmp_path):
     broken = tmp_path / 'broken'
     (broken / 'hosts').mkdir(parents=True)
@@ -170,6 +195,11 @@ def test_a_qualify_run_that_cannot_be_read_is_said_in_the_observed_comparison(ob
     text = (observe_run / 'summary.md').read_text()
     assert '## Forecast against observed: %s\n\n**Not compared:** ' % _templates.mdtext(str(broken)) in text
     assert '## Changes since' not in text
+    # the refused comparison as data too, with the reason
+    with open(str(observe_run / 'against_observed.json'), encoding='utf-8') as handle:
+        written = json.load(handle)
+    assert written['pairs'] == [] and written['earlier']['dir'] == str(broken) and written['refused']
+    assert 'against_observed' not in result and result['comparison_error'] == written['refused']
 
 
 def test_a_failed_host_of_an_observe_run_is_a_row_of_the_observed_table(observe_run):
