@@ -153,7 +153,33 @@ FILE_SECONDS = {}
 
 def pytest_runtest_logreport(report):
     path = report.nodeid.split('::', 1)[0]
+    if CLAIMED.get(path) is False:
+        return                                  # a file the other lab runs (pytest_runtest_setup)
     FILE_SECONDS[path] = FILE_SECONDS.get(path, 0.0) + report.duration
+
+
+# tools/run test runs the lab's timed test files on two labs (docs/development.md, "Test budget"): the default lab
+# from the first file on, the second lab from the last file back once its untimed tests are done. Each session,
+# given TAPEOPS_TIMED_CLAIMS (a directory both share), claims a file when it reaches the file's first test (mkdir:
+# atomic, so exactly one lab runs it) and skips the tests of a file the other lab has claimed.
+CLAIMED = {}
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_runtest_setup(item):
+    claims = os.environ.get('TAPEOPS_TIMED_CLAIMS')
+    if not claims:
+        return
+    path = item.nodeid.split('::', 1)[0]
+    if path not in CLAIMED:
+        os.makedirs(claims, exist_ok=True)
+        try:
+            os.mkdir(os.path.join(claims, path.replace('/', '_')))
+            CLAIMED[path] = True
+        except FileExistsError:
+            CLAIMED[path] = False
+    if not CLAIMED[path]:
+        pytest.skip('run on the other lab (TAPEOPS_TIMED_CLAIMS: %s)' % claims)
 
 
 def pytest_terminal_summary(terminalreporter):
@@ -166,6 +192,11 @@ def pytest_terminal_summary(terminalreporter):
         for path, seconds in sorted(FILE_SECONDS.items(), key=lambda item: -item[1]):
             terminalreporter.write_line('%7.1f s  %s' % (seconds, path))
         terminalreporter.write_line('%7.1f s  in all' % sum(FILE_SECONDS.values()))
+    others = sorted(path for path, mine in CLAIMED.items() if not mine)
+    if others:
+        terminalreporter.section('run on the other lab')
+        for path in others:
+            terminalreporter.write_line(path)
 
 
 @pytest.fixture(scope='session')

@@ -458,7 +458,12 @@ def test_the_observe_reports_set_the_forecast_against_what_the_jobs_did(qualifie
         assert pair['observed']['class'] == observed['class'] and pair['observed']['mb_s'] == observed['mb_s'], pair
         assert pair['backhitches_counted'] == observed['backhitches'], pair
         assert pair['class_match'] == (pair['forecast']['class'] == observed['class']), pair
-        assert pair['rate_delta_pct'] is not None, pair
+        # qualify's forecast rate against the job's data-phase rate (issue 22: within 10 %; 2026-11-28: lab-ma1
+        # -3.5 %, lab-ma2 +1.1 %, lab-ma3 +0.4 %), where the job's class is held to qualify's (not lab-ma1's guest
+        # falling behind its drive, the comment above OBSERVED)
+        pace = _drive_pace(observed_jobs['drives'][host], qualified['lab'].hostvars[host])
+        if host != 'lab-ma1' or pace >= STREAMED_PACE:
+            assert abs(pair['rate_delta_pct']) <= 10.0, (host, pace, pair)
     assert against['class_matches'] == sum(1 for pair in pairs.values() if pair['class_match']), against
     junit = ET.parse(os.path.join(observed_jobs['run_dir'], 'junit.xml')).getroot()
     names = [suite.get('name') for suite in junit.findall('./testsuite')]
