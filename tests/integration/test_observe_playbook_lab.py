@@ -30,6 +30,7 @@ import pytest
 
 import host_schema
 import observe_start
+from test_qualify import SLOWED_PACE, STREAMED_PACE, _drive_pace, _drive_stats, _speed_time, _window_series
 
 pytestmark = pytest.mark.lab
 
@@ -61,7 +62,7 @@ def written_bytes(lab, host):
     return int(proc.stdout)
 
 
-def test_the_observe_playbook_judges_a_job_and_says_an_idle_drive_is_idle(lab, tmp_path):
+def test_the_observe_playbook_judges_a_job_and_says_an_idle_drive_is_idle(lab, tmp_path, lab_record):
     if JUDGED not in lab.hosts or IDLE not in lab.hosts:
         pytest.skip('the lab has no %s and %s' % (JUDGED, IDLE))
     barcode = loaded_barcode(lab, JUDGED)
@@ -69,6 +70,7 @@ def test_the_observe_playbook_judges_a_job_and_says_an_idle_drive_is_idle(lab, t
     assert barcode in lab.hostvars[JUDGED]['tapeops_allowed_barcodes'], barcode
     assert lab.run(JUDGED, WARM, timeout=300).returncode == 0
     idle_before = written_bytes(lab, IDLE)
+    drive_before = _drive_stats(lab, JUDGED)
     assert lab.run(JUDGED, 'rm -f %s && touch %s' % (OUT, MARK), timeout=30).returncode == 0
     started = lab.run(JUDGED, 'nohup sh -c %s </dev/null >/dev/null 2>&1 &' % shlex.quote(JOB), timeout=30)
     assert started.returncode == 0, started.stderr
@@ -78,12 +80,17 @@ def test_the_observe_playbook_judges_a_job_and_says_an_idle_drive_is_idle(lab, t
             'qualify_run_dir': str(run_dir), 'qualify_observe_seconds': 90, 'qualify_observe_until_idle': 8})
         assert result.rc == 0, result.stdout[-4000:] + result.stderr[-2000:]
         writer = json.loads(lab.run(JUDGED, 'cat %s' % OUT, timeout=30).stdout)
+        drive = _speed_time(drive_before, _drive_stats(lab, JUDGED))
     finally:
         lab.run(JUDGED, 'rm -f %s %s' % (OUT, MARK), timeout=30)
 
     judged = host_schema.load(str(run_dir / 'hosts' / ('%s.json' % JUDGED)))
     assert judged['run']['mode'] == 'observe' and judged['verdicts'] == [] and judged['status'] == 'ok'
     [entry] = judged['observed']
+    # the window as judged and as sampled (the document leaves the series out), for every run's log
+    pace = _drive_pace(drive, lab.hostvars[JUDGED])
+    lab_record('observe_playbook_job', {'writer': writer, 'entry': entry, 'drive': drive, 'drive_pace': round(pace, 4),
+                                        'series': _window_series(lab, JUDGED)})
     assert entry['drive'] == '/dev/nst0' and entry['status'] == 'judged', entry
     seen, agreement = entry['observed'], entry['agreement']
     assert entry['window']['window']['ended_by'] == 'idle', entry['window']['window']
@@ -92,9 +99,18 @@ def test_the_observe_playbook_judges_a_job_and_says_an_idle_drive_is_idle(lab, t
         entry['window']['window'], entry['window'].get('notes'), entry['window'].get('idle_gaps'))
     # the drive counted its own back-hitches and measured its own compression
     assert seen['class_basis'] == 'backhitches_and_rate' and seen['tape_ratio_source'] == 'drive', seen
-    # the page cache feeds faster than the drive's top step: no back-hitch (test_observe_lab.py's lab-ma1 job)
-    assert seen['backhitches'] == 0 and seen['class'] != 'SHOE-SHINING', seen
-    assert agreement['class_match'] is True and abs(agreement['rate_delta_pct']) <= 10.0, entry
+    # the page cache feeds faster than the drive's top step: no back-hitch (test_observe_lab.py's lab-ma1 job), the
+    # drive's own count
+    assert seen['backhitches'] == 0 == drive['backhitches'] and seen['class'] != 'SHOE-SHINING', (seen, drive)
+    # The class is what the drive did by its own account (the lab drive's seconds at each speed step, as test_qualify
+    # holds the observed Bacula jobs): at its top step all along, STREAMING observed and replayed. Once, beside the
+    # other lab's tests, the job read 1.7 % below the drive's full speed, SPEED-MATCHED against a STREAMING replay;
+    # the drive's own account of that run was not kept. A guest starved of CPU slows its emulated drive too.
+    if pace >= STREAMED_PACE:
+        assert seen['class'] == 'STREAMING' and agreement['class_match'] is True, (pace, drive, entry)
+    elif pace < SLOWED_PACE:
+        assert seen['class'] == 'SPEED-MATCHED', (pace, drive, entry)
+    assert abs(agreement['rate_delta_pct']) <= 10.0, entry
 
     idle = host_schema.load(str(run_dir / 'hosts' / ('%s.json' % IDLE)))
     [entry] = idle['observed']

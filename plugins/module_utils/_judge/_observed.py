@@ -145,7 +145,7 @@ def _runs(series, phase, bound):
     return runs
 
 
-def paced_rate(series, phase, full_mb_s, native_mb_s):
+def paced_rate(series, phase, full_mb_s, native_mb_s, buffer_mb=0.0):
     """``(rate, seconds)``: the rate of ``phase`` with the seconds the drive paced counted at least at
     ``full_mb_s`` (the rate the observed class sets against the drive's needs when the drive counted no
     back-hitch), and how many seconds it paced.
@@ -158,15 +158,37 @@ def paced_rate(series, phase, full_mb_s, native_mb_s):
     against the mean, a job the drive paced all along would read as slower than the drive. A drive-bound run in
     which the drive took less than its 1:1 speed was not at its top step (a host whose writes were slow for
     another reason: in the lab, a loaded guest's command path) and counts as fed, as do the other intervals.
+
+    The drive also paced the intervals between two such runs that its buffer (``buffer_mb``) covered: full when
+    the host last waited, it fed the drive its full speed while the host fell short by less than it held.
     """
     least = native_mb_s * MB * (1.0 - _forecast.FULL_SPEED_TOLERANCE)
     runs = _runs(series, phase, drive_bound(series, phase))
-    paced = [waited and taken >= least * spent for waited, taken, spent in runs]
+    paced = _covered(runs, [waited and taken >= least * spent for waited, taken, spent in runs], full_mb_s,
+                     buffer_mb)
     nbytes = sum(max(taken, full_mb_s * MB * spent) if by_drive else taken
                  for by_drive, (_waited, taken, spent) in zip(paced, runs))
     seconds = sum(spent for _waited, _taken, spent in runs)
     paced_s = sum(spent for by_drive, (_waited, _taken, spent) in zip(paced, runs) if by_drive)
     return (nbytes / seconds / MB if seconds else 0.0), paced_s
+
+
+def _covered(runs, paced, full_mb_s, buffer_mb):
+    """``paced`` with each stretch of runs between two paced ones marked paced too where the drive's buffer, full
+    at the stretch's start, never ran dry: the host's shortfall against ``full_mb_s``, summed from there (a
+    buffer holds no more than full), stayed within ``buffer_mb``."""
+    out = list(paced)
+    start = 1
+    while start < len(runs):
+        end, short, worst = start, 0.0, 0.0
+        while end < len(runs) and not paced[end]:
+            short = max(0.0, short + full_mb_s * MB * runs[end][2] - runs[end][1])
+            worst = max(worst, short)
+            end += 1
+        if end > start and out[start - 1] and end < len(runs) and worst <= buffer_mb * MB:
+            out[start:end] = [True] * (end - start)
+        start = end + 1
+    return out
 
 
 def per_second_rates(series, phase, ceiling_mb_s=None):
@@ -276,7 +298,8 @@ def _observed(window, phase, params, ratio, ratio_source, min_samples):
     # a second the drive paced counts at its full speed only where the drive is known never to have stopped
     class_mb_s, paced_s = mb_s, 0.0
     if counted == 0:
-        class_mb_s, paced_s = paced_rate(series, (inner_first, inner_last), full, params['native_mb_s'])
+        class_mb_s, paced_s = paced_rate(series, (inner_first, inner_last), full, params['native_mb_s'],
+                                         params['buffer_mb'])
     cls, per_hour, low, note = _backhitch_class(inconclusive, counted, seconds / 3600.0, class_mb_s, full, floor)
     notes = [note] if note else []
     if _forecast.class_of(inconclusive, 0.0, mb_s, full, floor) != cls and counted == 0:

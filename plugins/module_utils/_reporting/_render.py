@@ -444,16 +444,17 @@ def _compared_sections(docs, compare_to, comparison, against, error):
 
 def write_against_observed(run_dir, run, against):
     """Write against_observed.json: the forecast against observed the reports show (``_compare.against_observed``,
-    or the refused one), with this run's ``run``; its path. Without one, an earlier rebuild's file is removed, so
-    that the run directory holds no comparison its reports do not; None."""
+    or the refused one), with this run's ``run``; {'against_observed': its path}. Without one, an earlier
+    rebuild's file is removed, so that the run directory holds no comparison its reports do not; {}."""
     path = os.path.join(run_dir, _run.AGAINST_OBSERVED_JSON)
     if against is None:
         try:
             os.remove(path)
         except FileNotFoundError:
             pass
-        return None
-    return _run.atomic_write(path, json.dumps(dict(against, run=run), indent=1, sort_keys=True) + '\n')
+        return {}
+    return {'against_observed': _run.atomic_write(
+        path, json.dumps(dict(against, run=run), indent=1, sort_keys=True) + '\n')}
 
 
 def write_fleet(run_dir, expected_hosts=None, run=None, failing_classes=_report.DEFAULT_FAILING_CLASSES,
@@ -513,8 +514,6 @@ def write_fleet(run_dir, expected_hosts=None, run=None, failing_classes=_report.
         'html': _run.atomic_write(os.path.join(run_dir, _run.REPORT_HTML), page),
         'host_pages': [os.path.join(run_dir, link) for link in host_pages.values()],
     }
-    against_path = write_against_observed(run_dir, run, shown_against)
-    if against_path:
-        paths['against_observed'] = against_path
+    paths.update(write_against_observed(run_dir, run, shown_against))
     return {'docs': docs, 'paths': paths, 'failing': _report.failing(docs, failing_classes), 'comparison': comparison,
             'against_observed': against, 'comparison_error': comparison_error}
