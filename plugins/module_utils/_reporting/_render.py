@@ -454,7 +454,7 @@ def write_against_observed(run_dir, run, against):
             pass
         return {}
     return {'against_observed': _run.atomic_write(
-        path, json.dumps(dict(against, run=run), indent=1, sort_keys=True) + '\n')}
+        path, json.dumps(dict(against, run=run), indent=2, sort_keys=True, default=str) + '\n')}
 
 
 def write_fleet(run_dir, expected_hosts=None, run=None, failing_classes=_report.DEFAULT_FAILING_CLASSES,
