@@ -33,7 +33,9 @@ be killed. The bounds documented in docs/usage.md hold:
 
 The drive process is continued before each test ends, the write job left in
 the kernel then ends by itself, and the tape is rewound: nothing outlives
-the test.
+the test. The two hangs are on different guests and run at once: lab-ma3's
+drive is stopped before its own run (discovery), while lab-ma1's stops in
+the middle of its write test beside lab-ma2's; each run is timed on its own.
 """
 
 from __future__ import annotations
@@ -43,6 +45,7 @@ import os
 import signal
 import subprocess
 import sys
+import threading
 import time
 
 import pytest
@@ -61,6 +64,8 @@ STOP_WRITE_JOB = ('pkill -f tape_write_benchmark; for i in $(seq 1 30); do pgrep
                   '|| break; sleep 1; done; mt -f /dev/nst0 rewind')
 
 HUNG, OTHER = 'lab-ma1', 'lab-ma2'
+# the drive stopped before its run: another guest, so that its run goes on beside the write-hang test's
+HUNG_BEFORE = 'lab-ma3'
 TOOL_TIMEOUT_S = 8
 # lab-ma2's whole write test (its sweep, file-mark runs, log pages and probe) must end inside it on a loaded
 # 2-core machine too: at 40 s it did not once, with the older ansible-core minors' tests running beside the lab
@@ -208,7 +213,47 @@ def _st_writes(lab, host):
     return int(lab.run(host, 'cat /sys/class/scsi_tape/nst0/stats/write_cnt', timeout=30).stdout.strip())
 
 
-def test_a_drive_that_hangs_in_its_write_test_ends_within_the_write_limit(lab, tmp_path):
+@pytest.fixture(scope='module')
+def hung_before_run(lab, tmp_path_factory):
+    """A qualify run of HUNG_BEFORE, its drive stopped before the run, started now and waited for in a thread.
+
+    Its guest, drive and run directory are its own, so it runs beside the write-hang test (lab-ma1 and
+    lab-ma2), which asks for this fixture so that both wait at once; the test after it judges the run. Its time
+    is its own play's, from its start to its end; the drive is continued (and the guest settled) in the thread
+    as soon as the play ends."""
+    if HUNG_BEFORE not in lab.hosts:
+        pytest.skip('the lab has no %s' % HUNG_BEFORE)
+    state = {'run_dir': str(tmp_path_factory.mktemp('hung-before') / 'run'),
+             'writes_before': _st_writes(lab, HUNG_BEFORE)}
+    assert lab.run(HUNG_BEFORE, STOP, timeout=30).returncode == 0
+    start = time.monotonic()
+    play = start_qualify(lab, state['run_dir'], [HUNG_BEFORE], HANG_BOUNDS)
+
+    def wait():
+        try:
+            try:
+                state['out'] = play.communicate(timeout=600)[0]
+            finally:
+                state['took'] = time.monotonic() - start
+                if play.poll() is None:
+                    play.kill()
+                    state['out'] = play.communicate()[0]
+                state['rc'] = play.returncode
+        finally:
+            try:
+                _release(lab, HUNG_BEFORE)
+            except (AssertionError, OSError, subprocess.SubprocessError) as exc:
+                state['release_error'] = '%s: %s' % (type(exc).__name__, exc)
+    thread = threading.Thread(target=wait, name='hung-before-run', daemon=True)
+    thread.start()
+    state['thread'] = thread
+    yield state
+    thread.join(timeout=900)
+
+
+def test_a_drive_that_hangs_in_its_write_test_ends_within_the_write_limit(lab, tmp_path, hung_before_run):
+    # hung_before_run: lab-ma3's run, its drive hung before it, goes on beside this one (the next test judges it)
+    assert hung_before_run['thread'].is_alive() or 'rc' in hung_before_run
     for host in (HUNG, OTHER):
         if host not in lab.hosts:
             pytest.skip('the lab has no %s' % host)
@@ -267,26 +312,19 @@ def test_a_drive_that_hangs_in_its_write_test_ends_within_the_write_limit(lab, t
     assert 'does not answer' in summary and OTHER in summary
 
 
-def test_a_drive_hung_before_the_run_ends_discovery_within_the_tool_timeout(lab, tmp_path):
-    if HUNG not in lab.hosts:
-        pytest.skip('the lab has no %s' % HUNG)
-    writes_before = _st_writes(lab, HUNG)
-    run_dir = str(tmp_path / 'run')
-    assert lab.run(HUNG, STOP, timeout=30).returncode == 0
-    try:
-        start = time.monotonic()
-        play = start_qualify(lab, run_dir, [HUNG], HANG_BOUNDS)
-        out = play.communicate(timeout=600)[0]
-        took = time.monotonic() - start
-    finally:
-        _release(lab, HUNG)
+def test_a_drive_hung_before_the_run_ends_discovery_within_the_tool_timeout(lab, hung_before_run):
+    state = hung_before_run
+    state['thread'].join(timeout=900)
+    assert not state['thread'].is_alive(), 'the run of %s did not end' % HUNG_BEFORE
+    assert 'release_error' not in state, state.get('release_error')
+    out, took = state['out'], state['took']
     # discovery: the changer and the drive, one tool timeout (+5 s kill grace) each; then the 20 s source read
     # and the play's own tasks. No write test was started on the hung drive.
     assert took < 2 * (TOOL_TIMEOUT_S + 5) + 20 + 90, took
-    assert play.returncode == 2, out[-4000:]
-    doc = _doc(run_dir, HUNG)
+    assert state['rc'] == 2, out[-4000:]
+    doc = _doc(state['run_dir'], HUNG_BEFORE)
     assert doc['verdicts'] == []
     assert doc['drives'][0]['error'].startswith('/dev/nst0 does not answer: ')
     assert 'did not finish within %d seconds' % TOOL_TIMEOUT_S in doc['drives'][0]['error']
     assert doc['source']['aggregate']['mean_mb_s'] > 0
-    assert _st_writes(lab, HUNG) == writes_before
+    assert _st_writes(lab, HUNG_BEFORE) == state['writes_before']

@@ -301,17 +301,19 @@ OBSERVED = SPREAD
 
 @pytest.fixture(scope='module')
 def observed_jobs(qualified, tmp_path_factory):
-    """Each guest in turn (BACULA.md: the guests share 2 cores): Bacula set up, its first cartridge
-    mounted (so the window reads the drive's since-load counters whole), then ``tapeops.qualify.observe -l <guest>
-    -e qualify_observe_run_jobs=true`` watches the guest's Full job until the drive has been idle 6 s; Bacula is
-    stopped again. Then the reports over them against the qualify run (qualify_compare_to)."""
+    """Bacula set up on every guest at once (lab/tapelab sets the guests up in parallel; nothing is timed
+    there), then each guest's job in turn (BACULA.md: the guests share 2 cores, and the daemons of the guests
+    waiting their turn sit idle): its first cartridge mounted (so the window reads the drive's since-load counters
+    whole), then ``tapeops.qualify.observe -l <guest> -e qualify_observe_run_jobs=true`` watches the guest's Full
+    job until the drive has been idle 6 s. Bacula is stopped on every guest at the end, whatever happened. Then the
+    reports over them against the qualify run (qualify_compare_to)."""
     lab = qualified['lab']
     run_dir = str(tmp_path_factory.mktemp('observe') / 'run')
     runs, drives, series = {}, {}, {}
-    for host in OBSERVED:
-        setup = _tapelab(lab, 'bacula-setup', host)
+    try:
+        setup = _tapelab(lab, 'bacula-setup', *OBSERVED)
         assert setup.returncode == 0, setup.stderr[-3000:]
-        try:
+        for host in OBSERVED:
             bacula = _bacula_vars(lab, host)
             mount = lab.run(host, "echo 'mount storage=\"%s\" slot=%s drive=%s' | bconsole -c %s" % (
                 bacula['storage'], bacula['slots'][0], bacula['drive'], bacula['bconsole_config']), timeout=300)
@@ -325,9 +327,9 @@ def observed_jobs(qualified, tmp_path_factory):
                                                   'qualify_observe_until_idle': 6})
             drives[host] = _speed_time(before, _drive_stats(lab, host))
             series[host] = _window_series(lab, host)
-        finally:
-            stop = _tapelab(lab, 'bacula-stop', host)
-            assert stop.returncode == 0, stop.stderr[-3000:]
+    finally:
+        stop = _tapelab(lab, 'bacula-stop', *OBSERVED)
+        assert stop.returncode == 0, stop.stderr[-3000:]
     fleet = lab.playbook('tapeops.qualify.observe', limit=','.join(OBSERVED), timeout=600, extra_vars={
         'qualify_run_dir': run_dir, 'qualify_report_only': True, 'qualify_compare_to': qualified['run_dir']})
     return {'runs': runs, 'fleet': fleet, 'run_dir': run_dir, 'drives': drives, 'series': series}

@@ -76,7 +76,9 @@ def test_upgrade_check_what_if_without_tape_writes(lab, tmp_path):
     run_dir = tmp_path / 'upgrade'
     result = lab.playbook('tapeops.qualify.upgrade_check', extra_vars={
         'qualify_run_dir': str(run_dir), 'qualify_target_generation': 'LTO-9 FH', 'qualify_target_vendor': 'IBM',
-        'qualify_verdict_options': {'tape_ratio': 1.0}, 'tapeops_sources': ['/srv/backup-src/large']},
+        'qualify_verdict_options': {'tape_ratio': 1.0}, 'tapeops_sources': ['/srv/backup-src/large'],
+        # 12 s per scaling step (1 and 2 streams), as test_lab_link's: the verdict's 10 per-second samples and more
+        'qualify_profile_overrides': {'source_seconds': 12}},
         timeout=900)
     assert result.rc == 0, result.stdout[-4000:]
     assert _write_counters(lab) == before

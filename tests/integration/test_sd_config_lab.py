@@ -20,8 +20,9 @@ in Bacula's block structure at the Device's 262144-byte blocks on the same allow
 keeps its test and the verdict sets its rate against the sweep's at 256 KiB; whether they differ by more than 15 %
 (a finding) is checked against the document's own two rates, as the rates depend on the machine's load.
 
-Profile: quick, shortened as test_qualify's (40 s source reads, 32 MB sweep steps at 256 KiB and 1 MiB, one
-16 MB file-mark segment, btape 1 GB). Run lab tests under ``flock /tmp/tapeops-lab.lock`` (the lab is shared).
+Profile: quick, shortened further than test_qualify's (a 15 s source read, the 10 per-second samples a verdict
+needs and a few more; 32 MB sweep steps at 256 KiB only, the Device's block size, the one row btape is set against;
+one 16 MB file-mark segment; btape 1 GB). Run lab tests under ``flock /tmp/tapeops-lab.lock`` (the lab is shared).
 """
 
 from __future__ import annotations
@@ -42,7 +43,7 @@ GUEST_DIR = '/tmp/tapeops-sd-config-test'
 MAIN = GUEST_DIR + '/bacula-sd.conf'
 DEVICE_FILE = GUEST_DIR + '/devices/lto6.conf'
 LINK = GUEST_DIR + '/by-id/scsi-HU1330A002-nst'
-PROFILE_OVERRIDES = {'source_seconds': 40, 'step_mb': 32, 'step_seconds': 10, 'block_sizes': ['256K', '1M'],
+PROFILE_OVERRIDES = {'source_seconds': 15, 'step_mb': 32, 'step_seconds': 10, 'block_sizes': ['256K'],
                      'filemark_segments_mb': [16], 'filemark_payload_mb': 32, 'poll_seconds': 3,
                      'btape': True, 'btape_file_gb': 1}
 
