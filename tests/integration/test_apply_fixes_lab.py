@@ -2,32 +2,30 @@
 # GNU General Public License v3.0+ (see COPYING or https://www.gnu.org/licenses/gpl-3.0.txt)
 # SPDX-License-Identifier: GPL-3.0-or-later
 
-"""playbooks/apply_fixes.yml on a lab guest: check mode changes nothing, the real run sets the verdict's values.
+"""playbooks/apply_fixes.yml on lab guests: check mode changes nothing, the real run sets the verdict's values.
 
-One guest is enough (TAPEOPS_LAB_GUESTS=1): lab-ma1, with the real st driver
-and its drive. The run document is the recorded lab run's lab-ma2
-measurements (tests/unit/fixtures/lab_runs/20261123-quick) judged again by the
-verdict code for a Bacula or a Data Protector host configured with 1 MiB
-blocks and 64 MB segments, written under lab-ma1's name: its fixes are 64 KiB
-blocks (st_tuning checks them against the guest's HBA path and writes the st
-options; bacula_sd sets Maximum Block Size) and 17000 MB segments (Maximum
-File Size) for Bacula, 64 KiB blocks and immediate file marks (omnirc
-OB2IMMEDFM, asked of the guest's st driver) for Data Protector.
+One guest per backup application, the two at once (neither asserts a rate or a time): lab-ma1 for a Bacula host
+and lab-ma2 for a Data Protector host, each with the real st driver and its drive. Each run document is the
+recorded lab run's lab-ma2 measurements (tests/unit/fixtures/lab_runs/20261123-quick) judged again by the
+verdict code for a host configured with 1 MiB blocks and 64 MB segments, written under the guest's name: its
+fixes are 64 KiB blocks (st_tuning checks them against the guest's HBA path and writes the st options; bacula_sd
+sets Maximum Block Size) and 17000 MB segments (Maximum File Size) for Bacula, 64 KiB blocks and immediate file
+marks (omnirc OB2IMMEDFM, asked of the guest's st driver) for Data Protector.
 
-The guest's root is a tmpfs overlay; the test keeps its files under
-/var/tmp/tapeops-apply-fixes there and puts /etc/stinit.def and the drive's
-options back afterwards, as test_roles_lab.py does.
+The guests' roots are tmpfs overlays; the test keeps its files under /var/tmp/tapeops-apply-fixes there and puts
+/etc/stinit.def and the drive's options back afterwards, as test_roles_lab.py does.
 """
 
 import json
 import os
 import re
+import threading
 
 import pytest
 
 from test_apply_fixes import judged_run, TARGETS
 
-HOST = 'lab-ma1'
+HOSTS = {'bacula': 'lab-ma1', 'data_protector': 'lab-ma2'}
 PLAYBOOK = 'playbooks/apply_fixes.yml'
 WORK = '/var/tmp/tapeops-apply-fixes'
 RECAP = re.compile(r'^(\S+)\s*:\s*ok=(\d+)\s+changed=(\d+)\s+unreachable=(\d+)\s+failed=(\d+)', re.M)
@@ -41,97 +39,127 @@ BACKUP = {'block_size_bytes': 1048576, 'segment_size_mb': 64, 'immediate_filemar
 pytestmark = [pytest.mark.lab, pytest.mark.untimed]
 
 
-@pytest.fixture
-def guest(lab):
-    """lab-ma1 with this machine's stinit.def, the driver's default options, an omnirc template and a bacula-sd.conf."""
-    if HOST not in lab.hosts:
-        pytest.skip('the lab has no %s' % HOST)
-    with open('/etc/stinit.def', encoding='utf-8') as handle:
-        original = handle.read()
-
-    def reset():
-        proc = lab.run(HOST, 'cat > /etc/stinit.def && ' + RESET, input=original)
-        assert proc.returncode == 0, proc.stdout + proc.stderr
-
-    reset()
+def _prepare(lab, host, original):
+    """``host`` with this machine's stinit.def, the driver's default options, an omnirc template and a
+    bacula-sd.conf."""
+    reset(lab, host, original)
     for source, dest in ((os.path.join(TARGETS, 'role_dp_omnirc', 'files', 'opt', 'omni', '.omnirc.TMPL'),
                           WORK + '/omni/.omnirc.TMPL'),
                          (os.path.join(TARGETS, 'role_bacula_sd', 'files', 'bacula-sd.conf'),
                           WORK + '/bacula/bacula-sd.conf')):
         with open(source, encoding='utf-8') as handle:
-            proc = lab.run(HOST, 'mkdir -p %s && cat > %s' % (os.path.dirname(dest), dest), input=handle.read())
+            proc = lab.run(host, 'mkdir -p %s && cat > %s' % (os.path.dirname(dest), dest), input=handle.read())
         assert proc.returncode == 0, proc.stderr
-    yield lab
-    reset()
 
 
-def state(lab):
+def reset(lab, host, original):
+    proc = lab.run(host, 'cat > /etc/stinit.def && ' + RESET, input=original)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+
+
+def state(lab, host):
     """What apply_fixes may change on the guest: the files (sha256) and the drive's options in sysfs."""
-    proc = lab.run(HOST, 'cd / && sha256sum /etc/stinit.def $(find %s -type f | sort) && '
+    proc = lab.run(host, 'cd / && sha256sum /etc/stinit.def $(find %s -type f | sort) && '
                          'cat /sys/class/scsi_tape/nst0/options /sys/class/scsi_tape/nst0/default_blksize' % WORK)
     assert proc.returncode == 0, proc.stderr
     return proc.stdout
 
 
-def apply_fixes(lab, run, check):
+def apply_fixes(lab, host, run, check):
     extra = {'qualify_run_dir': run, 'dp_omnirc_omni_home': WORK + '/omni',
              'bacula_sd_config': WORK + '/bacula/bacula-sd.conf'}
-    result = lab.playbook(PLAYBOOK, extra_vars=extra, check=check, limit=HOST, args=('--diff',))
+    result = lab.playbook(PLAYBOOK, extra_vars=extra, check=check, limit=host, args=('--diff',))
     assert result.rc == 0, result.stdout + result.stderr
     recap = dict((m.group(1), int(m.group(3))) for m in RECAP.finditer(result.stdout))
-    return recap[HOST], result.stdout
+    return recap[host], result.stdout
 
 
-def ladder(lab, run):
+def ladder(lab, host, run):
     """--check --diff (nothing changes on the guest), real, real again (nothing more to change)."""
-    before = state(lab)
-    changed, check_out = apply_fixes(lab, run, check=True)
+    before = state(lab, host)
+    changed, check_out = apply_fixes(lab, host, run, check=True)
     assert changed > 0, check_out
-    assert state(lab) == before, check_out
-    changed, real_out = apply_fixes(lab, run, check=False)
+    assert state(lab, host) == before, check_out
+    changed, real_out = apply_fixes(lab, host, run, check=False)
     assert changed > 0, real_out
-    assert state(lab) != before
-    changed, again = apply_fixes(lab, run, check=False)
+    assert state(lab, host) != before
+    changed, again = apply_fixes(lab, host, run, check=False)
     assert changed == 0, again
     return check_out, real_out
 
 
-def st_options(lab):
-    proc = lab.run(HOST, 'cat /sys/class/scsi_tape/nst0/options /sys/class/scsi_tape/nst0/default_blksize')
+def st_options(lab, host):
+    proc = lab.run(host, 'cat /sys/class/scsi_tape/nst0/options /sys/class/scsi_tape/nst0/default_blksize')
     options, blksize = proc.stdout.split()
     return int(options, 16), int(blksize)
 
 
-def test_apply_fixes_bacula_host(guest, tmp_path):
-    lab = guest
-    doc = judged_run(str(tmp_path), 'lab-ma2', dict(BACKUP, software='bacula'), host=HOST)
+@pytest.fixture(scope='module')
+def ladders(lab, tmp_path_factory):
+    """Both ladders at once, one thread per guest: {software: {'host', 'doc', 'check_out', 'real_out'} or
+    {'host', 'error'}}. The tests read each guest as its ladder left it; both guests are put back afterwards."""
+    for host in HOSTS.values():
+        if host not in lab.hosts:
+            pytest.skip('the lab has no %s' % host)
+    with open('/etc/stinit.def', encoding='utf-8') as handle:
+        original = handle.read()
+    results = {}
+    runs = dict((software, str(tmp_path_factory.mktemp('apply-fixes-' + software))) for software in HOSTS)
+
+    def one(software, host):
+        try:
+            _prepare(lab, host, original)
+            run = runs[software]
+            doc = judged_run(run, 'lab-ma2', dict(BACKUP, software=software), host=host)
+            check_out, real_out = ladder(lab, host, run)
+            results[software] = {'host': host, 'doc': doc, 'check_out': check_out, 'real_out': real_out}
+        except Exception as exc:  # pylint: disable=broad-exception-caught  # reported by the test of its guest
+            results[software] = {'host': host, 'error': '%s: %s' % (type(exc).__name__, exc)}
+    threads = [threading.Thread(target=one, args=item, name='apply-fixes-' + item[0]) for item in HOSTS.items()]
+    try:
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join(timeout=1200)
+        yield results
+    finally:
+        for host in HOSTS.values():
+            reset(lab, host, original)
+
+
+def _ran(ladders, software):
+    got = ladders.get(software)
+    assert got is not None, 'the %s ladder did not end' % software
+    assert 'error' not in got, '%s on %s: %s' % (software, got['host'], got['error'])
+    return got['host'], got['doc'], got['check_out'], got['real_out']
+
+
+def test_apply_fixes_bacula_host(lab, ladders):
+    host, doc, check_out, real_out = _ran(ladders, 'bacula')
     assert [(f['id'], f['value']) for f in doc['verdicts'][0]['fixes']][:2] == [
         ('block_size', 65536), ('segment_size', 17000)]
-    check_out, real_out = ladder(lab, str(tmp_path))
     # The check run showed what it would write.
     assert '+  Maximum Block Size = 65536' in check_out and '+  Maximum File Size = 17000MB' in check_out
     assert re.search(r'^\+  mode1 .*blocksize=0', check_out, re.M), check_out
-    conf = lab.run(HOST, 'cat %s/bacula/bacula-sd.conf' % WORK).stdout
+    conf = lab.run(host, 'cat %s/bacula/bacula-sd.conf' % WORK).stdout
     block = conf[conf.index('Name = LTO-3'):]
     block = block[:block.index('\n}')].splitlines()
     assert '  Maximum Block Size = 65536' in block and '  Maximum File Size = 17000MB' in block
     # The daemon's own test passes on the guest.
-    proc = lab.run(HOST, 'bacula-sd -t -c %s/bacula/bacula-sd.conf' % WORK)
+    proc = lab.run(host, 'bacula-sd -t -c %s/bacula/bacula-sd.conf' % WORK)
     assert proc.returncode == 0, proc.stdout + proc.stderr
     # st_tuning: the drive in variable-block mode with the collection's options, read back from sysfs.
-    options, blksize = st_options(lab)
+    options, blksize = st_options(lab, host)
     assert options & 0x907 == 0x907 and blksize == 0
     assert "64 KiB" in ' '.join(real_out.split()) and 'bacula_sd_maximum_block_size = 65536' in real_out
 
 
-def test_apply_fixes_data_protector_host(guest, tmp_path):
-    lab = guest
-    doc = judged_run(str(tmp_path), 'lab-ma2', dict(BACKUP, software='data_protector'), host=HOST)
+def test_apply_fixes_data_protector_host(lab, ladders):
+    host, doc, check_out, real_out = _ran(ladders, 'data_protector')
     assert [(f['id'], f['value']) for f in doc['verdicts'][0]['fixes']][:2] == [
         ('block_size', 65536), ('immediate_filemarks', True)]
-    check_out, real_out = ladder(lab, str(tmp_path))
     assert '+OB2IMMEDFM=1' in check_out
-    omnirc = lab.run(HOST, 'cat %s/omni/.omnirc' % WORK).stdout.splitlines()
+    omnirc = lab.run(host, 'cat %s/omni/.omnirc' % WORK).stdout.splitlines()
     assert [line for line in omnirc if line and not line.startswith('#')] == ['OB2FORCESCSI=WFM', 'OB2IMMEDFM=1']
     # The guest's own st driver was asked whether it has MTWEOFI (Linux 6.1: it has).
     assert 'Refuse immediate file marks where the st driver has no MTWEOFI' in real_out
@@ -142,5 +170,5 @@ def test_apply_fixes_data_protector_host(guest, tmp_path):
     assert [dict((k, d[k]) for k in keys) for d in json.loads(devices)] == [
         {'name': '/dev/nst0', 'drive_label': 'LTO-6', 'block_size_kb': 64, 'block_size_limited_by': 'verdict',
          'segment_size_mb': 2500 * 1000 // 50, 'segment_size_basis': 'rule', 'native_capacity_gb': 2500}]
-    options, blksize = st_options(lab)
+    options, blksize = st_options(lab, host)
     assert options & 0x907 == 0x907 and blksize == 0

@@ -17,7 +17,9 @@ rewound, so no test after this one finds the drive busy. (The source read is
 The controller is interrupted the same way (SIGINT to ansible-playbook, as
 Ctrl-C or a job cancel sends it) during the write test: the run directory
 keeps what was written, a report-only run rebuilds every report from it, and
-the write job that outlives its controller in the guest is stopped.
+the write job that outlives its controller in the guest is stopped. That
+run is lab-ma2's, and it goes on at once beside the host-lost test's on
+lab-ma1.
 
 A drive that stops answering: the guest's drive process (lab/tapedrive, the
 user-space side of its st device) is stopped with SIGSTOP, so every SCSI
@@ -63,6 +65,8 @@ FROZEN_S = 45
 STOP_WRITE_JOB = ('pkill -f tape_write_benchmark; for i in $(seq 1 30); do pgrep -f tape_write_benchmark >/dev/null '
                   '|| break; sleep 1; done; mt -f /dev/nst0 rewind')
 
+# the controller interrupted during its run's write test: another guest than HOST's, beside the host-lost test
+INTERRUPTED = 'lab-ma2'
 HUNG, OTHER = 'lab-ma1', 'lab-ma2'
 # the drive stopped before its run: another guest, so that its run goes on beside the write-hang test's
 HUNG_BEFORE = 'lab-ma3'
@@ -123,7 +127,47 @@ def wait_source_kept(play, run_dir, host=HOST, limit_s=600):
     assert play.poll() is None, 'the play ended before the source read was kept:\n' + play.stdout.read()[-4000:]
 
 
-def test_a_host_lost_during_its_drive_tests_keeps_its_source_read(lab, tmp_path):
+@pytest.fixture(scope='module')
+def interrupted_run(lab, tmp_path_factory):
+    """Ctrl-C on the controller (SIGINT to ansible-playbook, as a terminal or an AWX cancel sends it) while
+    INTERRUPTED runs its write test, in a thread: it goes on beside the host-lost test (another guest, another run
+    directory), which asks for this fixture so that both wait at once; the test after it judges the run."""
+    if INTERRUPTED not in lab.hosts:
+        pytest.skip('the lab has no %s' % INTERRUPTED)
+    state = {'run_dir': str(tmp_path_factory.mktemp('interrupted') / 'run')}
+    play = start_qualify(lab, state['run_dir'], [INTERRUPTED])
+
+    def interrupt():
+        try:
+            wait_source_kept(play, state['run_dir'], INTERRUPTED)
+            time.sleep(2)
+            play.send_signal(signal.SIGINT)
+            interrupted_at = time.monotonic()
+            state['out'] = play.communicate(timeout=120)[0]
+            state['ended_after'] = time.monotonic() - interrupted_at
+        except (AssertionError, OSError, subprocess.SubprocessError) as exc:
+            state['error'] = '%s: %s' % (type(exc).__name__, exc)
+        finally:
+            if play.poll() is None:
+                play.kill()
+                play.communicate()
+            state['rc'] = play.returncode
+            # the write job runs on in the guest (async jobs outlive their controller): stop it, rewind; also when
+            # the test stopped early, so the next test finds the drive free
+            try:
+                lab.run(INTERRUPTED, STOP_WRITE_JOB, timeout=200)
+            except (OSError, subprocess.SubprocessError) as exc:
+                state['error'] = state.get('error') or 'stopping the write job: %s' % exc
+    thread = threading.Thread(target=interrupt, name='interrupted-run', daemon=True)
+    thread.start()
+    state['thread'] = thread
+    yield state
+    thread.join(timeout=600)
+
+
+def test_a_host_lost_during_its_drive_tests_keeps_its_source_read(lab, tmp_path, interrupted_run):
+    # interrupted_run: lab-ma2's run, its controller interrupted, goes on beside this one (the next test judges it)
+    assert interrupted_run['thread'].is_alive() or 'rc' in interrupted_run
     if HOST not in lab.hosts:
         pytest.skip('the lab has no %s' % HOST)
     run_dir = str(tmp_path / 'run')
@@ -167,39 +211,24 @@ def test_a_host_lost_during_its_drive_tests_keeps_its_source_read(lab, tmp_path)
     assert 'stopped after the source read test' in summary and 'Measured before: the sources delivered' in summary
 
 
-def test_an_interrupted_controller_leaves_a_run_the_reports_can_be_rebuilt_from(lab, tmp_path):
-    # Ctrl-C on the controller (SIGINT to ansible-playbook, as a terminal or an AWX cancel sends it) while
-    # the host runs its write test: what was written stays, and a report-only run rebuilds the reports from it.
-    if HOST not in lab.hosts:
-        pytest.skip('the lab has no %s' % HOST)
-    run_dir = str(tmp_path / 'run')
-    play = start_qualify(lab, run_dir, [HOST])
-    interrupted_at = None
-    try:
-        wait_source_kept(play, run_dir)
-        time.sleep(2)
-        play.send_signal(signal.SIGINT)
-        interrupted_at = time.monotonic()
-        out = play.communicate(timeout=120)[0]
-        ended_after = time.monotonic() - interrupted_at
-    finally:
-        if play.poll() is None:
-            play.kill()
-            play.communicate()
-        # the write job runs on in the guest (async jobs outlive their controller): stop it, rewind; also when
-        # the test stopped early, so the next test finds the drive free
-        lab.run(HOST, STOP_WRITE_JOB, timeout=200)
-    assert play.returncode != 0 and ended_after < 30, (play.returncode, ended_after, out[-3000:])
+def test_an_interrupted_controller_leaves_a_run_the_reports_can_be_rebuilt_from(lab, interrupted_run):
+    # what was written stays, and a report-only run rebuilds the reports from it
+    state = interrupted_run
+    state['thread'].join(timeout=600)
+    assert not state['thread'].is_alive(), 'the interrupted run of %s did not end' % INTERRUPTED
+    assert 'error' not in state, state['error']
+    run_dir, out, ended_after = state['run_dir'], state['out'], state['ended_after']
+    assert state['rc'] != 0 and ended_after < 30, (state['rc'], ended_after, out[-3000:])
     # no fleet report was written by the interrupted run; the host's document was, as it measured
     assert not os.path.exists(os.path.join(run_dir, 'summary.md'))
-    doc = _doc(run_dir)
+    doc = _doc(run_dir, INTERRUPTED)
     assert doc['status'] == 'failed' and doc['source']['aggregate']['mean_mb_s'] > 0
-    report = lab.playbook('tapeops.qualify.qualify', limit=HOST, extra_vars={
+    report = lab.playbook('tapeops.qualify.qualify', limit=INTERRUPTED, extra_vars={
         'qualify_run_dir': run_dir, 'qualify_report_only': True}, timeout=300)
-    assert report.rc == 2 and 'No verdict for %s' % HOST in report.stdout, report.stdout[-3000:]
+    assert report.rc == 2 and 'No verdict for %s' % INTERRUPTED in report.stdout, report.stdout[-3000:]
     summary = open(os.path.join(run_dir, 'summary.md'), encoding='utf-8').read()
     assert 'Measured before: the sources delivered' in summary
-    for page in ('report.html', 'junit.xml', os.path.join('hosts', HOST + '.html')):
+    for page in ('report.html', 'junit.xml', os.path.join('hosts', INTERRUPTED + '.html')):
         assert os.path.getsize(os.path.join(run_dir, page)) > 0, page
 
 
