@@ -20,6 +20,9 @@ description:
     the rate is unknown.
   - With O(block_size), says for each drive whether that block size fits and, when it does not, which
     setting limits it and what to change.
+  - The host's memory and online CPUs, which the verdict's host capacity needs, from C(/proc/meminfo) and the
+    kernel's online CPU count: the qualify role takes them from here, not from the C(hardware) fact subset, whose
+    mounts and block devices a backup server may have by the hundred (and an unanswering NFS mount among them).
   - Reads sysfs and opens sg nodes read-only for one ioctl; writes nothing.
 author:
   - tapeops.qualify contributors (@tapeops)
@@ -50,6 +53,18 @@ kernel:
   returned: always
   type: str
   sample: 6.1.176
+memory_total_mb:
+  description: >-
+    The host's memory in MiB (C(MemTotal) of C(/proc/meminfo), as Ansible's C(memtotal_mb) fact); null when it
+    cannot be read.
+  returned: always
+  type: int
+  sample: 15995
+vcpus:
+  description: The CPUs online (C(sysconf(_SC_NPROCESSORS_ONLN))); null when unknown.
+  returned: always
+  type: int
+  sample: 8
 mtweofi_supported:
   description: >-
     The st driver has MTWEOFI (needed for Data Protector OB2IMMEDFM and other immediate file marks), from the
@@ -143,6 +158,7 @@ from ansible_collections.tapeops.qualify.plugins.module_utils._measure._tape_dis
 )
 
 SYS_ROOT = '/sys'
+MEMINFO = '/proc/meminfo'
 
 
 def _host_of(scsi_dir):
@@ -158,6 +174,19 @@ def _int(path):
             return int(handle.read().strip())
     except (OSError, ValueError):
         return None
+
+
+def _memory_total_mb():
+    """MemTotal in MiB (kB // 1024, as Ansible's memtotal_mb), or None."""
+    try:
+        with open(MEMINFO, errors='replace') as handle:
+            for line in handle:
+                key, _sep, value = line.partition(':')
+                if key == 'MemTotal':
+                    return int(value.split()[0]) // 1024
+    except (OSError, ValueError, IndexError):
+        return None
+    return None
 
 
 def main():
@@ -213,7 +242,8 @@ def main():
         drives=drives,
     ).to_dict()
     record.pop('error')     # the controller's note for a preflight that failed, never the module's
-    module.exit_json(changed=False, **record)
+    # the host's memory and CPUs: the role's host facts, not part of the preflight record
+    module.exit_json(changed=False, memory_total_mb=_memory_total_mb(), vcpus=os.cpu_count(), **record)
 
 
 if __name__ == '__main__':

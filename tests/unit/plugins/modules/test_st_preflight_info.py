@@ -8,7 +8,7 @@ The sysfs tree is laid out under tmp_path from tests/unit/fixtures/sysfs_st_tuni
 st driver 20160209, fixed_buffer_size 32768, max_sg_segs 256, try_direct_io 1, host0 sg_tablesize 4096, the HP
 Ultrium 6-SCSI at nst0 with sg1); the drive's device directory sits under host0 as the kernel lays it out (the
 capture does not name the H:C:T:L: 0:0:1:0 is what the recorded lab run 20261124-quick-v2 gives lab-ma2's drive).
-The module's SYS_ROOT points at it. No sg node exists on the test machine, so the BLKSECTGET ioctl is answered with
+The module's SYS_ROOT points at it, and its MEMINFO at the CI machine's /proc/meminfo (MemTotal 24684092 kB). No sg node exists on the test machine, so the BLKSECTGET ioctl is answered with
 the value that recorded lab run measured on lab-ma2 (1310720 bytes) where a test needs one.
 """
 
@@ -27,6 +27,7 @@ from module_harness import FIXTURES, fixture_text, run_module
 GREP = 'sysfs_st_tuning/grep_sysfs__HP-Ultrium6-SCSI-35GD-lab-ma2-tuned__1.txt'
 LAB_MA2 = os.path.join(FIXTURES, 'lab_runs', '20261124-quick-v2', 'lab-ma2.json')
 PAGE = os.sysconf('SC_PAGE_SIZE')
+MEMINFO = os.path.join(FIXTURES, 'proc_meminfo', 'debian12-6.18-2cpu.txt')
 
 
 def lab_ma2_sysfs(root):
@@ -51,6 +52,7 @@ def lab_ma2_sysfs(root):
 def lab_ma2(tmp_path, monkeypatch):
     root = lab_ma2_sysfs(tmp_path / 'sys')
     monkeypatch.setattr(st_preflight_info, 'SYS_ROOT', str(root))
+    monkeypatch.setattr(st_preflight_info, 'MEMINFO', MEMINFO)
     return root
 
 
@@ -76,6 +78,8 @@ def test_lab_ma2_preflight_without_a_block_size(monkeypatch, lab_ma2, check_mode
     assert result == {
         'changed': False,
         'kernel': os.uname()[2],
+        'memory_total_mb': 24105,            # 24684092 kB // 1024, as Ansible's memtotal_mb
+        'vcpus': os.cpu_count(),
         'mtweofi_supported': True,
         'mtweofi_basis': 'st driver version 20160209',
         'st_driver_version': '20160209',
@@ -86,6 +90,29 @@ def test_lab_ma2_preflight_without_a_block_size(monkeypatch, lab_ma2, check_mode
                     'host_sg_tablesize': 4096, 'limited_by': None, 'direct_io_max_bytes': 256 * PAGE,
                     'direct_io_limited_by': 'st max_sg_segs', 'link': NOT_SAS_OR_FC}],
     }
+
+
+@pytest.mark.parametrize('text', [
+    '',                                                   # empty
+    'MemTotal:\n',                                        # truncated after the key
+    'MemTotal:       many kB\n',                          # not a number
+    'MemFree:        19030496 kB\n',                      # no MemTotal line
+    b'MemTotal:       2468\xff4092 kB\n'.decode('latin-1'),  # a stray byte
+])
+def test_an_unreadable_memory_total_is_null_not_an_error(monkeypatch, lab_ma2, tmp_path, text):
+    meminfo = tmp_path / 'meminfo'
+    meminfo.write_bytes(text.encode('latin-1'))
+    monkeypatch.setattr(st_preflight_info, 'MEMINFO', str(meminfo))
+    failed, result = run_module(st_preflight_info.main, {}, monkeypatch)
+    assert not failed, result
+    assert result['memory_total_mb'] is None
+    assert result['drives'][0]['device'] == '/dev/nst0'
+
+
+def test_no_meminfo_is_null_not_an_error(monkeypatch, lab_ma2, tmp_path):
+    monkeypatch.setattr(st_preflight_info, 'MEMINFO', str(tmp_path / 'absent'))
+    failed, result = run_module(st_preflight_info.main, {}, monkeypatch)
+    assert not failed and result['memory_total_mb'] is None, result
 
 
 @pytest.mark.parametrize('block,fits,message', [
