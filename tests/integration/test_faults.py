@@ -127,6 +127,19 @@ def wait_source_kept(play, run_dir, host=HOST, limit_s=600):
     assert play.poll() is None, 'the play ended before the source read was kept:\n' + play.stdout.read()[-4000:]
 
 
+def _beside(state, work, name, join_s):
+    """Runs ``work`` in a thread beside the module's tests, yields ``state`` (with the thread) and then waits.
+
+    A module fixture's body ``yield from``s it: the fixture's run goes on while the tests that use it run, and
+    each test judges it from ``state``.
+    """
+    thread = threading.Thread(target=work, name=name, daemon=True)
+    thread.start()
+    state['thread'] = thread
+    yield state
+    thread.join(timeout=join_s)
+
+
 @pytest.fixture(scope='module')
 def interrupted_run(lab, tmp_path_factory):
     """Ctrl-C on the controller (SIGINT to ansible-playbook, as a terminal or an AWX cancel sends it) while
@@ -158,11 +171,7 @@ def interrupted_run(lab, tmp_path_factory):
                 lab.run(INTERRUPTED, STOP_WRITE_JOB, timeout=200)
             except (OSError, subprocess.SubprocessError) as exc:
                 state['error'] = state.get('error') or 'stopping the write job: %s' % exc
-    thread = threading.Thread(target=interrupt, name='interrupted-run', daemon=True)
-    thread.start()
-    state['thread'] = thread
-    yield state
-    thread.join(timeout=600)
+    yield from _beside(state, interrupt, 'interrupted-run', 600)
 
 
 def test_a_host_lost_during_its_drive_tests_keeps_its_source_read(lab, tmp_path, interrupted_run):
@@ -273,11 +282,7 @@ def hung_before_run(lab, tmp_path_factory):
                 _release(lab, HUNG_BEFORE)
             except (AssertionError, OSError, subprocess.SubprocessError) as exc:
                 state['release_error'] = '%s: %s' % (type(exc).__name__, exc)
-    thread = threading.Thread(target=wait, name='hung-before-run', daemon=True)
-    thread.start()
-    state['thread'] = thread
-    yield state
-    thread.join(timeout=900)
+    yield from _beside(state, wait, 'hung-before-run', 900)
 
 
 def test_a_drive_that_hangs_in_its_write_test_ends_within_the_write_limit(lab, tmp_path, hung_before_run):
