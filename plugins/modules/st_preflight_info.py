@@ -21,7 +21,7 @@ description:
   - With O(block_size), says for each drive whether that block size fits and, when it does not, which
     setting limits it and what to change.
   - The host's memory and online CPUs, which the verdict's host capacity needs, from C(/proc/meminfo) and the
-    kernel's online CPU count: the qualify role takes them from here, not from the C(hardware) fact subset, whose
+    kernel's online CPU count. The qualify role takes them from here, not from the C(hardware) fact subset, whose
     mounts and block devices a backup server may have by the hundred (and an unanswering NFS mount among them).
   - Reads sysfs and opens sg nodes read-only for one ioctl; writes nothing.
 author:
@@ -151,6 +151,7 @@ from ansible.module_utils.basic import AnsibleModule
 from ansible_collections.tapeops.qualify.plugins.module_utils import _records
 from ansible_collections.tapeops.qualify.plugins.module_utils._tools._hba_link import device_link
 from ansible_collections.tapeops.qualify.plugins.module_utils._config._stinit import st_driver_params, transfer_limits
+from ansible_collections.tapeops.qualify.plugins.module_utils._measure._source_step import ram_bytes
 from ansible_collections.tapeops.qualify.plugins.module_utils._measure._tape_discovery import (
     hba_max_transfer,
     mtweofi_from_st_driver,
@@ -174,19 +175,6 @@ def _int(path):
             return int(handle.read().strip())
     except (OSError, ValueError):
         return None
-
-
-def _memory_total_mb():
-    """MemTotal in MiB (kB // 1024, as Ansible's memtotal_mb), or None."""
-    try:
-        with open(MEMINFO, errors='replace') as handle:
-            for line in handle:
-                key, _sep, value = line.partition(':')
-                if key == 'MemTotal':
-                    return int(value.split()[0]) // 1024
-    except (OSError, ValueError, IndexError):
-        return None
-    return None
 
 
 def main():
@@ -243,7 +231,9 @@ def main():
     ).to_dict()
     record.pop('error')     # the controller's note for a preflight that failed, never the module's
     # the host's memory and CPUs: the role's host facts, not part of the preflight record
-    module.exit_json(changed=False, memory_total_mb=_memory_total_mb(), vcpus=os.cpu_count(), **record)
+    ram = ram_bytes(MEMINFO)
+    module.exit_json(changed=False, memory_total_mb=ram // 1048576 if ram else None, vcpus=os.cpu_count(),
+                     **record)
 
 
 if __name__ == '__main__':

@@ -29,15 +29,25 @@ DIRECT_MIN_READ = 4096
 _RUN_AGAIN = 'Run again; if it repeats, run fio by hand with the job file and report its output.'
 
 
-def ram_bytes(meminfo_path='/proc/meminfo'):
-    try:
-        with open(meminfo_path) as handle:
-            for line in handle:
-                if line.startswith('MemTotal:'):
-                    return int(line.split()[1]) * 1024
-    except (OSError, ValueError, IndexError):
-        return None
+def mem_total_bytes(text):
+    """``MemTotal`` of a ``/proc/meminfo`` text, in bytes; None when it has no such line or no positive number."""
+    for line in text.splitlines():
+        if line.startswith('MemTotal:'):
+            try:
+                value = int(line.split()[1]) * 1024
+            except (ValueError, IndexError):
+                return None
+            return value if value > 0 else None
     return None
+
+
+def ram_bytes(meminfo_path='/proc/meminfo'):
+    """The host's memory in bytes (``MemTotal``), or None when ``meminfo_path`` cannot be read or parsed."""
+    try:
+        with open(meminfo_path, errors='replace') as handle:
+            return mem_total_bytes(handle.read())
+    except OSError:
+        return None
 
 
 def time_based(job_text):

@@ -37,6 +37,7 @@ from ansible_collections.tapeops.qualify.plugins.module_utils._tools import _sg_
 from ansible_collections.tapeops.qualify.plugins.module_utils._tools import _sg_read_attr
 from ansible_collections.tapeops.qualify.plugins.module_utils._tools import _st_sysfs
 from ansible_collections.tapeops.qualify.plugins.module_utils._measure import _tape_discovery as disc
+from ansible_collections.tapeops.qualify.plugins.module_utils._measure import _source_step
 from ansible_collections.tapeops.qualify.plugins.module_utils._config import _amanda
 from ansible_collections.tapeops.qualify.plugins.module_utils._config import _netbackup
 from ansible_collections.tapeops.qualify.plugins.module_utils._config import _sd_config
@@ -87,6 +88,7 @@ PARSERS = {
     'sysfs.parse_stats_listing': (_st_sysfs.parse_stats_listing, None),
     'sysfs.parse_tapestat': (_st_sysfs.parse_tapestat, _st_sysfs.TapestatParseError),
     'sysfs.decode_options': (_st_sysfs.decode_options, None),
+    'meminfo.mem_total_bytes': (_source_step.mem_total_bytes, None),
     'discovery.element_status': (_element_status, None),
     'fio.parse_json': (_fio.parse_json, _fio.FioParseError),
     'fio.parse_log': (_fio_log, _fio.FioParseError),
@@ -130,6 +132,7 @@ OWN = {
     'netbackup': ('netbackup.parse_value',),
     # a cut tapetype is not closed (an error) or ends at a closing brace: no size it does not give whole
     'amanda': ('amanda.parse',),
+    'proc_meminfo': ('meminfo.mem_total_bytes',),
 }
 
 

@@ -257,7 +257,8 @@ RETURNS = (
     ('tape_drive_info', 'drives', _records.DriveIdentity, (), ()),
     ('tape_write_benchmark', None, _records.WriteSweep, ('msg',), ()),
     ('source_read_benchmark', None, _records.SourceRead, (), ()),
-    ('st_preflight_info', None, _records.Preflight, ('error',), ()),
+    # the host's memory and CPUs beside the record: the role puts them in the host's facts
+    ('st_preflight_info', None, _records.Preflight, ('error',), ('memory_total_mb', 'vcpus')),
     # the module exits with its record; the plan and the drive's identity beside it stay in the module's result
     ('tape_mechanics_benchmark', None, _records.Mechanics, (), ('plan', 'drive')),
     ('media_inventory', 'summary', _records.Media, (), ()),

@@ -8,8 +8,9 @@ The sysfs tree is laid out under tmp_path from tests/unit/fixtures/sysfs_st_tuni
 st driver 20160209, fixed_buffer_size 32768, max_sg_segs 256, try_direct_io 1, host0 sg_tablesize 4096, the HP
 Ultrium 6-SCSI at nst0 with sg1); the drive's device directory sits under host0 as the kernel lays it out (the
 capture does not name the H:C:T:L: 0:0:1:0 is what the recorded lab run 20261124-quick-v2 gives lab-ma2's drive).
-The module's SYS_ROOT points at it, and its MEMINFO at the CI machine's /proc/meminfo (MemTotal 24684092 kB). No sg node exists on the test machine, so the BLKSECTGET ioctl is answered with
-the value that recorded lab run measured on lab-ma2 (1310720 bytes) where a test needs one.
+The module's SYS_ROOT points at it, and its MEMINFO at the CI machine's /proc/meminfo
+(tests/unit/fixtures/proc_meminfo, MemTotal 24684092 kB). No sg node exists on the test machine, so the BLKSECTGET
+ioctl is answered with the value that recorded lab run measured on lab-ma2 (1310720 bytes) where a test needs one.
 """
 
 from __future__ import annotations
