@@ -106,11 +106,18 @@ def test_the_observe_playbook_judges_a_job_and_says_an_idle_drive_is_idle(lab, t
     # drive's own count
     assert seen['backhitches'] == 0 == drive['backhitches'] and seen['class'] != 'SHOE-SHINING', (seen, drive)
     # The class is what the drive did by its own account (the lab drive's seconds at each speed step, as test_qualify
-    # holds the observed Bacula jobs): at its top step all along, STREAMING observed and replayed. Once, beside the
-    # other lab's tests, the job read 1.7 % below the drive's full speed, SPEED-MATCHED against a STREAMING replay;
-    # the drive's own account of that run was not kept. A guest starved of CPU slows its emulated drive too.
-    if pace >= STREAMED_PACE:
+    # holds the observed Bacula jobs): at its top step all along, STREAMING observed and replayed. The window reads
+    # the drive through st's byte counter, which counts a write when its command completes: on a guest starved of
+    # CPU beside the other lab's tests, the emulated drive's commands completed late while its own clock had it at
+    # the top step (rehearsal at 82449c6: pace 1.0, the window's rate 1.7 % below the drive's full speed,
+    # SPEED-MATCHED against a STREAMING replay). The host's side is what the observer is given and judges: it must
+    # then read no back-hitch and no more than a few per cent below full speed, and say SPEED-MATCHED, not worse.
+    full = seen['need_full_mb_s'] * (1.0 - 0.01)   # the forecast's FULL_SPEED_TOLERANCE
+    if pace >= STREAMED_PACE and seen['class_mb_s'] >= full:
         assert seen['class'] == 'STREAMING' and agreement['class_match'] is True, (pace, drive, entry)
+    elif pace >= STREAMED_PACE:
+        assert seen['class'] == 'SPEED-MATCHED' and seen['class_mb_s'] >= 0.95 * seen['need_full_mb_s'], (
+            pace, drive, entry)
     elif pace < SLOWED_PACE:
         assert seen['class'] == 'SPEED-MATCHED', (pace, drive, entry)
     assert abs(agreement['rate_delta_pct']) <= 10.0, entry
