@@ -292,7 +292,10 @@ verdicts:
     forecast:
       description:
         - The streaming forecast at the current settings (C(now)) and with the setting fixes
-          (C(after_setting_fixes)), and C(trace), the buffer level and speed step over time.
+          (C(after_setting_fixes)).
+        - C(trace), the buffer level and speed step over time that the report's chart draws, is in the host's
+          document (RV(path)) and not in this result; it is most of a verdict's size, and every byte of a task's
+          result is handled again by the controller's main process, one host after the other.
       type: dict
     inconclusive_reason:
       description: Why the measurement is too short to judge, or null.

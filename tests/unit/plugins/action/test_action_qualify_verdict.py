@@ -70,6 +70,11 @@ def test_ansibles_recorded_async_output_gives_the_recorded_verdict(tmp_path, hos
     with open(result['path'], encoding='utf-8') as handle:
         written = json.load(handle)
     assert written['schema_version'] == 2 and written['verdicts'][0]['class'] == expected[0]
+    # the result is the document's verdict but the forecast's trace (the chart's points), which the document keeps
+    kept = written['verdicts'][0]
+    assert len(kept['forecast']['trace']) > 100 and 'trace' not in verdict['forecast']
+    assert dict(verdict, forecast=dict(verdict['forecast'], trace=kept['forecast']['trace'])) == dict(
+        kept, id='/dev/nst0')
     text = json.dumps(written)
     for key in ('ansible_job_id', 'results_file', 'stdout_lines', 'invocation'):
         assert '"%s"' % key not in text

@@ -92,8 +92,10 @@ def written(tmp_path_factory):
                 args = dict(load(os.path.join(inputs, host + '.json')), report_dir=run_dir)
                 failed, result = run_action(qualify_verdict, args, {'inventory_hostname': host})
                 assert not failed, result['msg']
-                # the verdicts are the document's (pinned there), each with its drive as its id
-                assert result.pop('verdicts') == [dict(v, id=v['drive']) for v in load(result['path'])['verdicts']]
+                # the verdicts are the document's (pinned there), each with its drive as its id, their forecasts
+                # without the trace
+                assert result.pop('verdicts') == [qualify_verdict.result_verdict(v)
+                                                  for v in load(result['path'])['verdicts']]
                 actions['verdict'][host] = result
             actions.update(report_and_fixes(run_dir, runs_dir, hosts, hosts + ['never-reached']))
             out[name] = collect(run_dir, runs_dir, actions)
