@@ -146,6 +146,9 @@ def test_missing_and_wrong_arguments_fail_with_ansibles_message(tmp_path):
     assert run_action(qualify_verdict, {}) == (True, {'failed': True, 'msg': 'missing required arguments: report_dir'})
     failed, result = run_action(qualify_verdict, {'report_dir': str(tmp_path), 'status': 'maybe'})
     assert failed and result['msg'] == 'value of status must be one of: ok, failed, got: maybe'
+    failed, result = run_action(qualify_verdict, {'report_dir': str(tmp_path), 'verdict': 'STREAMING'})
+    assert failed and result['msg'].startswith(
+        'Unsupported parameters for (tapeops.qualify.qualify_verdict) module: verdict. Supported parameters include:')
     assert os.listdir(str(tmp_path)) == []
 
 
