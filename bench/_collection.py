@@ -47,10 +47,16 @@ def playbook_env(collections):
                 ANSIBLE_HOST_KEY_CHECKING='false', ANSIBLE_RETRY_FILES_ENABLED='false')
 
 
+def ansible_playbook():
+    """The ansible-playbook beside this Python (the venv's, when the bench runs with .venv/bin/python), else PATH's."""
+    beside = os.path.join(os.path.dirname(sys.executable), 'ansible-playbook')
+    return beside if os.access(beside, os.X_OK) else 'ansible-playbook'
+
+
 def timed_playbook(args, env):
     """Seconds ``ansible-playbook ARGS`` took; its output's end when it failed."""
     start = time.monotonic()
-    proc = subprocess.run(['ansible-playbook'] + args, env=env, capture_output=True, text=True, check=False)
+    proc = subprocess.run([ansible_playbook()] + args, env=env, capture_output=True, text=True, check=False)
     seconds = time.monotonic() - start
     if proc.returncode != 0:
         raise SystemExit('ansible-playbook %s failed (%d):\n%s' % (' '.join(args), proc.returncode,

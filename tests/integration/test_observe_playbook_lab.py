@@ -7,8 +7,8 @@
 60 s window that ends 8 s after a drive goes idle. Meanwhile a backup-like job writes to lab-ma1's drive: the lab's
 writer (tapedrive.writer, source files from the page cache to the tape, immediate file marks, as
 tests/integration/test_observe_lab.py runs it), started in the guest once the playbook's watch has begun (the
-async job's file appears under /root/.ansible_async) so that discovery's ``mt status`` has closed the drive, and
-once its window has begun (observe_start), and only on the cartridge loaded there when it is one of the guest's
+module's process runs; its async job file is then the newest under /root/.ansible_async) so that discovery's ``mt
+status`` has closed the drive, and once its window has begun (observe_start), and only on the cartridge loaded there when it is one of the guest's
 allowed scratch cartridges. Nothing writes to lab-ma2's drive.
 
 Required: the run's host documents (validated against docs/host-report.schema.json) are an observe run's, with no
@@ -42,14 +42,16 @@ WARM = 'cat /srv/backup-src/medium/* /srv/backup-src/large/video.bin >/dev/null'
 # The window: lab-ma2's idle drive is watched all of it. The job writes about 124 MB, 25 s at lab-ma1's 4.9 MB/s
 # top step (CI, 2026-11-28): it starts once the window has begun and ends, with the drive idle 8 s, well within.
 WINDOW_S = 60
-# The writer waits for the playbook's watch (its async job file, newer than MARK), then for the window to begin
-# (observe_start: the module's log pages read), then writes and rewinds.
-JOB = ('for i in $(seq 1 600); do '
-       'A=$(find /root/.ansible_async -type f -newer %(mark)s 2>/dev/null | head -n 1); [ -n "$A" ] && break; '
-       'sleep 1; done; %(window)s; '
+ERR = '/tmp/tapeops-observe-playbook.writer.err'
+# The writer waits for the playbook's watch - the module's own process (the bracket keeps this shell's command line
+# from matching), then the newest async job file since MARK, the one its wrapper made for it - then for the window
+# to begin (observe_start: the module's log pages read), then writes and rewinds. Its errors are kept for the test.
+JOB = ('for i in $(seq 1 2400); do pgrep -f "AnsiballZ_tape_drive_observ[e]" >/dev/null && break; sleep 0.25; done; '
+       'A=$(find /root/.ansible_async -type f -newer %(mark)s 2>/dev/null | xargs -r ls -t | head -n 1); '
+       '[ -n "$A" ] || A=%(mark)s; %(window)s; '
        'cd /run/tapelab/pylib && python3 -m tapedrive.writer --rewind --filemarks immediate '
-       '/srv/backup-src/large/video.bin /srv/backup-src/medium > %(out)s; mt -f /dev/nst0 rewind'
-       % {'mark': MARK, 'out': OUT, 'window': observe_start.after_log_pages('"$A"')})
+       '/srv/backup-src/large/video.bin /srv/backup-src/medium > %(out)s 2> %(err)s; mt -f /dev/nst0 rewind'
+       % {'mark': MARK, 'out': OUT, 'err': ERR, 'window': observe_start.after_log_pages('"$A"')})
 
 
 def loaded_barcode(lab, host):
@@ -74,7 +76,7 @@ def test_the_observe_playbook_judges_a_job_and_says_an_idle_drive_is_idle(lab, t
     assert lab.run(JUDGED, WARM, timeout=300).returncode == 0
     idle_before = written_bytes(lab, IDLE)
     drive_before = _drive_stats(lab, JUDGED)
-    assert lab.run(JUDGED, 'rm -f %s && touch %s' % (OUT, MARK), timeout=30).returncode == 0
+    assert lab.run(JUDGED, 'rm -f %s %s && touch %s' % (OUT, ERR, MARK), timeout=30).returncode == 0
     started = lab.run(JUDGED, 'nohup sh -c %s </dev/null >/dev/null 2>&1 &' % shlex.quote(JOB), timeout=30)
     assert started.returncode == 0, started.stderr
     run_dir = tmp_path / 'observe'
@@ -82,10 +84,14 @@ def test_the_observe_playbook_judges_a_job_and_says_an_idle_drive_is_idle(lab, t
         result = lab.playbook('tapeops.qualify.observe', limit=[JUDGED, IDLE], timeout=900, extra_vars={
             'qualify_run_dir': str(run_dir), 'qualify_observe_seconds': WINDOW_S, 'qualify_observe_until_idle': 8})
         assert result.rc == 0, result.stdout[-4000:] + result.stderr[-2000:]
-        writer = json.loads(lab.run(JUDGED, 'cat %s' % OUT, timeout=30).stdout)
+        written = lab.run(JUDGED, 'cat %s' % OUT, timeout=30).stdout
+        # a writer that failed or had not finished when the window ended: say what it said
+        assert written.strip(), lab.run(JUDGED, 'cat %s; ps -ef | grep -c "tapedrive.write[r]"' % ERR,
+                                        timeout=30).stdout
+        writer = json.loads(written)
         drive = _speed_time(drive_before, _drive_stats(lab, JUDGED))
     finally:
-        lab.run(JUDGED, 'rm -f %s %s' % (OUT, MARK), timeout=30)
+        lab.run(JUDGED, 'rm -f %s %s %s' % (OUT, ERR, MARK), timeout=30)
 
     judged = host_schema.load(str(run_dir / 'hosts' / ('%s.json' % JUDGED)))
     assert judged['run']['mode'] == 'observe' and judged['verdicts'] == [] and judged['status'] == 'ok'
