@@ -54,6 +54,17 @@ JOB = ('for i in $(seq 1 2400); do pgrep -f "AnsiballZ_tape_drive_observ[e]" >/d
        % {'mark': MARK, 'out': OUT, 'err': ERR, 'window': observe_start.after_log_pages('"$A"')})
 
 
+def stalled_below_floor(series, floor_mb_s):
+    """True when a whole second of the window's data phase (its first and last, part seconds, left out) took less
+    than ``floor_mb_s``; False without a series."""
+    if not series:
+        return False
+    moved = [i for i, nbytes in enumerate(series['write_byte_cnt']) if nbytes]
+    inner = range(moved[0] + 1, moved[-1]) if moved else ()
+    return any(series['write_byte_cnt'][i] / 1048576.0 / max(series['seconds'][i], 1e-3) < floor_mb_s
+               for i in inner)
+
+
 def loaded_barcode(lab, host):
     changer = lab.hostvars[host]['tapeops_lab_changer']['sg']
     out = lab.run(host, 'mtx -f %s status' % changer, timeout=60).stdout
@@ -98,8 +109,9 @@ def test_the_observe_playbook_judges_a_job_and_says_an_idle_drive_is_idle(lab, t
     [entry] = judged['observed']
     # the window as judged and as sampled (the document leaves the series out), for every run's log
     pace = _drive_pace(drive, lab.hostvars[JUDGED])
+    series = _window_series(lab, JUDGED)
     lab_record('observe_playbook_job', {'writer': writer, 'entry': entry, 'drive': drive, 'drive_pace': round(pace, 4),
-                                        'series': _window_series(lab, JUDGED)})
+                                        'series': series})
     assert entry['drive'] == '/dev/nst0' and entry['status'] == 'judged', entry
     seen, agreement = entry['observed'], entry['agreement']
     assert entry['window']['window']['ended_by'] == 'idle', entry['window']['window']
@@ -118,9 +130,18 @@ def test_the_observe_playbook_judges_a_job_and_says_an_idle_drive_is_idle(lab, t
     # the top step (rehearsal at 82449c6: pace 1.0, the window's rate 1.7 % below the drive's full speed,
     # SPEED-MATCHED against a STREAMING replay). The host's side is what the observer is given and judges: it must
     # then read no back-hitch and no more than a few per cent below full speed, and say SPEED-MATCHED, not worse.
+    # The replay is the forecast run on the window's feed, one sample a second. A second below the drive's floor in
+    # the data phase is a stall of the writer (a guest starved of CPU: rehearsal at 1d40372, seconds of 2.0 and
+    # 1.2 MB against a 1.4 MB/s floor, the drive at its top step all along by its own clock, observed STREAMING,
+    # replayed SPEED-MATCHED at 4.71 MB/s); whether the drive's buffer covered it depends on where in the second
+    # it fell, which a one-second sample does not show. Then the replay must only not shoe-shine.
     full = seen['need_full_mb_s'] * (1.0 - 0.01)   # the forecast's FULL_SPEED_TOLERANCE
     if pace >= STREAMED_PACE and seen['class_mb_s'] >= full:
-        assert seen['class'] == 'STREAMING' and agreement['class_match'] is True, (pace, drive, entry)
+        assert seen['class'] == 'STREAMING', (pace, drive, entry)
+        if stalled_below_floor(series, seen['need_floor_mb_s']):
+            assert entry['forecast']['class'] in ('STREAMING', 'SPEED-MATCHED'), entry
+        else:
+            assert agreement['class_match'] is True, (pace, drive, entry)
     elif pace >= STREAMED_PACE:
         assert seen['class'] == 'SPEED-MATCHED' and seen['class_mb_s'] >= 0.95 * seen['need_full_mb_s'], (
             pace, drive, entry)
