@@ -8,8 +8,8 @@
 writer (tapedrive.writer, source files from the page cache to the tape, immediate file marks, as
 tests/integration/test_observe_lab.py runs it), started in the guest once the playbook's watch has begun (the
 module's process runs; its async job file is then the newest under /root/.ansible_async) so that discovery's ``mt
-status`` has closed the drive, and once its window has begun (observe_start), and only on the cartridge loaded there when it is one of the guest's
-allowed scratch cartridges. Nothing writes to lab-ma2's drive.
+status`` has closed the drive, and once its window has begun (observe_start), and only on the cartridge loaded
+there when it is one of the guest's allowed scratch cartridges. Nothing writes to lab-ma2's drive.
 
 Required: the run's host documents (validated against docs/host-report.schema.json) are an observe run's, with no
 verdict; lab-ma1's drive is judged - by the drive's own back-hitch counter and compression, on exactly the bytes
