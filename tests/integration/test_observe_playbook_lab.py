@@ -135,8 +135,10 @@ def test_the_observe_playbook_judges_a_job_and_says_an_idle_drive_is_idle(lab, t
     # rehearsal at 1d40372, seconds of 2.0 and 1.2 MB, at e11398b seconds of 2.4, 2.7, 2.2 MB between 8.4, 9.95
     # and 12.6, against the drive's 4.9 MB/s; the drive at its top step all along by its own clock, observed
     # STREAMING both times, replayed SPEED-MATCHED at 4.71 and 4.67 MB/s. That is the replay's own error on a
-    # lumpy feed (the lab drive runs the same step rules; where the replay's reading of the feed parts from the
-    # drive's is not yet found), kept for the model to answer; with a
+    # lumpy feed, kept for the model to answer: replayed again from the recorded window (e11398b), the replay's
+    # drive ran at its top step all the time and never stopped, its buffer between 43 and 100 %; the class came
+    # from the replay's mean rate, 4.67 MB/s, which the seconds the drive paced pull below its full speed. The
+    # observed side counts those seconds at full speed (_observed.paced_rate); the replay has no counterpart. With a
     # second below half the drive's full speed the replay must here only not shoe-shine (a passing run at ecb878d
     # had one too, 1.53 MB/s over a 1.8 s interval, and agreed). With no such second it must agree, as before.
     full = seen['need_full_mb_s'] * (1.0 - 0.01)   # the forecast's FULL_SPEED_TOLERANCE
