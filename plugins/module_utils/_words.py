@@ -294,6 +294,13 @@ def drive_paced(paced_s, seconds, mb_s, class_mb_s, full, ratio, cls):
                 paced_s, seconds, full, ratio, class_mb_s, cls, mb_s))
 
 
+def replay_kept_top_step(seconds, mb_s, full, cls):
+    """Why a replay's class is not its mean rate's: its drive never left its top step nor stopped."""
+    return ('the replayed drive ran at its top step for all %.0f s and never stopped, so the class is %s; the '
+            'host\'s mean, %.2f MB/s, is below the drive\'s full speed (%.2f MB/s) only by what its buffer, full '
+            'where the window began drive-bound, drained over so short a replay' % (seconds, cls, mb_s, full))
+
+
 def observed_too_short(seconds, needed):
     """Why an observed window cannot be judged: the drive was written to for too short a time."""
     return ('the drive was written to for %.0f s only (%d s needed to judge): watch a longer job, or a window '

@@ -134,13 +134,13 @@ def test_the_observe_playbook_judges_a_job_and_says_an_idle_drive_is_idle(lab, t
     # writer stalls on a CPU-starved guest and the feed turns lumpy, and the replay then disagrees with the drive:
     # rehearsal at 1d40372, seconds of 2.0 and 1.2 MB, at e11398b seconds of 2.4, 2.7, 2.2 MB between 8.4, 9.95
     # and 12.6, against the drive's 4.9 MB/s; the drive at its top step all along by its own clock, observed
-    # STREAMING both times, replayed SPEED-MATCHED at 4.71 and 4.67 MB/s. That is the replay's own error on a
-    # lumpy feed, kept for the model to answer: replayed again from the recorded window (e11398b), the replay's
+    # STREAMING both times, replayed SPEED-MATCHED at 4.71 and 4.67 MB/s. That was the replay's own error on a
+    # lumpy feed: replayed again from the recorded window (e11398b), the replay's
     # drive ran at its top step all the time and never stopped, its buffer between 43 and 100 %; the class came
     # from the replay's mean host rate, 4.67 MB/s. The replay begins with the buffer full (the window began
     # drive-bound) and ended it at 43 %: over its 24 s that net drain of about 5 MB is the 0.2 MB/s between the
-    # drive's 4.9 and the host's mean. The observed side counts the seconds the drive paced at full speed
-    # (_observed.paced_rate); the replay's class has no counterpart. With a
+    # drive's 4.9 and the host's mean. A replay whose drive kept its top step and never stopped is now STREAMING
+    # (_observed._predicted; tests/unit/fixtures/observe/observe_playbook_job__lab-ma1.json is that window). With a
     # second below half the drive's full speed the replay must here only not shoe-shine (a passing run at ecb878d
     # had one too, 1.53 MB/s over a 1.8 s interval, and agreed). With no such second it must agree, as before.
     full = seen['need_full_mb_s'] * (1.0 - 0.01)   # the forecast's FULL_SPEED_TOLERANCE

@@ -404,3 +404,35 @@ def test_one_back_hitch_in_a_25_s_bacula_job_is_too_few_to_call_its_drive_shoe_s
     assert judgement == case['judgement']
     assert '1 back-hitch counted by the drive (144 an hour, at least 15 at 90 % confidence)' in _words.observed_summary(
         dict(judged.to_dict(), drive='/dev/nst0'))
+
+
+def test_a_replay_whose_drive_never_left_its_top_step_streams_as_the_drive_did():
+    """A lumpy feed from a writer stalling on a CPU-starved guest (observe_playbook_job__lab-ma1.json): the drive
+    ran at its top step all along by its own clock and counted no back-hitch. The replay's drive also ran at its top
+    step all the time and never stopped, but its host mean (4.67 MB/s, the buffer drained from full to 43 % over a
+    24 s replay) was once read as SPEED-MATCHED; the replay now streams as its own drive and the real one did, and
+    says why its mean is below the drive's full speed."""
+    case = recorded('lab-ma1', kind='observe_playbook_job')
+    assert case['drive_account']['speed_time_s'] == {'4.9': 25.252} and case['drive_account']['backhitches'] == 0
+    assert case['judgement_then']['forecast']['class'] == _forecast.SPEED_MATCHED
+    judged = _observed.judge(case['window'], case['profile'])
+    assert judged.observed['class'] == _forecast.STREAMING and judged.observed['backhitches'] == 0
+    assert judged.forecast['class'] == _forecast.STREAMING and judged.forecast['backhitches'] == 0
+    assert judged.forecast['effective_mb_s'] == case['judgement_then']['forecast']['effective_mb_s'] == 4.671
+    assert judged.agreement['class_match'] is True
+    [said] = [n for n in judged.notes if n.startswith('replayed: ')]
+    assert 'never stopped, so the class is STREAMING' in said and '4.67 MB/s' in said
+
+
+def test_a_replay_whose_drive_stepped_down_keeps_the_class_of_its_mean():
+    """The same window with its last twelve seconds of data fed at 2.5 MB/s, the host never waiting on the drive:
+    the replay's drive leaves its top step, and its class stays its mean's, SPEED-MATCHED, with no such note."""
+    case = recorded('lab-ma1', kind='observe_playbook_job')
+    window = copy.deepcopy(case['window'])
+    series = window['series']
+    first, last = _observed.data_phase(series)
+    for i in range(last - 12, last):
+        series['write_byte_cnt'][i], series['write_ns'][i], series['seconds'][i] = int(2.5 * 1048576), 0, 1.0
+    judged = _observed.judge(window, case['profile'])
+    assert judged.forecast['class'] == _forecast.SPEED_MATCHED, judged.to_dict()
+    assert not [n for n in judged.notes if 'never stopped, so the class' in n]
