@@ -30,6 +30,7 @@ import pytest
 
 import host_schema
 import observe_start
+from ansible_collections.tapeops.qualify.plugins.module_utils._judge import _forecast, _observed
 from test_qualify import SLOWED_PACE, STREAMED_PACE, _drive_pace, _drive_stats, _speed_time, _window_series
 
 pytestmark = pytest.mark.lab
@@ -55,14 +56,14 @@ JOB = ('for i in $(seq 1 2400); do pgrep -f "AnsiballZ_tape_drive_observ[e]" >/d
 
 
 def stalled_below(series, mb_s):
-    """True when a whole second of the window's data phase (its first and last, part seconds, left out) took less
-    than ``mb_s``; False without a series."""
-    if not series:
+    """True when a whole second of the window's data phase (the judge's steady phase: its part seconds at the edges
+    left out) took less than ``mb_s``; False without a series or data."""
+    phase = _observed.data_phase(series) if series else None
+    if phase is None:
         return False
-    moved = [i for i, nbytes in enumerate(series['write_byte_cnt']) if nbytes]
-    inner = range(moved[0] + 1, moved[-1]) if moved else ()
+    first, last = _observed.steady_phase(phase)
     return any(series['write_byte_cnt'][i] / 1048576.0 / max(series['seconds'][i], 1e-3) < mb_s
-               for i in inner)
+               for i in range(first, last + 1))
 
 
 def loaded_barcode(lab, host):
@@ -131,19 +132,12 @@ def test_the_observe_playbook_judges_a_job_and_says_an_idle_drive_is_idle(lab, t
     # SPEED-MATCHED against a STREAMING replay). The host's side is what the observer is given and judges: it must
     # then read no back-hitch and no more than a few per cent below full speed, and say SPEED-MATCHED, not worse.
     # The replay is the forecast run on the window's feed, one sample a second. Beside the other lab's tests the
-    # writer stalls on a CPU-starved guest and the feed turns lumpy, and the replay then disagrees with the drive:
-    # rehearsal at 1d40372, seconds of 2.0 and 1.2 MB, at e11398b seconds of 2.4, 2.7, 2.2 MB between 8.4, 9.95
-    # and 12.6, against the drive's 4.9 MB/s; the drive at its top step all along by its own clock, observed
-    # STREAMING both times, replayed SPEED-MATCHED at 4.71 and 4.67 MB/s. That was the replay's own error on a
-    # lumpy feed: replayed again from the recorded window (e11398b), the replay's
-    # drive ran at its top step all the time and never stopped, its buffer between 43 and 100 %; the class came
-    # from the replay's mean host rate, 4.67 MB/s. The replay begins with the buffer full (the window began
-    # drive-bound) and ended it at 43 %: over its 24 s that net drain of about 5 MB is the 0.2 MB/s between the
-    # drive's 4.9 and the host's mean. A replay whose drive kept its top step and never stopped is now STREAMING
-    # (_observed._predicted; tests/unit/fixtures/observe/observe_playbook_job__lab-ma1.json is that window). With a
-    # second below half the drive's full speed the replay must here only not shoe-shine (a passing run at ecb878d
-    # had one too, 1.53 MB/s over a 1.8 s interval, and agreed). With no such second it must agree, as before.
-    full = seen['need_full_mb_s'] * (1.0 - 0.01)   # the forecast's FULL_SPEED_TOLERANCE
+    # writer stalls on a CPU-starved guest and the feed turns lumpy (rehearsals at 1d40372 and e11398b: seconds of
+    # 1.2 to 2.7 MB between seconds of up to 12.6, against 4.9 MB/s). A replay whose drive kept its top step is
+    # STREAMING (_observed._predicted; the e11398b window is tests/unit/fixtures/observe/
+    # observe_playbook_job__lab-ma1.json). With a second below half the drive's full speed the replay must here
+    # only not shoe-shine (a passing run at ecb878d had one, 1.53 MB/s, and agreed); with none it must agree.
+    full = seen['need_full_mb_s'] * (1.0 - _forecast.FULL_SPEED_TOLERANCE)
     if pace >= STREAMED_PACE and seen['class_mb_s'] >= full:
         assert seen['class'] == 'STREAMING', (pace, drive, entry)
         if stalled_below(series, 0.5 * seen['need_full_mb_s']):
