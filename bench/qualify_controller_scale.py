@@ -168,8 +168,8 @@ def main():
                   '%.1f s: %.1fx (target <= 3x)' % (count, forks, strategy, seconds, out[(forks, strategy, 'pages')],
                                                     out['noop'], seconds / out['noop']))
         print('%5d hosts, forks %d: the verdict\'s arguments alone (the same templates given to a task a host that '
-              'does nothing) %.1f s: %.1fx the no-op play' % (count, settings[0][0], out['arguments'],
-                                                             out['arguments'] / out['noop']))
+              'does nothing) %.1f s: %.1fx the no-op play' % (
+                  count, settings[0][0], out['arguments'], out['arguments'] / out['noop']))
 
 
 if __name__ == '__main__':
