@@ -18,7 +18,9 @@ It prints, per N, the qualify play's time against a no-op play (one
 1,000 hosts. It also times the verdict's arguments alone (the same templates
 given to an action that does nothing with them): Ansible's own per-host work
 on the measurements, part of every verdict's time and the floor of any
-design with a verdict task a host. ``--forks`` and ``--strategy`` (the verdicts' play; the qualify
+design with a verdict task a host; and a prototype of the other design,
+every host's verdict in one task on the controller, then the fleet reports
+(``ONE_TASK_ACTION``, not part of the collection). ``--forks`` and ``--strategy`` (the verdicts' play; the qualify
 playbook's measuring play, where its verdicts run, is ``free``) time it with
 other settings too (docs/awx.md).
 
@@ -77,14 +79,15 @@ QUALIFY_PLAY = """- name: The controller side of a qualify run, from recorded ho
 # each host a task with these measurements (templating them in the host's worker process): the floor under any
 # design with a verdict task a host, which no change to the verdict's code can take away. (A set_fact of the same
 # templates, timed here before, also returned and stored them as facts: 50.1 s where this took 41.9 s at 1,000 hosts.)
+ARGUMENT_NAMES = ('drives', 'source', 'write_sweep', 'drive_settings', 'memory_total_mb', 'preflight', 'run',
+                  'host_facts')
 ARGUMENTS_PLAY = """- name: The verdict's arguments alone, templated for each host
   hosts: media_agents
   gather_facts: false
   tasks:
     - name: The same arguments, no verdict
       bench_arguments_only:
-%s""" % ''.join('        %s: "{{ bench_args.%s }}"\n' % (name, name) for name in (
-    'drives', 'source', 'write_sweep', 'drive_settings', 'memory_total_mb', 'preflight', 'run', 'host_facts'))
+%s""" % ''.join('        %s: "{{ bench_args.%s }}"\n' % (name, name) for name in ARGUMENT_NAMES)
 
 FLOOR_ACTION = """from ansible.plugins.action import ActionBase
 
@@ -93,6 +96,60 @@ class ActionModule(ActionBase):
     def run(self, tmp=None, task_vars=None):
         return {'changed': False, 'arguments': len(self._task.args)}
 """
+
+
+# The other design, for comparison (docs/awx.md): every host's verdict in one task on the controller once all have
+# measured, the measurements read from each host's variables as they are (no templating), the hosts shared over
+# the controller's cores (forked processes, as the fleet reports write their host pages), each host's forecasts
+# its own (the kept simulations cleared before each host, as a verdict task of its own starts without them). A
+# prototype for this bench, not part of the collection: it keeps none of what a verdict task a host guarantees.
+ONE_TASK_ACTION = """import os
+
+from ansible.module_utils.common.arg_spec import ArgumentSpecValidator
+from ansible.plugins.action import ActionBase
+
+from ansible_collections.tapeops.qualify.plugins.action import qualify_verdict
+from ansible_collections.tapeops.qualify.plugins.module_utils import _run
+from ansible_collections.tapeops.qualify.plugins.module_utils._judge import _forecast
+from ansible_collections.tapeops.qualify.plugins.module_utils._reporting import _render
+from ansible_collections.tapeops.qualify.plugins.plugin_utils._action import plain
+
+KEYS = %r
+
+
+def judge(host, raw):
+    _forecast._SIMULATED.clear()
+    args = ArgumentSpecValidator(qualify_verdict.ARGUMENT_SPEC).validate(raw).validated_parameters
+    doc = qualify_verdict.ActionModule._document(host, args, qualify_verdict.records_of(args)).to_dict()
+    _run.save(args['report_dir'], doc)
+
+
+class ActionModule(ActionBase):
+    def run(self, tmp=None, task_vars=None):
+        todo = []
+        for host in task_vars['ansible_play_hosts_all']:
+            held = task_vars['hostvars'].raw_get(host)
+            raw = dict((key, plain(held['bench_args'][key])) for key in KEYS)
+            raw['report_dir'] = str(held['bench_run_dir'])
+            todo.append((host, raw))
+        workers = len(os.sched_getaffinity(0))
+
+        def write(share):
+            for host, raw in share:
+                judge(host, raw)
+        _render._pages_in_parallel([todo[i::workers] for i in range(workers)], write)
+        return {'changed': True, 'judged': len(todo)}
+""" % (ARGUMENT_NAMES,)
+
+ONE_TASK_PLAY = """- name: Every host's verdict in one task on the controller (a prototype of the other design)
+  hosts: media_agents
+  gather_facts: false
+  tasks:
+    - name: Every verdict, once
+      run_once: true
+      bench_one_task_verdicts:
+
+""" + QUALIFY_PLAY[QUALIFY_PLAY.index('- name: Fleet reports, once every host is judged'):]
 
 
 def recorded():
@@ -117,36 +174,45 @@ def write_inventory(path, count, templates, run_dir):
         json.dump(inventory, handle)             # JSON is YAML: the inventory plugin reads it as such
 
 
+def _check_run(run_dir, count):
+    """The number of host pages written; exits when a host document or report.html is missing."""
+    documents = [n for n in os.listdir(os.path.join(run_dir, 'hosts')) if n.endswith('.json')]
+    pages = [n for n in os.listdir(os.path.join(run_dir, 'hosts')) if n.endswith('.html')]
+    if len(documents) != count or not os.path.exists(os.path.join(run_dir, 'report.html')):
+        raise SystemExit('%d hosts: %d host documents written, report.html %s' % (
+            count, len(documents), 'written' if os.path.exists(os.path.join(run_dir, 'report.html')) else 'missing'))
+    return len(pages)
+
+
 def measure(count, templates, settings):
     """{'noop': s, (forks, strategy): s, ...} over an inventory of ``count`` hosts; every host page checked."""
     work = tempfile.mkdtemp(prefix='tapeops-qualify-bench-')
     try:
         inventory = os.path.join(work, 'hosts.yml')
         plays = {}
-        for name, text in (('qualify', QUALIFY_PLAY), ('noop', NOOP_PLAY), ('arguments', ARGUMENTS_PLAY)):
+        for name, text in (('qualify', QUALIFY_PLAY), ('noop', NOOP_PLAY), ('arguments', ARGUMENTS_PLAY),
+                           ('one_task', ONE_TASK_PLAY)):
             plays[name] = os.path.join(work, name + '.yml')
             with open(plays[name], 'w', encoding='utf-8') as handle:
                 handle.write(text)
         os.mkdir(os.path.join(work, 'action_plugins'))
-        with open(os.path.join(work, 'action_plugins', 'bench_arguments_only.py'), 'w', encoding='utf-8') as handle:
-            handle.write(FLOOR_ACTION)
+        for plugin, text in (('bench_arguments_only', FLOOR_ACTION), ('bench_one_task_verdicts', ONE_TASK_ACTION)):
+            with open(os.path.join(work, 'action_plugins', plugin + '.py'), 'w', encoding='utf-8') as handle:
+                handle.write(text)
         env = dict(playbook_env(COLLECTIONS), ANSIBLE_ACTION_PLUGINS=os.path.join(work, 'action_plugins'))
         out = {}
         run_dir = os.path.join(work, 'run')
         write_inventory(inventory, count, templates, run_dir)
         out['noop'] = timed_playbook(['-i', inventory, plays['noop'], '-f', str(settings[0][0])], env)
         out['arguments'] = timed_playbook(['-i', inventory, plays['arguments'], '-f', str(settings[0][0])], env)
+        out['one_task'] = timed_playbook(['-i', inventory, plays['one_task'], '-f', str(settings[0][0])], env)
+        _check_run(run_dir, count)
+        shutil.rmtree(run_dir)
         for forks, strategy in settings:
             shutil.rmtree(run_dir, ignore_errors=True)
             out[(forks, strategy)] = timed_playbook(
                 ['-i', inventory, plays['qualify'], '-f', str(forks)], dict(env, ANSIBLE_STRATEGY=strategy))
-            documents = [n for n in os.listdir(os.path.join(run_dir, 'hosts')) if n.endswith('.json')]
-            pages = [n for n in os.listdir(os.path.join(run_dir, 'hosts')) if n.endswith('.html')]
-            if len(documents) != count or not os.path.exists(os.path.join(run_dir, 'report.html')):
-                raise SystemExit('%d hosts: %d host documents written, report.html %s' % (
-                    count, len(documents), 'written' if os.path.exists(os.path.join(run_dir, 'report.html'))
-                    else 'missing'))
-            out[(forks, strategy, 'pages')] = len(pages)
+            out[(forks, strategy, 'pages')] = _check_run(run_dir, count)
         return out
     finally:
         shutil.rmtree(work, ignore_errors=True)
@@ -170,6 +236,9 @@ def main():
         print('%5d hosts, forks %d: the verdict\'s arguments alone (the same templates given to a task a host that '
               'does nothing) %.1f s: %.1fx the no-op play' % (
                   count, settings[0][0], out['arguments'], out['arguments'] / out['noop']))
+        print('%5d hosts, forks %d: every verdict in one task on the controller, then the fleet reports (a prototype '
+              'of that design, docs/awx.md) %.1f s: %.1fx the no-op play' % (
+                  count, settings[0][0], out['one_task'], out['one_task'] / out['noop']))
 
 
 if __name__ == '__main__':
