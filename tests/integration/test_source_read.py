@@ -208,7 +208,25 @@ def write_tree(tree, total, seed=5):
     return made, count
 
 
-class ThrottledSource:
+class _Source:
+    """A source made on entry (``_setup``) and taken down on exit (``__exit__``), also when it was made half way."""
+
+    def __enter__(self):
+        try:
+            self._setup()
+        except BaseException:
+            self.__exit__(None, None, None)
+            raise
+        return self
+
+    def _setup(self):
+        raise NotImplementedError
+
+    def __exit__(self, *exc):
+        raise NotImplementedError
+
+
+class ThrottledSource(_Source):
     """ext4 on a tmpfs-backed loop device, mounted, readable at LIMIT_BPS inside a cgroup."""
 
     def __init__(self, kind):
@@ -222,14 +240,6 @@ class ThrottledSource:
         self.cpu_group = None
         self.cpu_join = None
         self.load = None            # the machine over the last read (load_between)
-
-    def __enter__(self):
-        try:
-            self._setup()
-        except BaseException:
-            self.__exit__(None, None, None)
-            raise
-        return self
 
     def _setup(self):
         os.mkdir(self.mnt)
@@ -299,7 +309,7 @@ class ThrottledSource:
         return False
 
 
-class LinkedSource:
+class LinkedSource(_Source):
     """A directory served by the real sftp-server over a link of known rate and round-trip time, mounted by sshfs.
 
     The link (a Python process), sftp-server, sshfs and the reader (``run_module``) run in a high-weight CPU group
@@ -316,14 +326,6 @@ class LinkedSource:
         self.mounted = False
         self.cpu_group = None
         self.cpu_join = None
-
-    def __enter__(self):
-        try:
-            self._setup()
-        except BaseException:
-            self.__exit__(None, None, None)
-            raise
-        return self
 
     def _setup(self):
         os.mkdir(self.export)
