@@ -7,8 +7,8 @@ Brings up a private lab of N guests (default 4: lab-ma1..3 and lab-ma4, a
 second lab-ma1 kind; see docs/lab.md), runs the qualify playbook on lab-ma1
 alone and then on all N at once, with the same short profile and forks >= N
 (the playbook's free strategy and async measurements do the rest), and prints
-both wall times and their ratio. Target (issue "Fleet scale"): 4 guests in at
-most 1.3 x the time of one.
+both wall times and their ratio. Target (issue 27): 4 guests in at most
+1.15 x the time of one (1.3 x before it).
 
 Every guest is a user-mode-linux kernel on this machine, and each runs its
 own drive emulation, fio and the collection's writer: on a machine with
@@ -30,6 +30,7 @@ import time
 from _collection import ROOT, import_collection
 
 LAB = os.path.join(ROOT, 'lab', 'tapelab')
+TARGET = 1.15          # issue 27: 4 guests in at most 1.15 x the time of one
 # a short run that still has every phase: source read, write sweep with file marks, verdict, fleet report
 OVERRIDES = {'source_seconds': 15, 'step_mb': 64, 'step_seconds': 8, 'block_sizes': ['256K', '1M'],
              'patterns': ['random'], 'filemark_segments_mb': [16], 'filemark_payload_mb': 32, 'poll_seconds': 2}
@@ -85,7 +86,8 @@ def main():
     print('1 guest : %6.1f s (rc %d) %s' % (one, rc1, classes1))
     print('%d guests: %6.1f s (rc %d) %s' % (args.guests, many, rc_n, classes_n))
     ratio = many / one
-    print('ratio %d:1 = %.2f (target <= 1.3): %s' % (args.guests, ratio, 'within' if ratio <= 1.3 else 'OVER'))
+    print('ratio %d:1 = %.2f (target <= %.2f): %s' % (args.guests, ratio, TARGET,
+                                                      'within' if ratio <= TARGET else 'OVER'))
     return 0
 
 
