@@ -70,6 +70,7 @@ DATA_BYTES = 160 * 1000 * 1000   # 8 s at the limit
 V1_BLKIO = '/sys/fs/cgroup/blkio'
 V1_CPU = '/sys/fs/cgroup/cpu'
 V2_ROOT = '/sys/fs/cgroup'
+V2_CPU_WEIGHT = ('cpu.weight', '1000\n')   # the high weight a v2 group gets (the default is 100)
 SFTP_SERVER = '/usr/lib/openssh/sftp-server'
 
 
@@ -122,27 +123,32 @@ def run_module(args, cgroup_tasks=(), timeout=600):
         raise AssertionError('module printed no JSON (rc %d): %s %s' % (proc.returncode, proc.stdout, proc.stderr))
 
 
+def v2_cpu_delegated():
+    """True where the host already delegates cpu to the cgroup v2 root's children (systemd does): the tests give a
+    group a CPU weight only there, and never change the host's cgroup set-up."""
+    try:
+        with open(os.path.join(V2_ROOT, 'cgroup.subtree_control')) as handle:
+            return 'cpu' in handle.read().split()
+    except OSError:
+        return False
+
+
 def high_weight_cpu_group(name):
     """A CPU group of its own with a high weight (v1 cpu.shares 10240 against the 1024 of every other group and
-    session; v2 cpu.weight 1000 where the host already delegates cpu to the root's children, as systemd does: the
-    test does not change the host's cgroup set-up). Returns (the group's directory, the file a pid is written to
-    to join it), or (None, None) where there is none to make; the caller removes the directory once it is empty."""
+    session; v2 cpu.weight 1000 where ``v2_cpu_delegated``). Returns (the group's directory, the file a pid is
+    written to to join it), or (None, None) where there is none to make; the caller removes the directory once it
+    is empty."""
     if os.geteuid() != 0:
         return None, None
     if os.path.exists(os.path.join(V1_CPU, 'cpu.shares')):
-        group, shares, join = os.path.join(V1_CPU, name), ('cpu.shares', '10240\n'), 'tasks'
+        group, weight, join = os.path.join(V1_CPU, name), ('cpu.shares', '10240\n'), 'tasks'
+    elif v2_cpu_delegated():
+        group, weight, join = os.path.join(V2_ROOT, name), V2_CPU_WEIGHT, 'cgroup.procs'
     else:
-        try:
-            with open(os.path.join(V2_ROOT, 'cgroup.subtree_control')) as handle:
-                delegated = 'cpu' in handle.read().split()
-        except OSError:
-            delegated = False
-        if not delegated:
-            return None, None
-        group, shares, join = os.path.join(V2_ROOT, name), ('cpu.weight', '1000\n'), 'cgroup.procs'
+        return None, None
     os.mkdir(group)
-    with open(os.path.join(group, shares[0]), 'w') as handle:
-        handle.write(shares[1])
+    with open(os.path.join(group, weight[0]), 'w') as handle:
+        handle.write(weight[1])
     return group, os.path.join(group, join)
 
 
@@ -265,13 +271,10 @@ class ThrottledSource(_Source):
             os.mkdir(self.cgroup)
             with open(os.path.join(self.cgroup, 'io.max'), 'w') as handle:
                 handle.write('%s rbps=%d\n' % (majmin, LIMIT_BPS))
-            # The weight only where the host already delegates cpu to the root's children (systemd does): the
-            # test does not change the host's cgroup set-up, so without it the read runs at the default weight.
-            with open(os.path.join(V2_ROOT, 'cgroup.subtree_control')) as handle:
-                delegated = 'cpu' in handle.read().split()
-            if delegated:
-                with open(os.path.join(self.cgroup, 'cpu.weight'), 'w') as handle:
-                    handle.write('1000\n')
+            # v2 puts a process in one group: the throttle's gets the CPU weight (without delegation, the default)
+            if v2_cpu_delegated():
+                with open(os.path.join(self.cgroup, V2_CPU_WEIGHT[0]), 'w') as handle:
+                    handle.write(V2_CPU_WEIGHT[1])
         else:
             self.cgroup = os.path.join(V1_BLKIO, name)
             os.mkdir(self.cgroup)
