@@ -400,6 +400,24 @@ def class_of(inconclusive, per_hour, effective, full, floor):
     return SPEED_MATCHED
 
 
+def below_floor(drive, feed_mb_s=None, feed_series_mb_s=None, tape_ratio=None, path_mb_s=None):
+    """True when no forecast of this feed can keep ``drive`` at its floor, known without simulating it.
+
+    A tick reads at most the source second's rate, capped by what the drive takes (compressed) and by
+    ``path_mb_s``, so a forecast's effective rate cannot exceed the feed's fastest second so capped. Below the
+    floor (less ``FULL_SPEED_TOLERANCE``) :func:`class_of` calls it SHOE-SHINING (INCONCLUSIVE when nothing
+    arrives at all): a caller that needs no more than "STREAMING or SPEED-MATCHED, or not" is spared the
+    simulation. The arguments are :func:`forecast`'s.
+    """
+    params = drive_parameters(drive)
+    series = _series(feed_mb_s, feed_series_mb_s)[0]
+    ratio, path = _checked_inputs(tape_ratio, path_mb_s, None, 'immediate', None, None, 0)[:2]
+    cap = params['compressed_max_mb_s'] if path is None else min(params['compressed_max_mb_s'], path)
+    fastest = min(max(series), cap)
+    # the margin: the simulation's sums of ticks may round a hair above the rate they add up
+    return fastest * (1.0 + 1e-9) < need(params, ratio)[1] * (1.0 - FULL_SPEED_TOLERANCE)
+
+
 def _time_share(sim, params):
     """Shares of the simulated time: per speed step, at the top step, stopped, repositioning, host blocked."""
     return {

@@ -740,6 +740,13 @@ class _Case:
             return [v * self.share * factor for v in self.src['series']]
         return None
 
+    def below_floor(self, path=None):
+        """True when this drive's share of the feed cannot reach its floor whatever the settings
+        (``_forecast.below_floor``): its class is not STREAMING nor SPEED-MATCHED, known without a forecast."""
+        series = self.series()
+        return _forecast.below_floor(self.spec, feed_mb_s=None if series else self.src['mean_mb_s'] * self.share,
+                                     feed_series_mb_s=series, tape_ratio=self.ratio, path_mb_s=path)
+
     def run(self, path=None, segment=None, mode='immediate', mark_s=None, factor=1.0, trace=False, jobs=True):
         """One forecast of this drive. ``jobs``: True for the application's jobs (``self.jobs``), None for none (the
         same data as one stream), or (MB per job, seconds between jobs) in their place."""
@@ -1434,7 +1441,9 @@ def drives_kept_busy(spec, source, options=None, path_mb_s=None, observed_ratio=
 
     def class_at(count):
         if count not in classes:
-            classes[count] = _Case(spec, src, ratio, 1.0 / count, None, profile=profile).run(path=path_mb_s)['class']
+            case = _Case(spec, src, ratio, 1.0 / count, None, profile=profile)
+            # a share below the floor is SHOE-SHINING (or INCONCLUSIVE, which counts the same here) unsimulated
+            classes[count] = SHOE_SHINING if case.below_floor(path_mb_s) else case.run(path=path_mb_s)['class']
         return classes[count]
 
     result['not_shoeshining'] = _last_count((STREAMING, SPEED_MATCHED), class_at, MAX_DRIVES_COUNTED)

@@ -138,3 +138,83 @@ def test_the_drive_count_is_the_linear_scans_over_the_feeds(mean):
     src = source(mean, mean * 0.9)
     spec = dm.lookup(8, 'FH', 'IBM')
     assert _verdict.drives_kept_busy(spec, src) == linear(spec, src)
+
+
+# A share of the feed whose fastest second is below the drive's floor is not simulated for the drive count
+# (_forecast.below_floor): the forecast's effective rate cannot exceed that second, and class_of calls anything
+# below the floor SHOE-SHINING. The claim, checked against the simulation over feeds around the floor.
+FLOOR_CASES = [
+    (spec, feed, ratio, path)
+    for spec in (LTO7, dm.lookup(9, 'FH', 'IBM'), dm.lookup(5, 'HH', 'HPE'))
+    for feed in ([60.0] * 30, FEED, [0.0, 250.0] + [20.0] * 28, [0.0] * 30, [45.0, 46.0, 47.0] * 10)
+    for ratio in (1.0, 1.6, 2.5)
+    for path in (None, 40.0, 300.0)
+]
+
+
+@pytest.mark.parametrize('share', [1.0, 0.9, 0.75, 0.5, 0.4, 0.25, 0.1])
+@pytest.mark.parametrize('spec, feed, ratio, path', FLOOR_CASES)
+def test_below_the_floor_unsimulated_is_what_the_simulation_says(spec, feed, ratio, path, share):
+    series = [v * share for v in feed]
+    below = fc.below_floor(spec, feed_series_mb_s=series, tape_ratio=ratio, path_mb_s=path)
+    simulated = fc.forecast(spec, feed_series_mb_s=series, tape_ratio=ratio, path_mb_s=path, min_samples=0,
+                            trace=False)
+    if below:
+        assert simulated['class'] in (fc.SHOE_SHINING, fc.INCONCLUSIVE)
+        assert simulated['effective_mb_s'] < simulated['need_floor_mb_s']
+    # the bound is the fastest second, capped by the drive and the path: it never decides a feed that reaches it
+    fastest = min(max(series), path or float('inf'), fc.drive_parameters(spec)['compressed_max_mb_s'])
+    assert below == (fastest < simulated['need_floor_mb_s'] * (1.0 - fc.FULL_SPEED_TOLERANCE))
+
+
+def test_the_floor_cases_decide_both_ways():
+    decided = [fc.below_floor(spec, feed_series_mb_s=[v * share for v in feed], tape_ratio=ratio, path_mb_s=path)
+               for spec, feed, ratio, path in FLOOR_CASES for share in (1.0, 0.25)]
+    assert any(decided) and not all(decided)
+
+
+def test_a_constant_feed_and_a_path_are_bounded_too():
+    floor = fc.need(fc.drive_parameters(LTO7), 1.0)[1]
+    assert fc.below_floor(LTO7, feed_mb_s=floor * 0.98)
+    assert not fc.below_floor(LTO7, feed_mb_s=floor)
+    assert fc.below_floor(LTO7, feed_mb_s=floor * 3, path_mb_s=floor * 0.9)
+    # data that compresses asks more host MB/s of the floor: a feed at it falls short at 1.1:1
+    assert not fc.below_floor(LTO7, feed_mb_s=floor) and fc.below_floor(LTO7, feed_mb_s=floor, tape_ratio=1.1)
+
+
+def test_the_drive_count_simulates_no_share_below_the_floor(counted):
+    spec = dm.lookup(8, 'FH', 'IBM')
+    floor = fc.need(fc.drive_parameters(spec), 1.0)[1]
+    from ansible_collections.tapeops.qualify.tests.unit.plugins.module_utils.report_cases import source
+
+    src = source(floor * 2.5, floor * 2.4)
+    kept = _verdict.drives_kept_busy(spec, src, {'tape_ratio': 1.0})
+    # 16 drives, then 1, 2, 4: 16 and 4 get under the floor's feed each, only 1 and 2 are simulated
+    assert kept['not_shoeshining'] == 2 and len(counted) == 2
+    assert kept == linear(spec, src, {'tape_ratio': 1.0})
+
+
+@pytest.mark.parametrize('host', ['lab-ma1', 'lab-ma2', 'lab-ma3'])
+def test_the_recorded_lab_verdicts_are_the_same_with_every_share_simulated(host, monkeypatch, tmp_path):
+    """The recorded lab run (tests/unit/fixtures/verdict_args/20261123-quick/): each host's whole document, judged
+    with the floor's shortcut and with every drive count simulated, is the same."""
+    import json
+    import os
+
+    from ansible.module_utils.common.arg_spec import ArgumentSpecValidator
+
+    from ansible_collections.tapeops.qualify.plugins.action import qualify_verdict
+    from ansible_collections.tapeops.qualify.tests.unit.plugins.module_utils._tape_fixtures import FIXTURES
+
+    with open(os.path.join(FIXTURES, 'verdict_args', '20261123-quick', host + '.json'), encoding='utf-8') as handle:
+        raw = json.load(handle)
+
+    def judged():
+        fc._SIMULATED.clear()
+        args = ArgumentSpecValidator(qualify_verdict.ARGUMENT_SPEC).validate(
+            dict(raw, report_dir=str(tmp_path))).validated_parameters
+        return qualify_verdict.ActionModule._document(host, args, qualify_verdict.records_of(args)).to_dict()
+
+    shortcut = judged()
+    monkeypatch.setattr(fc, 'below_floor', lambda *args, **kwargs: False)
+    assert judged() == shortcut
