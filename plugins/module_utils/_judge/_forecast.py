@@ -542,18 +542,22 @@ def _simulate(params, series, measured, ratio, path, segment, filemark_mode, mar
     arrival_pos = 0
     backhitches = 0
     backhitches_mark = 0
-    step_time = dict((s, 0.0) for s in steps)
+    step_seconds = [0.0] * len(steps)   # seconds at each step, by index (a list: cheaper than a dict by speed)
     stopped_s = reposition_s = blocked_s = flush_wait_s = 0.0
     marks = 0
-    samples = []
-    trace_every = None
+    # the trace's samples, one a tick, a list each: the clock, the buffer's fill, the speed, the feed
+    trace_t, trace_fill, trace_speed, trace_feed = [], [], [], []
     # the simulation ends when the source has been replayed, or after twice that long on the
     # clock when the drive holds the host back (its pattern is steady by then)
     limit = 2.0 * max(source_seconds, MIN_SIMULATED_S)
 
-    while cursor < source_seconds - 1e-9 and clock < limit:
-        index = int(cursor + 1e-9) % n_samples if measured else 0
-        rate = series[index]
+    tick_mb = steps[step] * tick_s     # tape MB a tick at the step (kept with the step)
+    # the trace's lists' append, bound once
+    add_t, add_fill, add_speed, add_feed = trace_t.append, trace_fill.append, trace_speed.append, trace_feed.append
+    source_end, adapt_due = source_seconds - 1e-9, adapt_s - 1e-9
+    while cursor < source_end and clock < limit:
+        rate = series[int(cursor + 1e-9) % n_samples]       # a constant feed is a series of one
+        running = moving and reposition_left <= 0
         if job_flush and not flush_pending:
             job_flush = False
             gap_left = job_gap
@@ -568,28 +572,28 @@ def _simulate(params, series, measured, ratio, path, segment, filemark_mode, mar
             if n_shares > 1:
                 # the ratio of the data arriving now: its share of the sources' stream
                 ratio = shares[int((host_mb % stream_mb) / share_mb) % n_shares]
-            free = buffer_mb - level
-            room = (free if free > 0.0 else 0.0) * ratio        # host MB the buffer can take now
-            drain_now = steps[step] * tick_s * ratio if moving and reposition_left <= 0 else 0.0
             # a tick reads at the rate of the source second it starts in (ticks divide seconds)
             offered = (rate if rate <= host_cap else host_cap) * tick_s if rate > 0 else 0.0
-            if flush_pending:
-                accepted = 0.0
-            else:
-                can_take = room + drain_now
-                accepted = offered if offered <= can_take else can_take
-            # time the host waited on the drive (a full buffer, a sync mark draining): not the
+            # held: time the host waited on the drive (a full buffer, a sync mark draining): not the
             # host's slowness, so the drive leaves it out of the host's arrival rate
             if flush_pending:
+                accepted = 0.0
                 held = tick_s
-            elif offered > 0 and accepted < offered - 1e-12:
-                held = tick_s * (1.0 - accepted / offered)
             else:
-                held = 0.0
+                free = buffer_mb - level
+                # host MB the buffer can take now, and what the drive drains of it in this tick
+                can_take = (free if free > 0.0 else 0.0) * ratio + (tick_mb * ratio if running else 0.0)
+                accepted = offered if offered <= can_take else can_take
+                held = tick_s * (1.0 - accepted / offered) if offered > 0 and accepted < offered - 1e-12 else 0.0
+            # no further than the next mark and the job's end: min(accepted, max(0.0, left)), a third faster
             if next_mark is not None:
-                accepted = min(accepted, max(0.0, next_mark - host_mb))
+                left = next_mark - host_mb
+                if left < accepted:
+                    accepted = left if left > 0.0 else 0.0
             if next_job is not None:
-                accepted = min(accepted, max(0.0, next_job - host_mb))
+                left = next_job - host_mb
+                if left < accepted:
+                    accepted = left if left > 0.0 else 0.0
             if offered > 0:
                 if accepted < offered - 1e-12:
                     blocked_s += tick_s * (1.0 - accepted / offered)
@@ -618,14 +622,19 @@ def _simulate(params, series, measured, ratio, path, segment, filemark_mode, mar
             flush_pending = job_flush = True
 
         # -- drive
-        if moving and reposition_left <= 0:
-            tick_mb = steps[step] * tick_s
-            drained = level if level <= tick_mb else tick_mb
-            level -= drained
-            tape_mb += drained
-            step_time[steps[step]] += tick_s * (drained / tick_mb)
-            if drained < tick_mb - 1e-12:
-                stopped_s += tick_s * (1.0 - drained / tick_mb)
+        if running:
+            if level > tick_mb:
+                # a whole tick at the step (the same sums as the general case's with drained = tick_mb)
+                level -= tick_mb
+                tape_mb += tick_mb
+                step_seconds[step] += tick_s
+            else:
+                drained = level
+                level -= drained
+                tape_mb += drained
+                step_seconds[step] += tick_s * (drained / tick_mb)
+                if drained < tick_mb - 1e-12:
+                    stopped_s += tick_s * (1.0 - drained / tick_mb)
             since_adapt += tick_s
             adapt_arrived += arrived
             adapt_held += held
@@ -642,14 +651,16 @@ def _simulate(params, series, measured, ratio, path, segment, filemark_mode, mar
                     reposition_left = mark_reposition
                 else:
                     reposition_left = backhitch_s
-            elif since_adapt >= adapt_s - 1e-9:
+            elif since_adapt >= adapt_due:
                 arrival = _host_rate(adapt_arrived, since_adapt, adapt_held)
                 fill = level / buffer_mb
                 matched = _highest_step(steps, arrival)
                 if fill > high_water and step < top_index and arrival >= steps[step] - 1e-9:
                     step = max(step + 1, matched)
+                    tick_mb = steps[step] * tick_s
                 elif fill < low_water and step > 0 and arrival < steps[step]:
                     step = min(step - 1, matched)
+                    tick_mb = steps[step] * tick_s
                 since_adapt = 0.0
                 adapt_arrived = 0.0
                 adapt_held = 0.0
@@ -667,29 +678,40 @@ def _simulate(params, series, measured, ratio, path, segment, filemark_mode, mar
                 recent = [(arrival_pos - 1 - i) % len(arrivals) for i in range(window)]
                 step = _highest_step(steps, _host_rate(sum(arrivals[i] for i in recent), window * tick_s,
                                                        sum(helds[i] for i in recent)))
+                tick_mb = steps[step] * tick_s
                 moving = True
                 since_adapt = 0.0
                 adapt_arrived = 0.0
                 adapt_held = 0.0
         clock += tick_s
         if trace:
-            samples.append((clock, level / buffer_mb, steps[step] if moving and reposition_left <= 0 else 0.0,
-                            rate))
+            add_t(clock)
+            add_fill(level / buffer_mb)
+            add_speed(steps[step] if moving and reposition_left <= 0 else 0.0)
+            add_feed(rate)
     seconds = max(clock, TICK_S)
-    trace_out = []
-    if trace and samples:
-        trace_every = max(1, int(math.ceil(len(samples) / float(TRACE_POINTS))))
-        for i in range(0, len(samples), trace_every):
-            chunk = samples[i:i + trace_every]
-            trace_out.append({
-                't_s': round(chunk[-1][0], 2),
-                'buffer_pct': round(100.0 * sum(c[1] for c in chunk) / len(chunk), 1),
-                'step_mb_s': round(sum(c[2] for c in chunk) / len(chunk), 1),
-                'feed_mb_s': round(sum(c[3] for c in chunk) / len(chunk), 1),
-            })
     return {
         'seconds': seconds, 'host_mb': host_mb, 'tape_mb': tape_mb, 'backhitches': backhitches,
-        'backhitches_filemark': backhitches_mark, 'step_time': step_time, 'stopped_s': stopped_s,
-        'reposition_s': reposition_s, 'blocked_s': blocked_s, 'replays': replays, 'trace': trace_out,
+        'backhitches_filemark': backhitches_mark, 'step_time': dict(zip(steps, step_seconds)), 'stopped_s': stopped_s,
+        'reposition_s': reposition_s, 'blocked_s': blocked_s, 'replays': replays,
+        'trace': _trace_points(trace_t, trace_fill, trace_speed, trace_feed),
         'marks': marks, 'flush_wait_s': flush_wait_s, 'job_marks': job_marks,
     }
+
+
+def _trace_points(clock, fill, speed, feed):
+    """At most ``TRACE_POINTS`` points of the simulation's ticks (one sample a tick in each list), each the mean of
+    its ticks and the clock at its last."""
+    points = []
+    count = len(clock)
+    every = max(1, int(math.ceil(count / float(TRACE_POINTS))))
+    for i in range(0, count, every):
+        end = min(i + every, count)
+        ticks = end - i
+        points.append({
+            't_s': round(clock[end - 1], 2),
+            'buffer_pct': round(100.0 * sum(fill[i:end]) / ticks, 1),
+            'step_mb_s': round(sum(speed[i:end]) / ticks, 1),
+            'feed_mb_s': round(sum(feed[i:end]) / ticks, 1),
+        })
+    return points
