@@ -213,7 +213,9 @@ def test_the_recorded_lab_verdicts_are_the_same_with_every_share_simulated(host,
         fc._SIMULATED.clear()
         args = ArgumentSpecValidator(qualify_verdict.ARGUMENT_SPEC).validate(
             dict(raw, report_dir=str(tmp_path))).validated_parameters
-        return qualify_verdict.ActionModule._document(host, args, qualify_verdict.records_of(args)).to_dict()
+        doc = qualify_verdict.ActionModule._document(host, args, qualify_verdict.records_of(args)).to_dict()
+        del doc['generated_at']           # the clock's, not the verdict's
+        return doc
 
     shortcut = judged()
     monkeypatch.setattr(fc, 'below_floor', lambda *args, **kwargs: False)
