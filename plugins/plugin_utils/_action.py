@@ -24,6 +24,8 @@ around their own work, so each plugin holds only that work (``act``):
   against it by tests/unit/plugins/action/test_action_argument_specs.py;
 - calls ``act(args, task_vars)``, which returns the keys of the result
   (``changed`` defaults to False);
+- leaves the task's arguments in the worker once read (``_keep_arguments``: a
+  verdict's measurements are not sent back to the controller's main process);
 - fails the task with the message of any error the collection raises on
   purpose (``_errors.TapeopsError``) or of the plugin's ``ERRORS`` (parse
   and model errors that derive from ValueError), never with a traceback: the
@@ -58,7 +60,10 @@ class QualifyAction(ActionBase):
     def run(self, tmp=None, task_vars=None):
         result = super().run(tmp, task_vars)
         del tmp
-        args = self.validated_args()
+        try:
+            args = self.validated_args()
+        finally:
+            self._keep_arguments()
         handled = (TapeopsError, ) + tuple(self.ERRORS)
         try:
             result.update(self.act(args, task_vars or {}))
@@ -66,6 +71,19 @@ class QualifyAction(ActionBase):
             raise AnsibleActionFail(str(exc))
         result.setdefault('changed', False)
         return result
+
+    def _keep_arguments(self):
+        """Leave the task's arguments here once read, where no other attempt can follow (``one_attempt``).
+
+        The worker process sends its task's attributes back to the controller's main process with the result, the
+        templated arguments among them, and that process reads them back one host at a time: a verdict's
+        measurements (about 50 KB a host) cost the play more there than the verdict itself (1,000 hosts: 52 s for
+        the arguments given to an action that did nothing, 20 s without sending them back, 12 s for a no-op
+        play; bench/qualify_controller_scale.py). Nothing reads them there: the result is the action's, and a
+        rescue's ``ansible_failed_task`` is the play's task, as written.
+        """
+        if one_attempt(self._task):
+            self._task.args = {}
 
     def validated_args(self):
         """The task's arguments, plain data, validated and with their defaults: ActionBase.validate_argument_spec's
@@ -105,6 +123,14 @@ def plain(value):
         if isinstance(value, native):
             return native(value)
     return value
+
+
+def one_attempt(task):
+    """True when ``task`` runs once: no retries as ansible-core's TaskExecutor counts them (``retries``, else three
+    when ``until`` is set)."""
+    if task.retries is not None:
+        return task.retries <= 0
+    return not task.until
 
 
 def host_of(task_vars):

@@ -42,6 +42,8 @@ def make_action(module, args, check_mode=False):
     task.async_val = 0
     task.check_mode = check_mode
     task.diff = False
+    task.until = []
+    task.retries = None
     task.action = 'tapeops.qualify.%s' % module.__name__.rsplit('.', 1)[-1]
     connection = mock.MagicMock()
     connection._shell.tmpdir = None  # pylint: disable=protected-access
