@@ -91,10 +91,14 @@ ARGUMENTS_PLAY = """- name: The verdict's arguments alone, templated for each ho
 
 FLOOR_ACTION = """from ansible.plugins.action import ActionBase
 
+from ansible_collections.tapeops.qualify.plugins.plugin_utils._action import QualifyAction
+
 
 class ActionModule(ActionBase):
     def run(self, tmp=None, task_vars=None):
-        return {'changed': False, 'arguments': len(self._task.args)}
+        count = len(self._task.args)
+        QualifyAction._keep_arguments(self)     # as the collection's actions do: not sent back
+        return {'changed': False, 'arguments': count}
 """
 
 
