@@ -585,7 +585,7 @@ def _simulate(params, series, measured, ratio, path, segment, filemark_mode, mar
                 can_take = (free if free > 0.0 else 0.0) * ratio + (tick_mb * ratio if running else 0.0)
                 accepted = offered if offered <= can_take else can_take
                 held = tick_s * (1.0 - accepted / offered) if offered > 0 and accepted < offered - 1e-12 else 0.0
-            # no further than the next mark and the job's end: min(accepted, max(0.0, left)), a third faster
+            # no further than the next mark and the job's end: min(accepted, max(0.0, left)), without the calls
             if next_mark is not None:
                 left = next_mark - host_mb
                 if left < accepted:
