@@ -413,15 +413,16 @@ def test_short_tree_is_read_again_until_the_time_budget(tmp_path):
     # (whole passes by bytes: ``passes`` is rounded to 3 decimals, so 715.9996 passes show as 716.0 while the
     # last file of the 716th is still short of its end: 5727 files, seen once)
     assert stream['files'] >= int(stream['bytes'] // total) * 8 and stream['complete'] is True
-    # 3 one-second windows (fio logs the third or not, as the run ends on its boundary), the last of three left
-    # out of the floor: 2 samples, below the default minimum of 10.
-    assert result['samples'] == 2 and len(result['aggregate']['series_mb_s']) in (2, 3)
+    # 3 one-second windows (fio logs the third or not, as the run ends on its boundary; on a loaded machine the run
+    # stretches past it and fio logs a fourth), the last of three or four left out of the floor: 2 or 3 samples,
+    # below the default minimum of 10.
+    assert result['samples'] in (2, 3) and len(result['aggregate']['series_mb_s']) in (2, 3, 4)
     assert 'time budget of 3 s is too short' in result['inconclusive']['reason']
     assert any('inconclusive' in w for w in result['warnings_list'])
     # The same read with a minimum of 2 samples is conclusive.
     rc, result = run_module({'paths': [src], 'time_budget': 3, 'compressibility_sample': '0', 'scaling': False,
                              'min_samples': 2})
-    assert rc == 0 and result['inconclusive'] is None and result['samples'] == 2
+    assert rc == 0 and result['inconclusive'] is None and result['samples'] in (2, 3)
 
 
 def test_byte_budget_beyond_the_tree_reads_every_byte_of_every_pass(tmp_path):
