@@ -7,16 +7,23 @@ count the sources keep busy found by doubling and bisection (_verdict._last_coun
 What it must keep: the same numbers as before. The recorded lab run 20261123-quick
 (tests/unit/fixtures/verdict_args/) ran 20 simulations for lab-ma2's verdict where 4 differed (the stream fixes
 try every stream count, and without a measured scaling curve each feeds the drive the same), and 16 for
-lab-ma1's drive count (every count to 16, all STREAMING).
+lab-ma1's drive count (every count to 16, all STREAMING). A share of the feed below the drive's floor is not
+simulated for the drive count at all (_forecast.below_floor): the recorded hosts' documents are the same with it.
 """
 
 import copy
+import json
+import os
 
 import pytest
 
+from ansible.module_utils.common.arg_spec import ArgumentSpecValidator
+
+from ansible_collections.tapeops.qualify.plugins.action import qualify_verdict
 from ansible_collections.tapeops.qualify.plugins.module_utils._judge import _drive_model as dm
 from ansible_collections.tapeops.qualify.plugins.module_utils._judge import _forecast as fc
 from ansible_collections.tapeops.qualify.plugins.module_utils._judge import _verdict
+from ansible_collections.tapeops.qualify.tests.unit.plugins.module_utils._tape_fixtures import FIXTURES
 
 LTO7 = dm.lookup(7, 'FH', 'IBM')
 FEED = [120.0, 80.0, 95.0, 60.0, 130.0, 110.0, 70.0, 100.0, 90.0, 115.0, 85.0, 105.0]
@@ -198,14 +205,6 @@ def test_the_drive_count_simulates_no_share_below_the_floor(counted):
 def test_the_recorded_lab_verdicts_are_the_same_with_every_share_simulated(host, monkeypatch, tmp_path):
     """The recorded lab run (tests/unit/fixtures/verdict_args/20261123-quick/): each host's whole document, judged
     with the floor's shortcut and with every drive count simulated, is the same."""
-    import json
-    import os
-
-    from ansible.module_utils.common.arg_spec import ArgumentSpecValidator
-
-    from ansible_collections.tapeops.qualify.plugins.action import qualify_verdict
-    from ansible_collections.tapeops.qualify.tests.unit.plugins.module_utils._tape_fixtures import FIXTURES
-
     with open(os.path.join(FIXTURES, 'verdict_args', '20261123-quick', host + '.json'), encoding='utf-8') as handle:
         raw = json.load(handle)
 
