@@ -735,23 +735,22 @@ class _Case:
         self.need_full, self.need_floor = _forecast.need(params, ratio)
         self.flush_s = params['buffer_mb'] / params['native_mb_s']
 
-    def series(self, factor=1.0):
+    def feed(self, factor=1.0):
+        """This drive's share of the feed (times ``factor``) as the forecast takes it: the measured series, else the
+        mean."""
         if self.src['series']:
-            return [v * self.share * factor for v in self.src['series']]
-        return None
+            return {'feed_mb_s': None, 'feed_series_mb_s': [v * self.share * factor for v in self.src['series']]}
+        return {'feed_mb_s': self.src['mean_mb_s'] * self.share * factor, 'feed_series_mb_s': None}
 
     def below_floor(self, path=None):
         """True when this drive's share of the feed cannot reach its floor whatever the settings
         (``_forecast.below_floor``): its class is not STREAMING nor SPEED-MATCHED, known without a forecast."""
-        series = self.series()
-        return _forecast.below_floor(self.spec, feed_mb_s=None if series else self.src['mean_mb_s'] * self.share,
-                                     feed_series_mb_s=series, tape_ratio=self.ratio, path_mb_s=path)
+        return _forecast.below_floor(self.spec, tape_ratio=self.ratio, path_mb_s=path, **self.feed())
 
     def run(self, path=None, segment=None, mode='immediate', mark_s=None, factor=1.0, trace=False, jobs=True):
         """One forecast of this drive. ``jobs``: True for the application's jobs (``self.jobs``), None for none (the
         same data as one stream), or (MB per job, seconds between jobs) in their place."""
         jobs = self.jobs if jobs is True else jobs
-        series = self.series(factor)
         reposition = None
         if mark_s is None and jobs:
             # immediate segment marks cost nothing; the job's closing mark is synchronous and costs what one did
@@ -762,10 +761,10 @@ class _Case:
             reposition = max(0.0, mark_s - self.flush_s)
         job_mb, job_gap_s = jobs or (None, 0.0)
         return _forecast.forecast(
-            self.spec, feed_mb_s=None if series else self.src['mean_mb_s'] * self.share * factor,
-            feed_series_mb_s=series, tape_ratio=self.ratio, path_mb_s=path, segment_size_mb=segment,
+            self.spec, tape_ratio=self.ratio, path_mb_s=path, segment_size_mb=segment,
             filemark_mode=mode, filemark_seconds=reposition, data_gb=self.data_gb, min_samples=0, trace=trace,
-            job_gb=None if job_mb is None else job_mb / 1000.0, job_gap_s=job_gap_s, ratio_profile=self.profile)
+            job_gb=None if job_mb is None else job_mb / 1000.0, job_gap_s=job_gap_s, ratio_profile=self.profile,
+            **self.feed(factor))
 
 
 def _better(after, before, margin=0.03):
