@@ -199,7 +199,12 @@ def test_fast_source_with_immediate_filemarks_streams_without_back_hitch(lab, la
         'sync_flushes': perf[0x8001], 'speed_time_s': stats['speed_time_s'],
         'drive_host_bytes': stats['host_bytes_written'], 'drive_tape_bytes': stats['tape_bytes_written'],
     })
-    assert run['marks'] == run['files'] >= 20 and run['mark_seconds'] < 0.5, run
+    # an immediate mark waits for no drain: each took a small share of what one buffer's drain at the top step takes
+    # (a synchronous one waits at least that long), by the drive's own count no flush at all; not an absolute time,
+    # which a loaded guest stretches (25 marks took 0.508 s in one rehearsal, 20 ms each against a 1.8 s drain)
+    drain_s = prof['buffer_mb'] / top_mb_s
+    assert run['marks'] == run['files'] >= 20 and run['mark_seconds'] / run['marks'] < 0.1 * drain_s, run
+    assert perf[0x8001] == 0, perf
     assert perf[0x8000] == 0, (perf, run['source_series_bytes'])
     # The drive never stopped and mostly ran at its top step; where the guest's one CPU (reading,
     # compressing, writing) fell behind, it speed-matched instead of stopping (seen in CI: 68 % of
