@@ -18,7 +18,10 @@ It prints, per N, the qualify play's time against a no-op play (one
 1,000 hosts. It also times the verdict's arguments alone (the same templates
 given to an action that does nothing with them): Ansible's own per-host work
 on the measurements, part of every verdict's time and the floor of any
-design with a verdict task a host; and a prototype of the other design,
+design with a verdict task a host; the same verdict task with every
+simulation already run (``SIMULATED_ACTION``: the verdict with its
+forecasts' simulations taken away, the most any cheaper simulation could
+give a verdict task a host); and a prototype of the other design,
 every host's verdict in one task on the controller, then the fleet reports
 (``ONE_TASK_ACTION``, not part of the collection). ``--forks`` and ``--strategy`` (the verdicts' play; the qualify
 playbook's measuring play, where its verdicts run, is ``free``) time it with
@@ -102,6 +105,49 @@ class ActionModule(ActionBase):
         QualifyAction._keep_arguments(self)     # as the collection's actions do: not sent back
         return {'changed': False, 'arguments': count}
 """
+
+
+# The verdict task with its simulations taken away: the collection's verdict action, whose module runs the recorded
+# hosts' verdicts once when it is imported. ansible-playbook's main process imports an action's class before it
+# forks a host's worker (the strategy asks it whether it bypasses the host loop), so every worker starts with the
+# simulations kept (_forecast._SIMULATED, by their inputs, which hold no host name) and runs none: the module's
+# simulation is replaced by one that fails. What is left is all a verdict task a host costs but its simulations:
+# the most that any cheaper simulation, giving the same results, could take off it. The fleet reports follow, as in
+# the qualify play.
+SIMULATED_ACTION = """import json
+import os
+
+from ansible.module_utils.common.arg_spec import ArgumentSpecValidator
+
+from ansible_collections.tapeops.qualify.plugins.action import qualify_verdict
+from ansible_collections.tapeops.qualify.plugins.module_utils._judge import _forecast
+
+RECORDED = %r
+WARMED_IN = os.getpid()
+_forecast.SIMULATED_KEPT = 1000
+for _path in RECORDED:
+    with open(_path, encoding='utf-8') as _handle:
+        _raw = json.load(_handle)
+    _raw['report_dir'] = os.path.dirname(_path)     # required by the validation; _document writes nothing
+    _args = ArgumentSpecValidator(qualify_verdict.ARGUMENT_SPEC).validate(_raw).validated_parameters
+    qualify_verdict.ActionModule._document('warm-up', _args, qualify_verdict.records_of(_args))
+
+
+def _no_simulation(*args, **kwargs):
+    raise RuntimeError('a worker ran a simulation the main process had not run')
+
+
+_forecast._simulate = _no_simulation
+
+
+class ActionModule(qualify_verdict.ActionModule):
+    def run(self, tmp=None, task_vars=None):
+        if os.getpid() == WARMED_IN:
+            return {'failed': True, 'msg': 'the simulations were run in this worker, not before it was forked'}
+        return super().run(tmp, task_vars)
+""" % ([os.path.join(FIXTURE, name + '.json') for name in TEMPLATES],)
+
+SIMULATED_PLAY = QUALIFY_PLAY.replace('tapeops.qualify.qualify_verdict:', 'bench_simulations_run:', 1)
 
 
 # The other design, for comparison (docs/awx.md): every host's verdict in one task on the controller once all have
@@ -197,12 +243,13 @@ def measure(count, templates, settings):
         inventory = os.path.join(work, 'hosts.yml')
         plays = {}
         for name, text in (('qualify', QUALIFY_PLAY), ('noop', NOOP_PLAY), ('arguments', ARGUMENTS_PLAY),
-                           ('one_task', ONE_TASK_PLAY)):
+                           ('one_task', ONE_TASK_PLAY), ('simulated', SIMULATED_PLAY)):
             plays[name] = os.path.join(work, name + '.yml')
             with open(plays[name], 'w', encoding='utf-8') as handle:
                 handle.write(text)
         os.mkdir(os.path.join(work, 'action_plugins'))
-        for plugin, text in (('bench_arguments_only', FLOOR_ACTION), ('bench_one_task_verdicts', ONE_TASK_ACTION)):
+        for plugin, text in (('bench_arguments_only', FLOOR_ACTION), ('bench_one_task_verdicts', ONE_TASK_ACTION),
+                             ('bench_simulations_run', SIMULATED_ACTION)):
             with open(os.path.join(work, 'action_plugins', plugin + '.py'), 'w', encoding='utf-8') as handle:
                 handle.write(text)
         env = dict(playbook_env(COLLECTIONS), ANSIBLE_ACTION_PLUGINS=os.path.join(work, 'action_plugins'))
@@ -212,6 +259,9 @@ def measure(count, templates, settings):
         out['noop'] = timed_playbook(['-i', inventory, plays['noop'], '-f', str(settings[0][0])], env)
         out['arguments'] = timed_playbook(['-i', inventory, plays['arguments'], '-f', str(settings[0][0])], env)
         out['one_task'] = timed_playbook(['-i', inventory, plays['one_task'], '-f', str(settings[0][0])], env)
+        _check_run(run_dir, count)
+        shutil.rmtree(run_dir)
+        out['simulated'] = timed_playbook(['-i', inventory, plays['simulated'], '-f', str(settings[0][0])], env)
         _check_run(run_dir, count)
         shutil.rmtree(run_dir)
         for forks, strategy in settings:
@@ -242,6 +292,9 @@ def main():
         print('%5d hosts, forks %d: the verdict\'s arguments alone (the same templates given to a task a host that '
               'does nothing) %.1f s: %.1fx the no-op play' % (
                   count, settings[0][0], out['arguments'], out['arguments'] / out['noop']))
+        print('%5d hosts, forks %d: a verdict task a host with every simulation run before (what any cheaper '
+              'simulation could take off at most), then the fleet reports %.1f s: %.1fx the no-op play' % (
+                  count, settings[0][0], out['simulated'], out['simulated'] / out['noop']))
         print('%5d hosts, forks %d: every verdict in one task on the controller, then the fleet reports (a prototype '
               'of that design, docs/awx.md) %.1f s: %.1fx the no-op play' % (
                   count, settings[0][0], out['one_task'], out['one_task'] / out['noop']))
