@@ -287,8 +287,9 @@ def backhitches_too_few(count, seconds, per_hour, low, confidence, line, cls):
 
 def drive_paced(paced_s, seconds, mb_s, class_mb_s, full, ratio, cls):
     """Why a window's class is not its fed rate's: the drive, never stopping, set the pace of some of its seconds."""
-    return ('the host waited on the drive for %.0f of the %.0f s the rate is taken over, while the drive took at '
-            'least its full speed at 1:1 and never stopped: those seconds count at its full speed (%.2f MB/s of '
+    return ('the drive set the pace for %.0f of the %.0f s the rate is taken over (the host waited on it, or its '
+            'full buffer fed it), taking at least its full speed at 1:1 and never stopping: those seconds count at '
+            'its full speed (%.2f MB/s of '
             'host data at %.3g:1), whatever the compression of their data. Counted so, the rate is %.2f MB/s and '
             'the class %s; as fed, %.2f MB/s at the window\'s mean compression' % (
                 paced_s, seconds, full, ratio, class_mb_s, cls, mb_s))

@@ -102,17 +102,26 @@ def data_phase(series):
     return active[0], active[-1]
 
 
-def steady_phase(phase):
-    """The data phase without its first and last interval when it has three or more.
+def steady_phase(phase, series=None):
+    """The data phase without its first interval, and without its last unless the host waited on the drive through
+    it, when it has three or more.
 
     A job starts and ends somewhere inside an interval, so its edge intervals are
     partly idle and their rate is not the drive's; the rate and the replay come
-    from the intervals between them. A shorter phase is kept whole.
+    from the intervals between them. The first also holds what the host wrote
+    into the drive's empty buffer at its own speed. A last interval that was
+    drive-bound (:func:`drive_bound`, given ``series``) was not partly idle:
+    the host waited on the drive for most of it, and what it wrote there is
+    what the drive took (in the lab, a job whose drive spent 1.2 s of its
+    26 at its floor ended with one at the floor's rate). A shorter phase is
+    kept whole.
     """
     first, last = phase
-    if last - first >= 2:
-        return first + 1, last - 1
-    return phase
+    if last - first < 2:
+        return phase
+    if series is not None and drive_bound(series, (last, last))[0]:
+        return first + 1, last
+    return first + 1, last - 1
 
 
 def drive_bound(series, phase):
@@ -159,33 +168,50 @@ def paced_rate(series, phase, full_mb_s, native_mb_s, buffer_mb=0.0):
     which the drive took less than its 1:1 speed was not at its top step (a host whose writes were slow for
     another reason: in the lab, a loaded guest's command path) and counts as fed, as do the other intervals.
 
-    The drive also paced the intervals between two such runs that its buffer (``buffer_mb``) covered: full when
-    the host last waited, it fed the drive its full speed while the host fell short by less than it held.
+    The drive also paced the intervals after such a run that its buffer (``buffer_mb``) covered (:func:`_covered`).
+
+    Each stretch the drive paced, from one run it paced to the last it paced or covered after it, counts at
+    least at ``full_mb_s`` as a whole, not each run on its own: the host's bytes there are what the drive took,
+    give or take what its buffer held (full where the stretch began), however the samples split them (in the lab
+    a loaded sampler's intervals of 0.2 to 1.9 s put a second's blocks in the next one, and runs counted one by
+    one read 5.33 MB/s of a 4.9 MB/s drive at 1:1).
     """
     least = native_mb_s * MB * (1.0 - _forecast.FULL_SPEED_TOLERANCE)
     runs = _runs(series, phase, drive_bound(series, phase))
     paced = _covered(runs, [waited and taken >= least * spent for waited, taken, spent in runs], full_mb_s,
                      buffer_mb)
-    nbytes = sum(max(taken, full_mb_s * MB * spent) if by_drive else taken
-                 for by_drive, (_waited, taken, spent) in zip(paced, runs))
+    nbytes, stretch = 0.0, None
+    for by_drive, (_waited, taken, spent) in zip(paced + [False], runs + [(False, 0, 0.0)]):
+        if by_drive:
+            stretch = [stretch[0] + taken, stretch[1] + spent] if stretch else [taken, spent]
+            continue
+        if stretch:
+            nbytes += max(stretch[0], full_mb_s * MB * stretch[1])
+            stretch = None
+        nbytes += taken
     seconds = sum(spent for _waited, _taken, spent in runs)
     paced_s = sum(spent for by_drive, (_waited, _taken, spent) in zip(paced, runs) if by_drive)
     return (nbytes / seconds / MB if seconds else 0.0), paced_s
 
 
 def _covered(runs, paced, full_mb_s, buffer_mb):
-    """``paced`` with each stretch of runs between two paced ones marked paced too where the drive's buffer, full
-    at the stretch's start, never ran dry: the host's shortfall against ``full_mb_s``, summed from there (a
-    buffer holds no more than full), stayed within ``buffer_mb``."""
+    """``paced`` with each stretch of runs after a paced one marked paced too where the drive's buffer, full at
+    the stretch's start, kept the drive at its top step through it: the stretch holds no drive-bound run (a
+    drive-bound run the drive did not pace shows the drive, or the path to it, slower than its top step), and
+    the host's shortfall against ``full_mb_s``, summed from there (a buffer holds no more than full), left the
+    buffer above the forecast's LOW_WATER share, below which the drive steps down (a stretch that ends the phase
+    too: the buffer fed the drive to its end)."""
     out = list(paced)
+    keep = (1.0 - _forecast.LOW_WATER) * buffer_mb * MB
     start = 1
     while start < len(runs):
-        end, short, worst = start, 0.0, 0.0
+        end, short, worst, bound = start, 0.0, 0.0, False
         while end < len(runs) and not paced[end]:
             short = max(0.0, short + full_mb_s * MB * runs[end][2] - runs[end][1])
             worst = max(worst, short)
+            bound = bound or runs[end][0]
             end += 1
-        if end > start and out[start - 1] and end < len(runs) and worst <= buffer_mb * MB:
+        if end > start and out[start - 1] and not bound and worst <= keep:
             out[start:end] = [True] * (end - start)
         start = end + 1
     return out
@@ -286,7 +312,7 @@ def _observed(window, phase, params, ratio, ratio_source, min_samples):
     first, last = phase
     nbytes = sum(series['write_byte_cnt'][first:last + 1])
     seconds = sum(series['seconds'][first:last + 1])
-    inner_first, inner_last = steady_phase(phase)
+    inner_first, inner_last = steady_phase(phase, series)
     inner_s = sum(series['seconds'][inner_first:inner_last + 1])
     bound_s = sum(s for s, waited in zip(series['seconds'][first:last + 1], drive_bound(series, phase)) if waited)
     mb_s = sum(series['write_byte_cnt'][inner_first:inner_last + 1]) / inner_s / MB if inner_s else 0.0
@@ -394,7 +420,7 @@ def judge(window, drive, tape_ratio=None, min_samples=_forecast.MIN_SAMPLES):
     ratio, ratio_source = _ratio(window, tape_ratio)
     out.status = STATUS_JUDGED
     seen_notes, out.observed = _observed(window, phase, params, ratio, ratio_source, min_samples)
-    steady = steady_phase(phase)
+    steady = steady_phase(phase, window.series)
     rates = per_second_rates(window.series, steady, ceiling_mb_s=params['compressed_max_mb_s'])
     # a steady phase that begins drive-bound begins with the drive's buffer full and the drive streaming
     start_full = drive_bound(window.series, (steady[0], steady[0]))[0]

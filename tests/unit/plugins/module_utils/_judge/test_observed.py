@@ -16,6 +16,9 @@ a real Bacula 9.6.7 job on lab-ma3, recorded on 2026-11-27 by the lab test
 test_observe_bacula_lab.py (its checks are test_qualify.py's observed jobs' now).
 observed_bacula_job__lab-ma1.json: the same on lab-ma1 (its source unthrottled, its drive the bottleneck),
 recorded on 2026-11-28 by test_qualify.py's observed jobs, with the lab drive's own account of the job.
+observe_playbook_job*__lab-ma1.json: the observe playbook's windows of the lab writer's job on lab-ma1, recorded
+by tests/integration/test_observe_playbook_lab.py with the lab drive's own account (each file's ``source`` says
+which run).
 """
 
 from __future__ import annotations
@@ -148,9 +151,10 @@ def test_the_seconds_a_drive_paced_count_at_its_full_speed_whatever_the_window_s
                               seen['need_floor_mb_s']) == _forecast.SPEED_MATCHED
     assert seen['class'] == _forecast.STREAMING and seen['class_mb_s'] == pytest.approx(7.21)
     [note] = judged.notes
-    assert note.startswith('observed: the host waited on the drive for 15 of the 15 s the rate is taken over, while '
-                           'the drive took at least its full speed at 1:1 and never stopped: those seconds count at '
-                           'its full speed (7.21 MB/s of host data at 1.03:1)'), note
+    assert note.startswith('observed: the drive set the pace for 15 of the 15 s the rate is taken over (the host '
+                           'waited on it, or its full buffer fed it), taking at least its full speed at 1:1 and '
+                           'never stopping: those seconds count at its full speed (7.21 MB/s of host data at '
+                           '1.03:1)'), note
     assert 'as fed, 7.08 MB/s' in note and 'the class STREAMING' in note
     # as recorded, 1.0:1: the same class either way, and nothing to say
     plain = _observed.judge(case['window'], case['profile'])
@@ -202,29 +206,89 @@ def test_drive_bound_seconds_slower_than_the_drive_at_1_to_1_count_as_fed():
     assert _observed.paced_rate(series, (0, 5), 10.45, 9.9) == (pytest.approx((9 + 3 * 10.45 + 9 + 4) / 6.0), 3.0)
 
 
-def test_a_short_stall_between_drive_paced_runs_that_the_buffer_covered_counts_as_paced():
-    """A host that fell short for a second between two runs the drive paced: its full buffer (the lab's LTO-5 at
-    0.035 holds 8.96 MB) fed the drive its full speed through it. (On the lab beside other tests, a job with no
-    back-hitch once read 1.7 % below its drive's full speed, SPEED-MATCHED against a STREAMING replay.)"""
+def test_a_short_stall_after_a_drive_paced_run_that_the_buffer_covered_counts_as_paced():
+    """A host that fell short for a second after a run the drive paced: its full buffer (the lab's LTO-5 at 0.035
+    holds 8.96 MB) fed the drive its full speed through it while it stayed above the forecast's LOW_WATER share,
+    below which the drive steps down. (On the lab beside other tests, a job with no back-hitch once read 1.7 %
+    below its drive's full speed, SPEED-MATCHED against a STREAMING replay.)"""
     mb = 1000000
     series = {'write_byte_cnt': [9 * mb, 10 * mb, 10 * mb, 6 * mb, 10 * mb, 10 * mb, 9 * mb], 'seconds': [1.0] * 7,
               'write_ns': [300000000, 900000000, 950000000, 200000000, 900000000, 950000000, 200000000]}
     assert _observed.drive_bound(series, (0, 6)) == [False, True, True, False, True, True, False]
-    # a 9.5 MB/s drive at 1.1:1 (10.45 full): 4.45 MB short in the stall, within an 8.96 MB buffer
-    assert _observed.paced_rate(series, (0, 6), 10.45, 9.5, 8.96) == (
-        pytest.approx((9 + 2 * 10.45 + 10.45 + 2 * 10.45 + 9) / 7.0), 5.0)
-    # a buffer smaller than the shortfall ran dry: the stall counts as fed; so without a buffer (the default)
-    as_fed = (pytest.approx((9 + 2 * 10.45 + 6 + 2 * 10.45 + 9) / 7.0), 4.0)
-    assert _observed.paced_rate(series, (0, 6), 10.45, 9.5, 4.0) == as_fed
-    assert _observed.paced_rate(series, (0, 6), 10.45, 9.5) == as_fed
-    # the first and last intervals lie outside any two paced runs: as fed, whatever the buffer
-    assert _observed.paced_rate(series, (0, 6), 10.45, 9.5, 100.0)[1] == 5.0
-    # two short seconds in a row: the shortfall adds up (4.45 + 4.45 = 8.9 within 8.96, not within 8.5)
+    assert _forecast.LOW_WATER == 0.25
+    # a 9.5 MB/s drive at 1.1:1 (10.45 full): 4.45 MB short in the stall and 1.45 in the last second, each within
+    # the 6.72 MB above an 8.96 MB buffer's low water; the paced stretch counts at full speed as a whole
+    assert _observed.paced_rate(series, (0, 6), 10.45, 9.5, 8.96) == (pytest.approx((9 + 6 * 10.45) / 7.0), 6.0)
+    # a 4 MB buffer steps down 3 MB short: the stall counts as fed, the last second is still covered
+    assert _observed.paced_rate(series, (0, 6), 10.45, 9.5, 4.0) == (
+        pytest.approx((9 + 2 * 10.45 + 6 + 3 * 10.45) / 7.0), 5.0)
+    # without a buffer (the default) nothing is covered
+    as_fed = (9 + 2 * 10.45 + 6 + 2 * 10.45 + 9) / 7.0
+    assert _observed.paced_rate(series, (0, 6), 10.45, 9.5) == (pytest.approx(as_fed), 4.0)
+    # the first interval lies before any paced run: as fed, whatever the buffer
+    assert _observed.paced_rate(series, (0, 6), 10.45, 9.5, 100.0)[1] == 6.0
+    # two short seconds in a row: the shortfall adds up (4.45 + 4.45 = 8.9, within 0.75 x 12 but not 0.75 x 8.96)
     series['write_byte_cnt'][3:4] = [6 * mb, 6 * mb]
     series['seconds'].append(1.0)
     series['write_ns'][3:4] = [200000000, 200000000]
-    assert _observed.paced_rate(series, (0, 7), 10.45, 9.5, 8.96)[1] == 6.0
-    assert _observed.paced_rate(series, (0, 7), 10.45, 9.5, 8.5)[1] == 4.0
+    assert _observed.paced_rate(series, (0, 7), 10.45, 9.5, 12.0)[1] == 7.0
+    assert _observed.paced_rate(series, (0, 7), 10.45, 9.5, 8.96)[1] == 5.0
+
+
+def test_a_drive_bound_run_the_drive_did_not_pace_is_not_covered_by_its_buffer():
+    """The host waited on the drive and got less than its speed at 1:1: the drive, or the path to it, was slower
+    than its top step there, whatever its buffer held, so the stretch it lies in counts as fed."""
+    mb = 1000000
+    series = {'write_byte_cnt': [9 * mb, 10 * mb, 10 * mb, 9 * mb, 5 * mb, 9 * mb, 10 * mb, 10 * mb, 9 * mb],
+              'seconds': [1.0] * 9,
+              'write_ns': [300000000, 950000000, 950000000, 300000000, 950000000, 300000000, 950000000, 950000000,
+                           300000000]}
+    # a 10 MB/s drive at 1:1: 1, 5 and 1 MB short in the stretch, 7 MB in all, within 0.75 x 10 MB
+    assert _observed.paced_rate(series, (0, 8), 10.0, 10.0, 10.0) == (pytest.approx((9 + 20 + 23 + 20 + 10) / 9.0),
+                                                                      5.0)
+    # the same seconds, the slow one not drive-bound: covered
+    series['write_ns'][4] = 300000000
+    assert _observed.paced_rate(series, (0, 8), 10.0, 10.0, 10.0) == (pytest.approx((9 + 8 * 10) / 9.0), 8.0)
+
+
+def test_a_paced_stretch_counts_its_bytes_once_however_the_samples_split_them():
+    """A 4.9 MB/s drive at 1:1, its host waiting on it, sampled by a loaded sampler: a second's blocks land in the
+    next interval (3 MB, then 6.8). Over the stretch its buffer was full at both ends, so the host's 19.6 MB in 4 s
+    are what the drive took: its full speed, not more (each run counted on its own read 5.375 MB/s)."""
+    mb = 1000000
+    series = {'write_byte_cnt': [4.9 * mb, 4.9 * mb, 3 * mb, 6.8 * mb], 'seconds': [1.0] * 4,
+              'write_ns': [950000000, 950000000, 300000000, 950000000]}
+    assert _observed.paced_rate(series, (0, 3), 4.9, 4.9, 8.96) == (pytest.approx(4.9), 4.0)
+    # a stretch whose data compressed less than the window's mean still counts at the drive's full speed
+    assert _observed.paced_rate(series, (0, 3), 5.4, 4.9, 8.96) == (pytest.approx(5.4), 4.0)
+
+
+@pytest.mark.parametrize('name, pace', [('observe_playbook_job_end_at_floor', 0.9688),
+                                        ('observe_playbook_job_end_at_floor_2', 0.9664)])
+def test_a_job_whose_drive_ended_at_its_floor_is_speed_matched_as_the_drive_says(name, pace):
+    """Two lab windows (CI at b600eb6, a rehearsal at fbe8348) whose drive spent 1.1-1.2 s of its 26 at its floor and
+    the rest at its top step, no back-hitch: by its own clock it ran at 96.6-96.9 % of its top step, SPEED-MATCHED.
+    Both ended with the host waiting on the drive while it took 1.5-1.6 MB/s (the floor's 1.4, not the top's 4.9):
+    that last interval, not partly idle, is in the rate. Both were once read as STREAMING: one's runs counted one by
+    one at 5.33 MB/s of a 4.9 MB/s drive, the other's rate left that last interval out."""
+    case = recorded('lab-ma1', kind=name)
+    drive = case['drive_account']
+    assert drive['backhitches'] == 0 and sorted(drive['speed_time_s']) == ['1.4', '4.9']
+    top = case['profile']['native_mb_s']
+    drive_mb_s = sum(float(step) * spent for step, spent in drive['speed_time_s'].items()) / sum(
+        drive['speed_time_s'].values())
+    assert drive_mb_s / top == pytest.approx(pace, abs=1e-4)
+    assert case['judgement_then']['observed']['class'] == _forecast.STREAMING
+    series = case['window']['series']
+    first, last = _observed.data_phase(series)
+    assert _observed.drive_bound(series, (last, last)) == [True]
+    assert series['write_byte_cnt'][last] / 1e6 / series['seconds'][last] < 1.7
+    assert _observed.steady_phase((first, last), series) == (first + 1, last)
+    judged = _observed.judge(case['window'], case['profile'])
+    seen = judged.observed
+    assert seen['backhitches'] == 0 and seen['class'] == _forecast.SPEED_MATCHED, seen
+    # the rate the class is set against is the drive's own mean within 2 %
+    assert seen['class_mb_s'] == seen['mb_s'] == pytest.approx(drive_mb_s, rel=0.02)
 
 
 def test_drive_bound_runs_keep_their_bytes_and_the_rest_keeps_its_seconds():
@@ -302,6 +366,12 @@ def test_steady_phase_drops_the_partly_idle_edges_of_three_intervals_or_more():
     assert _observed.steady_phase((3, 25)) == (4, 24)
     assert _observed.steady_phase((3, 5)) == (4, 4)
     assert _observed.steady_phase((3, 4)) == (3, 4)
+    # a last interval the host spent waiting on the drive was not partly idle: kept; a first one never is
+    waited = {'write_byte_cnt': [5, 5, 5, 5], 'seconds': [1.0] * 4, 'write_ns': [950000000] * 4}
+    assert _observed.steady_phase((0, 3), waited) == (1, 3)
+    waited['write_ns'][3] = 500000000
+    assert _observed.steady_phase((0, 3), waited) == (1, 2)
+    assert _observed.steady_phase((0, 1), waited) == (0, 1)
     series = {'write_byte_cnt': [0, 2000000, 3000000, 0], 'seconds': [1.0, 2.0, 1.0, 1.0]}
     assert _observed.data_phase(series) == (1, 2)
     # a stretched interval (a loaded host) is that many seconds at its average rate
@@ -418,10 +488,12 @@ def test_a_replay_whose_drive_never_left_its_top_step_streams_as_the_drive_did()
     judged = _observed.judge(case['window'], case['profile'])
     assert judged.observed['class'] == _forecast.STREAMING and judged.observed['backhitches'] == 0
     assert judged.forecast['class'] == _forecast.STREAMING and judged.forecast['backhitches'] == 0
-    assert judged.forecast['effective_mb_s'] == case['judgement_then']['forecast']['effective_mb_s'] == 4.671
+    # the replay now also holds the data phase's last interval, in which the host waited on the drive (steady_phase)
+    assert case['judgement_then']['forecast']['effective_mb_s'] == 4.671
+    assert judged.forecast['effective_mb_s'] == 4.663
     assert judged.agreement['class_match'] is True
     [said] = [n for n in judged.notes if n.startswith('replayed: ')]
-    assert 'never stopped, so the class is STREAMING' in said and '4.67 MB/s' in said
+    assert 'never stopped, so the class is STREAMING' in said and '4.66 MB/s' in said
 
 
 def test_a_replay_whose_drive_stepped_down_keeps_the_class_of_its_mean():
