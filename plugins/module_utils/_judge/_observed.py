@@ -12,9 +12,11 @@ the drive's model and returns an ``ObservedJudgement``:
 
 - ``observed``: what the drive did in the window's data phase (from the first
   interval that wrote bytes to the last one; its rate from the intervals
-  between those two, which the job filled whole): the rate it was fed, the
-  back-hitches it counted itself (where the collection knows its counter), the
-  compression it measured, and the class by the forecast's own rule
+  between those two, which the job filled whole, and from the last one too
+  when the host waited on the drive through it, :func:`steady_phase`): the
+  rate it was fed, the back-hitches it counted itself (where the collection
+  knows its counter), the compression it measured, and the class by the
+  forecast's own rule
   (``_forecast.class_of``: back-hitches an hour against the shoe-shine line,
   the rate against the drive's floor and full speed at that compression). When
   the drive's counter is unknown the class is the rate's alone, and
