@@ -792,7 +792,8 @@ class ObservedJudgement(Record):
     ``status``: ``judged``, ``idle`` (the drive wrote nothing in the window: not judged) or ``not_observed``.
     ``observed``: the data phase's class (``class_basis``: ``backhitches_and_rate`` when the drive counted its own
     back-hitches, ``rate`` otherwise), rate (``mb_s`` as fed; ``class_mb_s``, the one the class sets against the
-    drive's needs: where the drive counted no back-hitch, the seconds it paced at least at its full speed),
+    drive's needs: where the drive counted no back-hitch, what it took from the end of its buffer's fill, the
+    seconds it paced at least at its full speed),
     back-hitches (an hour as counted, and ``backhitches_per_hour_low``: the lower bound of their rate at
     BACKHITCH_CONFIDENCE, which the class sets against the line) and the compression used (``tape_ratio_source``:
     ``drive``, ``given`` or ``incompressible``). ``forecast``: the same data phase

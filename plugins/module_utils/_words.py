@@ -285,14 +285,21 @@ def backhitches_too_few(count, seconds, per_hour, low, confidence, line, cls):
                 line, cls))
 
 
-def drive_paced(paced_s, seconds, mb_s, class_mb_s, full, ratio, cls):
-    """Why a window's class is not its fed rate's: the drive, never stopping, set the pace of some of its seconds."""
-    return ('the drive set the pace for %.0f of the %.0f s the rate is taken over (the host waited on it, or its '
-            'full buffer fed it), taking at least its full speed at 1:1 and never stopping: those seconds count at '
-            'its full speed (%.2f MB/s of '
-            'host data at %.3g:1), whatever the compression of their data. Counted so, the rate is %.2f MB/s and '
-            'the class %s; as fed, %.2f MB/s at the window\'s mean compression' % (
-                paced_s, seconds, full, ratio, class_mb_s, cls, mb_s))
+def drive_paced(paced_s, seconds, mb_s, class_mb_s, full, ratio, cls, fill_s=0.0):
+    """Why a window's class is not its fed rate's: the drive, never stopping, set the pace of some of its seconds,
+    and what the host wrote while it filled the drive's buffer (``fill_s`` seconds past the rate's first) had not
+    yet reached the tape."""
+    parts = []
+    if fill_s:
+        parts.append('the rate the class is set against begins where the host first waited on the drive, %.0f s '
+                     'after the rate as fed begins: before, the host was filling the drive\'s buffer' % fill_s)
+    if paced_s:
+        parts.append('the drive set the pace for %.0f of the %.0f s the rate is taken over (the host waited on it, '
+                     'or its full buffer fed it), taking at least its full speed at 1:1 and never stopping: those '
+                     'seconds count at its full speed (%.2f MB/s of host data at %.3g:1), whatever the compression '
+                     'of their data' % (paced_s, seconds, full, ratio))
+    return '%s. Counted so, the rate is %.2f MB/s and the class %s; as fed, %.2f MB/s at the window\'s mean ' \
+           'compression' % ('; '.join(parts), class_mb_s, cls, mb_s)
 
 
 def replay_kept_top_step(seconds, mb_s, full, cls):

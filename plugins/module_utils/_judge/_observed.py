@@ -20,9 +20,10 @@ the drive's model and returns an ``ObservedJudgement``:
   (``_forecast.class_of``: back-hitches an hour against the shoe-shine line,
   the rate against the drive's floor and full speed at that compression). When
   the drive's counter is unknown the class is the rate's alone, and
-  ``class_basis`` says so. Where the drive counted no back-hitch, the seconds
-  it paced count at its full speed whatever their compression
-  (:func:`paced_rate`, ``class_mb_s``).
+  ``class_basis`` says so. Where the drive counted no back-hitch, the class's
+  rate (``class_mb_s``) is what the drive took from the end of its buffer's
+  fill, and the seconds it paced count at its full speed whatever their
+  compression (:func:`paced_rate`).
 - ``forecast``: the forecast fed the same intervals second by second (replayed
   once, whole) at the same compression: the class, rate and back-hitches it
   predicts from the feed alone.
@@ -104,9 +105,9 @@ def data_phase(series):
     return active[0], active[-1]
 
 
-def steady_phase(phase, series=None):
+def steady_phase(phase, series=None, full_mb_s=None):
     """The data phase without its first interval, and without its last unless the host waited on the drive through
-    it, when it has three or more.
+    it, when it has three or more; with ``full_mb_s``, also without the rest of the drive's buffer fill.
 
     A job starts and ends somewhere inside an interval, so its edge intervals are
     partly idle and their rate is not the drive's; the rate and the replay come
@@ -117,13 +118,34 @@ def steady_phase(phase, series=None):
     what the drive took (in the lab, a job whose drive spent 1.2 s of its
     26 at its floor ended with one at the floor's rate). A shorter phase is
     kept whole.
+
+    A fill can run past the first interval: a host that outran the drive
+    (faster than ``full_mb_s``, the drive's full speed in host MB/s) from the
+    start fills its buffer until it first waits on it. Where it did (and not
+    already in the first interval), the phase with ``full_mb_s`` begins after
+    the first interval it waited through: the buffer was full there, and from
+    there the host's bytes are what the drive took. The class's rate of a
+    drive that never stopped is taken over it (in the lab, a job whose drive
+    ran at its 4.9 MB/s top step all along, 10.2 MB of its fill in the second
+    interval, read 5.13 MB/s as fed). The rate as fed and the replay take the
+    fill as fed; the replay's own buffer fills with it.
     """
     first, last = phase
     if last - first < 2:
         return phase
-    if series is not None and drive_bound(series, (last, last))[0]:
-        return first + 1, last
-    return first + 1, last - 1
+    if series is None:
+        return first + 1, last - 1
+    bound = drive_bound(series, phase)
+    end = last if bound[-1] else last - 1
+    begin = first + 1
+    if full_mb_s and not bound[0]:      # a first interval waited through ended the fill itself
+        for i in range(first + 1, end):
+            if bound[i - first]:
+                begin = i + 1
+                break
+            if series['write_byte_cnt'][i] < full_mb_s * MB * series['seconds'][i]:
+                break
+    return begin, end
 
 
 def drive_bound(series, phase):
@@ -171,6 +193,9 @@ def paced_rate(series, phase, full_mb_s, native_mb_s, buffer_mb=0.0):
     another reason: in the lab, a loaded guest's command path) and counts as fed, as do the other intervals.
 
     The drive also paced the intervals after such a run that its buffer (``buffer_mb``) covered (:func:`_covered`).
+
+    ``phase`` is the one the class's rate is taken over: from the end of the drive's buffer fill
+    (:func:`steady_phase` with ``full_mb_s``).
 
     Each stretch the drive paced, from one run it paced to the last it paced or covered after it, counts at
     least at ``full_mb_s`` as a whole, not each run on its own: the host's bytes there are what the drive took,
@@ -323,15 +348,17 @@ def _observed(window, phase, params, ratio, ratio_source, min_samples):
     inconclusive = None
     if seconds < min_samples:
         inconclusive = _words.observed_too_short(seconds, min_samples)
-    # a second the drive paced counts at its full speed only where the drive is known never to have stopped
-    class_mb_s, paced_s = mb_s, 0.0
+    # Where the drive is known never to have stopped, the class's rate is what it took: from the end of its buffer's
+    # fill, with the seconds it paced at its full speed.
+    class_mb_s, paced_s, fill_s = mb_s, 0.0, 0.0
     if counted == 0:
-        class_mb_s, paced_s = paced_rate(series, (inner_first, inner_last), full, params['native_mb_s'],
-                                         params['buffer_mb'])
+        taken = steady_phase(phase, series, full)
+        fill_s = sum(series['seconds'][inner_first:taken[0]])
+        class_mb_s, paced_s = paced_rate(series, taken, full, params['native_mb_s'], params['buffer_mb'])
     cls, per_hour, low, note = _backhitch_class(inconclusive, counted, seconds / 3600.0, class_mb_s, full, floor)
     notes = [note] if note else []
     if _forecast.class_of(inconclusive, 0.0, mb_s, full, floor) != cls and counted == 0:
-        notes.append(_words.drive_paced(paced_s, inner_s, mb_s, class_mb_s, full, ratio, cls))
+        notes.append(_words.drive_paced(paced_s, inner_s - fill_s, mb_s, class_mb_s, full, ratio, cls, fill_s))
     return notes, {
         'class': cls,
         'class_basis': 'backhitches_and_rate' if counted is not None else 'rate',

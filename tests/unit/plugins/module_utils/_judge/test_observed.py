@@ -89,6 +89,12 @@ def test_a_job_fed_faster_than_the_drive_streams_observed_and_replayed():
     assert predicted['effective_mb_s'] == pytest.approx(case['profile']['native_mb_s'], rel=0.005)
     assert judged.agreement['class_match'] is True and abs(judged.agreement['rate_delta_pct']) < 2.0
     assert as_recorded(judged.to_dict()) == case['judgement']
+    # the drive's buffer fill ran into the second interval (8.4 MB, the host waiting through it): as fed, the rate
+    # reads 7.078 MB/s, above the drive's 7 MB/s top step; the class's rate begins after it, the drive's full speed
+    series = case['window']['series']
+    taken = _observed.steady_phase(_observed.data_phase(series), series, seen['need_full_mb_s'])
+    assert taken == (4, 17) and _observed.steady_phase(_observed.data_phase(series), series) == (3, 17)
+    assert seen['mb_s'] == 7.078 and seen['class_mb_s'] == 7.0
 
 
 def _uneven(window, swing, run):
@@ -151,7 +157,9 @@ def test_the_seconds_a_drive_paced_count_at_its_full_speed_whatever_the_window_s
                               seen['need_floor_mb_s']) == _forecast.SPEED_MATCHED
     assert seen['class'] == _forecast.STREAMING and seen['class_mb_s'] == pytest.approx(7.21)
     [note] = judged.notes
-    assert note.startswith('observed: the drive set the pace for 15 of the 15 s the rate is taken over (the host '
+    assert note.startswith('observed: the rate the class is set against begins where the host first waited on the '
+                           'drive, 1 s after the rate as fed begins: before, the host was filling the drive\'s '
+                           'buffer; the drive set the pace for 14 of the 14 s the rate is taken over (the host '
                            'waited on it, or its full buffer fed it), taking at least its full speed at 1:1 and '
                            'never stopping: those seconds count at its full speed (7.21 MB/s of host data at '
                            '1.03:1)'), note
@@ -165,7 +173,10 @@ def test_a_real_bacula_job_its_drive_paced_streams_as_the_drive_itself_says():
     """Bacula 9.6.7 on lab-ma1 (observed_bacula_job__lab-ma1.json): the lab drive's own account is 43.0 s moving,
     all at its 4.9 MB/s top step, no back-hitch. The host waited on it for 37 of the 43 s of data. Its seconds ran
     at 4.7-5.0 MB/s of host data (random files, 1:1, in whole 64 KiB blocks) and 5.5-18.6 MB/s where the tree's
-    text went by (about 2:1): each stretch the drive's speed times its own compression."""
+    text went by (about 2:1): each stretch the drive's speed times its own compression. The text filled the drive's
+    buffer (18.4 MB in the second interval, the host waiting through the third): after it, what the drive took is
+    the random files' 4.99 MB/s, under the 5.36 the drive's full speed is at the window's 1.094:1, and the seconds
+    the drive paced count at that full speed."""
     case = recorded('lab-ma1', kind='observed_bacula_job')
     drive = case['drive']
     assert drive['backhitches'] == 0 and drive['speed_time_s'] == {'4.9': pytest.approx(43.0, abs=0.1)}
@@ -173,7 +184,10 @@ def test_a_real_bacula_job_its_drive_paced_streams_as_the_drive_itself_says():
     seen = judged.observed
     assert (seen['backhitches'], seen['tape_ratio'], seen['tape_ratio_source']) == (0, 1.094, 'drive')
     assert seen['drive_bound_s'] == pytest.approx(37.0, abs=0.01)
-    assert seen['class'] == _forecast.STREAMING and seen['class_mb_s'] >= seen['mb_s'] >= 0.99 * seen['need_full_mb_s']
+    assert _observed.steady_phase(_observed.data_phase(case['window']['series']), case['window']['series'],
+                                  seen['need_full_mb_s'])[0] == 10
+    assert seen['mb_s'] >= 0.99 * seen['need_full_mb_s'] and seen['need_full_mb_s'] == pytest.approx(5.361)
+    assert seen['class'] == _forecast.STREAMING and seen['class_mb_s'] == pytest.approx(seen['need_full_mb_s'])
     assert judged.forecast['class'] == _forecast.STREAMING and judged.agreement['class_match'] is True
     # the observe run judged the same data phase (its replay took the model the verdict resolves, not the profile)
     judgement = judged.to_dict()
@@ -287,8 +301,49 @@ def test_a_job_whose_drive_ended_at_its_floor_is_speed_matched_as_the_drive_says
     judged = _observed.judge(case['window'], case['profile'])
     seen = judged.observed
     assert seen['backhitches'] == 0 and seen['class'] == _forecast.SPEED_MATCHED, seen
-    # the rate the class is set against is the drive's own mean within 2 %
-    assert seen['class_mb_s'] == seen['mb_s'] == pytest.approx(drive_mb_s, rel=0.02)
+    # the rate the class is set against, and the rate as fed, are the drive's own mean within 2 %
+    assert seen['class_mb_s'] == pytest.approx(drive_mb_s, rel=0.02)
+    assert seen['mb_s'] == pytest.approx(drive_mb_s, rel=0.02)
+
+
+def test_the_rate_begins_after_a_buffer_fill_that_ran_past_the_first_interval():
+    """A host that outran the drive from the start fills its buffer until it first waits on it: the rate begins
+    after the first interval it waited through, where the buffer was full."""
+    mb = 1000000
+    # a 5 MB/s drive: 3 MB in the first interval, 10 in the second (faster than the drive), waited through the third
+    series = {'write_byte_cnt': [3 * mb, 10 * mb, 6 * mb, 5 * mb, 5 * mb, 5 * mb, 2 * mb], 'seconds': [1.0] * 7,
+              'write_ns': [50000000, 400000000, 950000000, 950000000, 950000000, 950000000, 300000000]}
+    assert _observed.steady_phase((0, 6), series, 5.0) == (3, 5)
+    # the replay's phase (no full speed given) takes the fill as fed: its own buffer fills with it
+    assert _observed.steady_phase((0, 6), series) == (1, 5)
+    # a second interval slower than the drive: the host did not outrun it, nothing more is fill
+    slow = copy.deepcopy(series)
+    slow['write_byte_cnt'][1] = 4 * mb
+    assert _observed.steady_phase((0, 6), slow, 5.0) == (1, 5)
+    # a first interval waited through ended the fill itself
+    waited = copy.deepcopy(series)
+    waited['write_ns'][0] = 950000000
+    assert _observed.steady_phase((0, 6), waited, 5.0) == (1, 5)
+    # a host that never waits on the drive shows no fill's end: kept from the second interval
+    never = dict(series, write_ns=[300000000] * 7)
+    assert _observed.steady_phase((0, 6), never, 5.0) == (1, 5)
+    # at least one interval is kept: here the last, waited through
+    assert _observed.steady_phase((0, 3), series, 5.0) == (3, 3)
+
+
+def test_a_job_whose_fill_ran_into_its_second_interval_reads_the_drive_s_top_step_not_more():
+    """A lab window (a rehearsal at d7b1fe3) whose drive ran at its 4.9 MB/s top step all along by its own clock:
+    the job began late in the first interval and the buffer's fill ran into the second (10.2 MB in 1.16 s). Taken
+    from the second interval, the rate as fed reads 5.13 MB/s, above the drive's top step at 1:1; what the drive took,
+    from the fill's end, 4.88."""
+    case = recorded('lab-ma1', kind='observe_playbook_job_fill')
+    assert case['drive_account']['speed_time_s'] == {'4.9': 25.252} and case['drive_account']['backhitches'] == 0
+    assert case['judgement_then']['observed']['mb_s'] == 5.129
+    judged = _observed.judge(case['window'], case['profile'])
+    seen = judged.observed
+    assert seen['mb_s'] == 5.129 and seen['class_mb_s'] == pytest.approx(4.883) and seen['class'] == _forecast.STREAMING
+    assert seen['class_mb_s'] <= case['profile']['native_mb_s'] and seen['class_mb_s'] >= 0.99 * seen['need_full_mb_s']
+    assert judged.forecast['class'] == _forecast.STREAMING and judged.agreement['class_match'] is True
 
 
 def test_drive_bound_runs_keep_their_bytes_and_the_rest_keeps_its_seconds():
