@@ -291,15 +291,15 @@ def drive_paced(paced_s, seconds, mb_s, class_mb_s, full, ratio, cls, fill_s=0.0
     yet reached the tape."""
     parts = []
     if fill_s:
-        parts.append('the rate the class is set against begins where the host first waited on the drive, %.0f s '
-                     'after the rate as fed begins: before, the host was filling the drive\'s buffer' % fill_s)
-    if paced_s:
+        parts.append('the rate the class is set against begins once the host had first waited on the drive, %.0f s '
+                     'after the rate as fed begins: until then the host was filling the drive\'s buffer' % fill_s)
+    if paced_s or not parts:
         parts.append('the drive set the pace for %.0f of the %.0f s the rate is taken over (the host waited on it, '
                      'or its full buffer fed it), taking at least its full speed at 1:1 and never stopping: those '
                      'seconds count at its full speed (%.2f MB/s of host data at %.3g:1), whatever the compression '
                      'of their data' % (paced_s, seconds, full, ratio))
-    return '%s. Counted so, the rate is %.2f MB/s and the class %s; as fed, %.2f MB/s at the window\'s mean ' \
-           'compression' % ('; '.join(parts), class_mb_s, cls, mb_s)
+    return ('%s. Counted so, the rate is %.2f MB/s and the class %s; as fed, %.2f MB/s at the window\'s mean '
+            'compression' % ('; '.join(parts), class_mb_s, cls, mb_s))
 
 
 def replay_kept_top_step(seconds, mb_s, full, cls):

@@ -157,12 +157,12 @@ def test_the_seconds_a_drive_paced_count_at_its_full_speed_whatever_the_window_s
                               seen['need_floor_mb_s']) == _forecast.SPEED_MATCHED
     assert seen['class'] == _forecast.STREAMING and seen['class_mb_s'] == pytest.approx(7.21)
     [note] = judged.notes
-    assert note.startswith('observed: the rate the class is set against begins where the host first waited on the '
-                           'drive, 1 s after the rate as fed begins: before, the host was filling the drive\'s '
-                           'buffer; the drive set the pace for 14 of the 14 s the rate is taken over (the host '
-                           'waited on it, or its full buffer fed it), taking at least its full speed at 1:1 and '
-                           'never stopping: those seconds count at its full speed (7.21 MB/s of host data at '
-                           '1.03:1)'), note
+    assert note.startswith('observed: the rate the class is set against begins once the host had first waited on '
+                           'the drive, 1 s after the rate as fed begins: until then the host was filling the '
+                           'drive\'s buffer; the drive set the pace for 14 of the 14 s the rate is taken over '
+                           '(the host waited on it, or its full buffer fed it), taking at least its full speed at '
+                           '1:1 and never stopping: those seconds count at its full speed (7.21 MB/s of host data '
+                           'at 1.03:1)'), note
     assert 'as fed, 7.08 MB/s' in note and 'the class STREAMING' in note
     # as recorded, 1.0:1: the same class either way, and nothing to say
     plain = _observed.judge(case['window'], case['profile'])
@@ -344,6 +344,28 @@ def test_a_job_whose_fill_ran_into_its_second_interval_reads_the_drive_s_top_ste
     assert seen['mb_s'] == 5.129 and seen['class_mb_s'] == pytest.approx(4.883) and seen['class'] == _forecast.STREAMING
     assert seen['class_mb_s'] <= case['profile']['native_mb_s'] and seen['class_mb_s'] >= 0.99 * seen['need_full_mb_s']
     assert judged.forecast['class'] == _forecast.STREAMING and judged.agreement['class_match'] is True
+
+
+def test_a_fill_that_made_a_slowed_drive_read_as_streaming_no_longer_does_and_the_note_says_why():
+    """lab-ma1's drive (7 MB/s top step, 1:1), no back-hitch: the host filled its buffer into the second interval
+    (14 MB) and then waited on a drive that took 6.7 MB/s, below its top step. As fed the rate reads 7.41 MB/s,
+    STREAMING; what the drive took after the fill is 6.7, SPEED-MATCHED."""
+    case = recorded('lab-ma1')
+    window = copy.deepcopy(case['window'])
+    mb = 1000000
+    window['series'] = {'write_byte_cnt': [4 * mb, 14 * mb, int(7.2 * mb)] + [int(6.7 * mb)] * 9 + [3 * mb],
+                        'seconds': [1.0] * 13,
+                        'write_ns': [100000000, 500000000] + [950000000] * 10 + [300000000]}
+    window.update(backhitches=0, compression_ratio=1.0)
+    judged = _observed.judge(window, case['profile'])
+    seen = judged.observed
+    assert seen['mb_s'] == round(81.5 / 11, 3) and seen['class_mb_s'] == 6.7
+    assert seen['class'] == _forecast.SPEED_MATCHED
+    [note] = [n for n in judged.notes if n.startswith('observed: ')]
+    assert note == ('observed: the rate the class is set against begins once the host had first waited on the '
+                    'drive, 2 s after the rate as fed begins: until then the host was filling the drive\'s buffer. '
+                    'Counted so, the rate is 6.70 MB/s and the class SPEED-MATCHED; as fed, 7.41 MB/s at the '
+                    'window\'s mean compression')
 
 
 def test_drive_bound_runs_keep_their_bytes_and_the_rest_keeps_its_seconds():
