@@ -291,7 +291,7 @@ def drive_paced(paced_s, seconds, mb_s, class_mb_s, full, ratio, cls, fill_s=0.0
     yet reached the tape."""
     parts = []
     if fill_s:
-        parts.append('the rate the class is set against begins once the host had first waited on the drive, %.0f s '
+        parts.append('the rate the class is set against begins once the host had first waited on the drive, %.3g s '
                      'after the rate as fed begins: until then the host was filling the drive\'s buffer' % fill_s)
     if paced_s or not parts:
         parts.append('the drive set the pace for %.0f of the %.0f s the rate is taken over (the host waited on it, '

@@ -105,7 +105,7 @@ def data_phase(series):
     return active[0], active[-1]
 
 
-def steady_phase(phase, series=None, full_mb_s=None):
+def steady_phase(phase, series=None, full_mb_s=None, fill_mb=None):
     """The data phase without its first interval, and without its last unless the host waited on the drive through
     it, when it has three or more; with ``full_mb_s``, also without the rest of the drive's buffer fill.
 
@@ -120,15 +120,19 @@ def steady_phase(phase, series=None, full_mb_s=None):
     kept whole.
 
     A fill can run past the first interval: a host that outran the drive
-    (faster than ``full_mb_s``, the drive's full speed in host MB/s) from the
-    start fills its buffer until it first waits on it. Where it did (and not
-    already in the first interval), the phase with ``full_mb_s`` begins after
-    the first interval it waited through: the buffer was full there, and from
-    there the host's bytes are what the drive took. The class's rate of a
-    drive that never stopped is taken over it (in the lab, a job whose drive
-    ran at its 4.9 MB/s top step all along, 10.2 MB of its fill in the second
-    interval, read 5.13 MB/s as fed). The rate as fed and the replay take the
-    fill as fed; the replay's own buffer fills with it.
+    (at least as fast as ``full_mb_s``, the drive's full speed in host MB/s)
+    from the start fills its buffer until it first waits on it. Where it did
+    (and not already in the first interval, nor only in the last), the phase
+    with ``full_mb_s`` begins after the first interval it waited through: the
+    buffer was full there, and from there the host's bytes are what the drive
+    took. A buffer holds no more than ``fill_mb`` of host data (its size at
+    the most the drive's path compresses): a host that got further ahead of
+    the full speed than that before it waited was not only filling it, and
+    the phase keeps its second interval. The class's rate of a drive that
+    never stopped is taken over it (in the lab, a job whose drive ran at its
+    4.9 MB/s top step all along, 10.2 MB of its fill in the second interval,
+    read 5.13 MB/s as fed). The rate as fed and the replay take the fill as
+    fed; the replay's own buffer fills with it.
     """
     first, last = phase
     if last - first < 2:
@@ -139,11 +143,14 @@ def steady_phase(phase, series=None, full_mb_s=None):
     end = last if bound[-1] else last - 1
     begin = first + 1
     if full_mb_s and not bound[0]:      # a first interval waited through ended the fill itself
-        for i in range(first + 1, end):
-            if bound[i - first]:
+        ahead = 0.0
+        for i in range(first, end):
+            if i > first and bound[i - first]:
                 begin = i + 1
                 break
-            if series['write_byte_cnt'][i] < full_mb_s * MB * series['seconds'][i]:
+            over = series['write_byte_cnt'][i] - full_mb_s * MB * series['seconds'][i]
+            ahead += max(0.0, over)
+            if (i > first and over < 0) or (fill_mb is not None and ahead > fill_mb * MB):
                 break
     return begin, end
 
@@ -227,7 +234,8 @@ def _covered(runs, paced, full_mb_s, buffer_mb):
     drive-bound run the drive did not pace shows the drive, or the path to it, slower than its top step), and
     the host's shortfall against ``full_mb_s``, summed from there (a buffer holds no more than full), left the
     buffer above the forecast's LOW_WATER share, below which the drive steps down (a stretch that ends the phase
-    too: the buffer fed the drive to its end)."""
+    too: the buffer fed the drive to its end). ``buffer_mb`` is tape-side and is taken as host MB here: on the safe
+    side where the data compresses."""
     out = list(paced)
     keep = (1.0 - _forecast.LOW_WATER) * buffer_mb * MB
     start = 1
@@ -352,7 +360,8 @@ def _observed(window, phase, params, ratio, ratio_source, min_samples):
     # fill, with the seconds it paced at its full speed.
     class_mb_s, paced_s, fill_s = mb_s, 0.0, 0.0
     if counted == 0:
-        taken = steady_phase(phase, series, full)
+        taken = steady_phase(phase, series, full, params['buffer_mb'] * params['compressed_max_mb_s']
+                             / params['native_mb_s'])
         fill_s = sum(series['seconds'][inner_first:taken[0]])
         class_mb_s, paced_s = paced_rate(series, taken, full, params['native_mb_s'], params['buffer_mb'])
     cls, per_hour, low, note = _backhitch_class(inconclusive, counted, seconds / 3600.0, class_mb_s, full, floor)

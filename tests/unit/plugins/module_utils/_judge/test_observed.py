@@ -308,12 +308,17 @@ def test_a_job_whose_drive_ended_at_its_floor_is_speed_matched_as_the_drive_says
 
 def test_the_rate_begins_after_a_buffer_fill_that_ran_past_the_first_interval():
     """A host that outran the drive from the start fills its buffer until it first waits on it: the rate begins
-    after the first interval it waited through, where the buffer was full."""
+    after the first interval it waited through, where the buffer was full, when what the host got ahead of the
+    drive until then fits in the buffer."""
     mb = 1000000
     # a 5 MB/s drive: 3 MB in the first interval, 10 in the second (faster than the drive), waited through the third
     series = {'write_byte_cnt': [3 * mb, 10 * mb, 6 * mb, 5 * mb, 5 * mb, 5 * mb, 2 * mb], 'seconds': [1.0] * 7,
               'write_ns': [50000000, 400000000, 950000000, 950000000, 950000000, 950000000, 300000000]}
     assert _observed.steady_phase((0, 6), series, 5.0) == (3, 5)
+    # the host got 5 MB ahead of the drive's full speed before it waited: a buffer that holds 6 MB of host data can
+    # have taken it all, one that holds 4 cannot (the host was not only filling it: kept from the second interval)
+    assert _observed.steady_phase((0, 6), series, 5.0, 6.0) == (3, 5)
+    assert _observed.steady_phase((0, 6), series, 5.0, 4.0) == (1, 5)
     # the replay's phase (no full speed given) takes the fill as fed: its own buffer fills with it
     assert _observed.steady_phase((0, 6), series) == (1, 5)
     # a second interval slower than the drive: the host did not outrun it, nothing more is fill
