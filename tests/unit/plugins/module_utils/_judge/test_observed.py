@@ -373,6 +373,29 @@ def test_a_fill_that_made_a_slowed_drive_read_as_streaming_no_longer_does_and_th
                     'window\'s mean compression')
 
 
+def test_a_minute_ahead_of_the_drive_is_not_a_buffer_fill():
+    """lab-ma1's LTO-5 (4.9 MB/s, an 8.96 MB buffer: at most 17.9 MB of host data at the 2:1 its path compresses):
+    60 s of text at 9.8 MB/s, 0.49 MB/s above its full speed at the window's 1.9:1, then one interval the host
+    waited through and a 4 s tail at 3 MB/s. The host got 29 MB ahead: more than the buffer holds, so the drive
+    took it as it came, and the class's rate is the rate as fed, not the tail's."""
+    case = recorded('lab-ma1', kind='observe_playbook_job_fill')
+    window = copy.deepcopy(case['window'])
+    mb = 1000000
+    written = [2.0] + [9.8] * 61 + [3.0] * 4 + [1.0]
+    waited = [0.1] + [0.5] * 60 + [0.95] + [0.3] * 5
+    window['series'] = {'write_byte_cnt': [int(x * mb) for x in written], 'seconds': [1.0] * len(written),
+                        'write_ns': [int(x * 1e9) for x in waited]}
+    window.update(backhitches=0, compression_ratio=1.9)
+    seen = _observed.judge(window, case['profile']).observed
+    assert seen['need_full_mb_s'] == pytest.approx(9.31)
+    assert seen['class_mb_s'] == seen['mb_s'] == pytest.approx(9.382, abs=0.001)
+    assert seen['class'] == _forecast.STREAMING
+    # the same minute as a fill, unbounded: the class's rate would be the tail's
+    series = window['series']
+    assert _observed.steady_phase(_observed.data_phase(series), series, 9.31) == (62, 65)
+    assert _observed.steady_phase(_observed.data_phase(series), series, 9.31, 8.96 * 2.0) == (1, 65)
+
+
 def test_drive_bound_runs_keep_their_bytes_and_the_rest_keeps_its_seconds():
     mb = 1000000
     series = {'write_byte_cnt': [3 * mb, 7 * mb, 7 * mb, 7 * mb, 2 * mb], 'seconds': [1.0] * 5,
